@@ -1,0 +1,1 @@
+"""Benchmarks (run with ./dev.sh bench); not part of the test suite."""

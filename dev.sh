@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One command to set everything up and run something, on a machine with Python 3.11, pip and git.
+#
+#   ./dev.sh demo    set up, then record, check and show a session with the bundled server
+#   ./dev.sh test    set up, then run ruff, mypy and the whole test suite
+#   ./dev.sh bench   set up, then run the benchmarks under bench/
+#   ./dev.sh shell   set up, then open a shell with the project's virtualenv active
+#
+# Setup is idempotent: a virtualenv in .venv with mcptape installed (editable) and its test
+# dependencies, plus the npm test servers in tests/node when npm is present.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+
+setup() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        echo "dev.sh: creating $VENV" >&2
+        "$PYTHON" -m venv "$VENV"
+    fi
+    local stamp="$VENV/.mcptape-setup" want
+    want=$(cat pyproject.toml tests/node/package.json tests/node/package-lock.json 2>/dev/null | cksum)
+    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+        echo "dev.sh: installing mcptape and its test dependencies" >&2
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+        if command -v npm >/dev/null 2>&1; then
+            echo "dev.sh: installing the npm test servers (tests/node)" >&2
+            (cd tests/node && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+        else
+            echo "dev.sh: npm not found: tests that need @modelcontextprotocol/server-everything will fail" >&2
+        fi
+        echo "$want" > "$stamp"
+    fi
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+    demo)
+        setup
+        exec "$VENV/bin/mcptape" demo "$@"
+        ;;
+    test)
+        setup
+        "$VENV/bin/ruff" check src tests bench
+        "$VENV/bin/mypy"
+        exec "$VENV/bin/pytest" -n 2 -q "$@"
+        ;;
+    bench)
+        setup
+        for b in bench/bench_*.py; do "$VENV/bin/python" "$b" "$@"; done
+        ;;
+    shell)
+        setup
+        exec bash --rcfile <(echo ". $VENV/bin/activate")
+        ;;
+    *)
+        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+        exit 2
+        ;;
+esac

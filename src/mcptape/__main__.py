@@ -1,0 +1,3 @@
+from mcptape.entry import main
+
+main()

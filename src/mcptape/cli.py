@@ -1,0 +1,81 @@
+"""The click command line: a thin shell over the packages. Each command lives with its package and
+is imported only when it runs, so `mcptape record` never pays for textual or the analysis code."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+import click
+
+from mcptape import __version__
+
+# command name -> "module:attribute" of its click command
+COMMANDS: dict[str, str] = {
+    "record": "mcptape.recorder.command:record_command",
+    "check": "mcptape.check.command:check_command",
+    "replay": "mcptape.replay.command:replay_command",
+    "diff": "mcptape.replay.command:diff_command",
+    "view": "mcptape.tui.command:view_command",
+    "probe": "mcptape.probe.command:probe_command",
+    "redact": "mcptape.share.command:redact_command",
+    "report": "mcptape.share.command:report_command",
+    "demo": "mcptape.demo.command:demo_command",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, target in COMMANDS.items() if _available(target)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None or not _available(target):
+            return None
+        module_name, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+def _available(target: str) -> bool:
+    return importlib.util.find_spec(target.partition(":")[0]) is not None
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  mcptape record -o session.jsonl -- python -m my_server   # in an MCP client's config
+  mcptape check session.jsonl                               # what broke, and where
+  mcptape view session.jsonl                                # inspect it in the terminal
+  mcptape demo                                              # all of it on a bundled server
+
+Exit codes: 0 clean/same, 1 findings or differences, 2 usage error or unreadable input.""",
+)
+@click.version_option(__version__, prog_name="mcptape")
+def cli() -> None:
+    """Record, replay, check and inspect the raw traffic of MCP stdio sessions."""
+
+
+def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any) -> None:
+    """Run the CLI; an `MCPTapeError` becomes one `Error:` line on stderr and its exit code."""
+    from mcptape.errors import MCPTapeError
+
+    try:
+        cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
+    except MCPTapeError as exc:
+        exc.show()
+        raise SystemExit(exc.exit_code) from None
+    except click.exceptions.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except click.ClickException as exc:
+        exc.show()
+        raise SystemExit(exc.exit_code) from None
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        raise SystemExit(130) from None

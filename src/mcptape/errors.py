@@ -1,0 +1,52 @@
+"""Every message mcptape shows a user about a failure, and the exit code that goes with it.
+
+Exit codes (documented in the README):
+
+* 0 - clean / same
+* 1 - findings (check), differences (diff, replay), failures (probe)
+* 2 - usage error or unreadable input (a missing, empty, truncated-header, binary or
+  future-version transcript; an unwritable output; a missing executable)
+"""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class MCPTapeError(Exception):
+    """A failure the user can act on: one line of message, an optional hint, an exit code."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message} ({self.hint})"
+
+    def show(self) -> None:
+        """Write the single `Error: ...` line to stderr (never stdout)."""
+        sys.stderr.write(f"Error: {self}\n")
+        sys.stderr.flush()
+
+
+class UsageError(MCPTapeError):
+    """The command line does not say what to run or where to write."""
+
+
+class TranscriptError(MCPTapeError):
+    """A file that is not a readable mcptape transcript."""
+
+
+class OutputError(MCPTapeError):
+    """A path mcptape must write to cannot be written."""
+
+
+class SpawnError(MCPTapeError):
+    """The server command could not be started."""

@@ -1,0 +1,87 @@
+"""`mcptape record` as a click command: its help and its errors. The work is in `run.record`."""
+
+from __future__ import annotations
+
+import click
+
+from mcptape.recorder.options import RecordOptions
+from mcptape.recorder.run import record
+
+
+@click.command(
+    "record",
+    context_settings={"allow_interspersed_args": False},
+    epilog="""\b
+In an MCP client's config, put mcptape in front of the server command:
+  {"command": "mcptape",
+   "args": ["record", "-o", "/tmp/tapes", "--", "uvx", "mcp-server-time"]}
+
+\b
+Examples:
+  mcptape record -o session.jsonl -- python -m my_server
+  mcptape record -o ~/tapes/ -- npx -y @modelcontextprotocol/server-everything
+  MCPTAPE_DIR=~/tapes mcptape record -- ./server --stdio
+
+Nothing but the server's own bytes is written to stdout. The exit code is the
+server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="PATH",
+    help="Transcript file to write, or a directory for a new timestamped file. "
+    "Default: a new file in $MCPTAPE_DIR, else the current directory.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace PATH if it exists (default: refuse).")
+@click.option("-q", "--quiet", is_flag=True, help="Do not say on stderr where the transcript goes.")
+@click.option(
+    "--shutdown-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="After the client closes stdin: how long to wait for the server before SIGTERM, "
+    "and again before SIGKILL.",
+)
+@click.option(
+    "--http-sink",
+    is_flag=True,
+    help="Point the server's HTTP(S)_PROXY at a loopback sink "
+    "that records every outbound request and answers 502.",
+)
+@click.option(
+    "--stub",
+    "stubs",
+    multiple=True,
+    metavar="NAME",
+    help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
+)
+@click.option("--redact", is_flag=True, help="Redact secrets as they are recorded.")
+@click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
+def record_command(
+    output: str | None,
+    overwrite: bool,
+    quiet: bool,
+    shutdown_timeout: float,
+    http_sink: bool,
+    stubs: tuple[str, ...],
+    redact: bool,
+    command: tuple[str, ...],
+) -> None:
+    """Run a stdio MCP server and record every byte it exchanges.
+
+    Forwards stdin, stdout and stderr byte-exactly and in real time, and appends every chunk,
+    timed, to a transcript (JSON Lines, mode 0600). The server can report its own actions on the
+    executor tap: one JSON line per action written to the fd named in $MCPTAPE_EXEC_FD.
+    """
+    opts = RecordOptions(
+        command=list(command),
+        output=output,
+        overwrite=overwrite,
+        quiet=quiet,
+        shutdown_timeout=shutdown_timeout,
+        http_sink=http_sink,
+        stubs=list(stubs),
+        redact=redact,
+    )
+    raise SystemExit(record(opts))

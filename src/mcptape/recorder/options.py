@@ -1,0 +1,89 @@
+"""The options of `mcptape record`, defined once: the click command and the fast path read them.
+
+`mcptape record` must spawn the server before anything heavy is imported (click alone costs
+~50 ms), so `parse_fast` reads the common command lines with no import at all. Anything it does
+not recognise (`--help`, a typo, a missing value) returns None and click handles the command
+line, with its help and its error messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# name on the command line -> (attribute, takes a value, repeatable)
+FLAGS: dict[str, tuple[str, bool, bool]] = {
+    "-o": ("output", True, False),
+    "--output": ("output", True, False),
+    "--overwrite": ("overwrite", False, False),
+    "-q": ("quiet", False, False),
+    "--quiet": ("quiet", False, False),
+    "--shutdown-timeout": ("shutdown_timeout", True, False),
+    "--http-sink": ("http_sink", False, False),
+    "--stub": ("stubs", True, True),
+    "--redact": ("redact", False, False),
+}
+
+
+@dataclass
+class RecordOptions:
+    """What to run and where to record it."""
+
+    command: list[str]
+    output: str | None = None
+    overwrite: bool = False
+    quiet: bool = False
+    shutdown_timeout: float = 5.0
+    http_sink: bool = False
+    stubs: list[str] = field(default_factory=list)
+    redact: bool = False
+
+
+def parse_fast(args: list[str]) -> RecordOptions | None:
+    """Parse `record`'s arguments without click, or return None to let click do it."""
+    values: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        name, eq, inline = arg.partition("=")
+        spec = FLAGS.get(name)
+        if spec is None:
+            return None
+        attr, takes_value, repeatable = spec
+        if not takes_value:
+            if eq:
+                return None
+            values[attr] = True
+            i += 1
+            continue
+        if eq:
+            value = inline
+            i += 1
+        elif i + 1 < len(args):
+            value = args[i + 1]
+            i += 2
+        else:
+            return None
+        if repeatable:
+            existing = values.setdefault(attr, [])
+            assert isinstance(existing, list)
+            existing.append(value)
+        else:
+            values[attr] = value
+    command = args[i:]
+    if not command:
+        return None
+    try:
+        timeout = float(str(values.pop("shutdown_timeout", 5.0)))
+    except ValueError:
+        return None
+    if timeout < 0:
+        return None
+    opts = RecordOptions(command=command, shutdown_timeout=timeout)
+    for attr, given in values.items():
+        setattr(opts, attr, given)
+    return opts

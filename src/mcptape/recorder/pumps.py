@@ -1,0 +1,83 @@
+"""Byte pumps: read a fd, forward the bytes first, then record them. One thread per channel.
+
+Reads go into one reused 1 MiB buffer with `os.readv` (an `os.read` of 128 KiB or more
+allocates and frees its buffer on every call); the timestamp is taken right after the read.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+READ_SIZE = 1 << 20
+
+
+class Sink(Protocol):
+    """Where pumps record: the transcript writer, or anything with the same two methods."""
+
+    def now(self) -> float: ...
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None: ...
+
+
+def write_all(fd: int, data: memoryview) -> None:
+    """Write every byte of `data` to `fd` (a pipe may take a large write in several parts)."""
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+class Pump(threading.Thread):
+    """Copies `src` to `dst` (if any) and records every read on channel `ch`.
+
+    When `dst` stops accepting bytes (the reader went away), the pump keeps draining and
+    recording `src`, so the writer never blocks, and calls `on_dst_closed` once.
+    """
+
+    def __init__(
+        self,
+        ch: str,
+        src: int,
+        dst: int | None,
+        sink: Sink,
+        *,
+        on_eof: Callable[[float], None] | None = None,
+        on_dst_closed: Callable[[str, OSError], None] | None = None,
+    ) -> None:
+        super().__init__(name=f"mcptape-pump-{ch}", daemon=True)
+        self.ch = ch
+        self.src = src
+        self.dst = dst
+        self.sink = sink
+        self.on_eof = on_eof
+        self.on_dst_closed = on_dst_closed
+        self.bytes = 0
+
+    def run(self) -> None:
+        buf = bytearray(READ_SIZE)
+        view = memoryview(buf)
+        bufs = [buf]
+        src, ch, sink = self.src, self.ch, self.sink
+        readv, now = os.readv, sink.now
+        while True:
+            try:
+                n = readv(src, bufs)
+            except OSError:
+                n = 0
+            t = now()
+            if n == 0:
+                break
+            self.bytes += n
+            if self.dst is not None:
+                try:
+                    write_all(self.dst, view[:n])
+                except OSError as exc:
+                    dst, self.dst = self.dst, None
+                    if self.on_dst_closed is not None:
+                        self.on_dst_closed(self.ch, exc)
+                    del dst
+            sink.chunk(t, ch, buf[:n])
+        if self.on_eof is not None:
+            self.on_eof(now())

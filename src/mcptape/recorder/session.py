@@ -1,0 +1,172 @@
+"""A recording session: spawn the server, pump its three streams and its tap, reap it.
+
+Used by `mcptape record` (client = this process's stdio) and by replay and probe (client = pipes
+they drive). Shutdown follows the MCP stdio order: when the client closes stdin, close the
+server's stdin, wait for it to exit, then SIGTERM, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcptape.recorder.pumps import Pump
+from mcptape.recorder.spawn import Child, spawn
+from mcptape.transcript.writer import TranscriptWriter
+
+DRAIN_AFTER_EXIT = 2.0  # seconds to wait for grandchildren still holding stdout/stderr
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    """How the server ended: `code` when it exited, `signal` when a signal killed it."""
+
+    code: int | None
+    signal: int | None
+
+    @property
+    def shell_code(self) -> int:
+        """The exit code a shell would report: the code, or 128+N for signal N."""
+        if self.signal is not None:
+            return 128 + self.signal
+        return self.code if self.code is not None else 1
+
+    @classmethod
+    def from_wait(cls, status: int) -> ExitStatus:
+        if os.WIFSIGNALED(status):
+            return cls(code=None, signal=os.WTERMSIG(status))
+        return cls(code=os.waitstatus_to_exitcode(status), signal=None)
+
+
+class Recording:
+    """One server process under recording; `start()` then `wait()`."""
+
+    def __init__(
+        self,
+        command: list[str],
+        writer: TranscriptWriter,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        client_in: int | None = 0,
+        client_out: int | None = 1,
+        client_err: int | None = 2,
+        shutdown_timeout: float = 5.0,
+        child: Child | None = None,
+    ) -> None:
+        self.command = command
+        self.writer = writer
+        self.env = dict(os.environ if env is None else env)
+        self.cwd = cwd
+        self.client_in = client_in
+        self.client_out = client_out
+        self.client_err = client_err
+        self.shutdown_timeout = shutdown_timeout
+        self.child = child
+        self.exited = threading.Event()
+        self.stdin_closed = threading.Event()
+        self.status: ExitStatus | None = None
+        self._pumps: list[Pump] = []
+        self._notes_lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Spawn the server (unless already spawned) and start one pump per channel."""
+        if self.child is None:
+            self.child = spawn(self.command, self.env, self.cwd)
+        child = self.child
+        w = self.writer
+        outs = [
+            Pump("out", child.stdout, self.client_out, w, on_eof=self._eof("out"), on_dst_closed=self._lost),
+            Pump("err", child.stderr, self.client_err, w, on_eof=self._eof("err"), on_dst_closed=self._lost),
+            Pump("exec", child.tap, None, w, on_eof=self._eof("exec")),
+        ]
+        self._pumps = outs
+        for pump in outs:
+            pump.start()
+        if self.client_in is not None:
+            pin = Pump(
+                "in", self.client_in, child.stdin, w, on_eof=self._client_eof, on_dst_closed=self._lost
+            )
+            pin.start()
+        else:
+            self.close_stdin()
+
+    def wait(self) -> ExitStatus:
+        """Reap the server, drain what it wrote, record `exit`, and return its status."""
+        assert self.child is not None
+        while True:
+            try:
+                _, status = os.waitpid(self.child.pid, 0)
+                break
+            except ChildProcessError:
+                status = 0
+                break
+        self.status = ExitStatus.from_wait(status)
+        self.exited.set()
+        for pump in self._pumps:
+            pump.join(DRAIN_AFTER_EXIT)
+        for fd in (self.child.stdout, self.child.stderr, self.child.tap):
+            _close(fd)
+        self.writer.fields(self.writer.now(), "exit", code=self.status.code, signal=self.status.signal)
+        return self.status
+
+    def send_signal(self, signum: int) -> None:
+        """Deliver `signum` to the server's process group (its own children included)."""
+        if self.child is None or self.exited.is_set():
+            return
+        try:
+            os.killpg(self.child.pid, signum)
+        except OSError:
+            try:
+                os.kill(self.child.pid, signum)
+            except OSError:
+                pass
+
+    def close_stdin(self) -> None:
+        """Close the server's stdin (once) and start the shutdown clock."""
+        if self.stdin_closed.is_set() or self.child is None:
+            return
+        self.stdin_closed.set()
+        _close(self.child.stdin)
+        threading.Thread(target=self._shutdown_clock, name="mcptape-shutdown", daemon=True).start()
+
+    def note(self, message: str) -> None:
+        """Record something mcptape itself observed (never printed on stdout)."""
+        with self._notes_lock:
+            self.writer.fields(self.writer.now(), "note", msg=message)
+
+    # -- callbacks -------------------------------------------------------------------------
+    def _eof(self, ch: str) -> Callable[[float], None]:
+        def on_eof(t: float) -> None:
+            self.writer.fields(t, "eof", of=ch)
+
+        return on_eof
+
+    def _client_eof(self, t: float) -> None:
+        self.writer.fields(t, "eof", of="in")
+        self.close_stdin()
+
+    def _lost(self, ch: str, exc: OSError) -> None:
+        who = "the server stopped reading its stdin" if ch == "in" else f"the client stopped reading {ch}"
+        self.note(f"{who} ({exc.strerror or exc}); still recording")
+
+    def _shutdown_clock(self) -> None:
+        if self.exited.wait(self.shutdown_timeout):
+            return
+        self.note(f"server still running {self.shutdown_timeout:g}s after stdin closed: SIGTERM")
+        self.send_signal(signal.SIGTERM)
+        if self.exited.wait(self.shutdown_timeout):
+            return
+        self.note("server ignored SIGTERM: SIGKILL")
+        self.send_signal(signal.SIGKILL)
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass

@@ -1,0 +1,102 @@
+"""Start the server process on fresh pipes, with the executor tap fd it inherits."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass, field
+
+from mcptape.errors import SpawnError
+
+EXEC_FD_VAR = "MCPTAPE_EXEC_FD"
+_F_SETPIPE_SZ = 1031  # Linux: fcntl command to resize a pipe
+PIPE_SIZE = 1 << 20
+_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def enlarge_pipe(fd: int, size: int = PIPE_SIZE) -> None:
+    """Grow a pipe's kernel buffer (the largest single throughput gain); ignored where refused."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
+    except (OSError, ImportError):
+        pass
+
+
+@dataclass
+class Child:
+    """A running server: its pid and the parent's ends of its pipes."""
+
+    pid: int
+    stdin: int  # write end: the server's stdin
+    stdout: int  # read end: the server's stdout
+    stderr: int  # read end: the server's stderr
+    tap: int  # read end: the executor tap
+    extra_fds: list[int] = field(default_factory=list)
+
+
+def spawn(command: list[str], env: dict[str, str], cwd: str | None = None) -> Child:
+    """posix_spawn `command` with stdin/stdout/stderr on pipes and `MCPTAPE_EXEC_FD` set.
+
+    The child runs in its own process group, so that a signal sent to mcptape's group reaches the
+    server once (forwarded by mcptape), not twice.
+    """
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    tap_r, tap_w = os.pipe()
+    for fd in (in_w, out_w, err_w, tap_w):
+        enlarge_pipe(fd)
+    child_env = dict(env)
+    child_env[EXEC_FD_VAR] = str(tap_w)
+    actions = [
+        (os.POSIX_SPAWN_DUP2, in_r, 0),
+        (os.POSIX_SPAWN_DUP2, out_w, 1),
+        (os.POSIX_SPAWN_DUP2, err_w, 2),
+        (os.POSIX_SPAWN_DUP2, tap_w, tap_w),  # same fd: clears close-on-exec, so it is inherited
+    ]
+    try:
+        if cwd is not None:
+            pid = _spawn_in(cwd, command, child_env, in_r, out_w, err_w, tap_w)
+        else:
+            pid = os.posix_spawnp(
+                command[0],
+                command,
+                child_env,
+                file_actions=actions,
+                setpgroup=0,
+                setsigdef=_DEFAULT_SIGNALS,
+            )
+    except FileNotFoundError:
+        _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
+        raise SpawnError(f"cannot start {command[0]!r}: command not found", hint="check PATH") from None
+    except PermissionError:
+        _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
+        raise SpawnError(f"cannot start {command[0]!r}: permission denied") from None
+    except OSError as exc:
+        _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
+        raise SpawnError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+    _close(in_r, out_w, err_w, tap_w)
+    return Child(pid=pid, stdin=in_w, stdout=out_r, stderr=err_r, tap=tap_r)
+
+
+def _spawn_in(
+    cwd: str, command: list[str], env: dict[str, str], stdin: int, stdout: int, stderr: int, tap: int
+) -> int:
+    """posix_spawn has no chdir action in Python 3.11: subprocess does it (probe and replay only)."""
+    import subprocess
+
+    proc = subprocess.Popen(
+        command, stdin=stdin, stdout=stdout, stderr=stderr, pass_fds=(tap,), cwd=cwd, env=env, process_group=0
+    )
+    proc.returncode = 0  # mcptape reaps the pid itself; keep Popen from reaping it too
+    return proc.pid
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass

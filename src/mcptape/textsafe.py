@@ -1,0 +1,76 @@
+"""Make transcript bytes safe to show in a terminal.
+
+A server's bytes must never drive the user's terminal: no ESC sequences, no OSC strings, no bell,
+no carriage return that overwrites a line, no bidirectional override that reorders it. Every byte
+the CLI or the viewer shows from a transcript goes through `escape` first.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAMED = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x5C: "\\\\"}
+# C0 controls, DEL, C1 controls, and the Unicode format characters that reorder or hide text.
+_UNSAFE_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\\\\]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    c = match.group()
+    code = ord(c)
+    named = _NAMED.get(code)
+    if named is not None:
+        return named
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+def escape_text(text: str) -> str:
+    """Escape the characters of `text` that a terminal would act on, and backslashes."""
+    return _UNSAFE_CHAR.sub(_escape_char, text)
+
+
+def escape(data: bytes, limit: int | None = None) -> str:
+    """Show `data` as one printable line: valid UTF-8 kept, everything unsafe as `\\xNN`.
+
+    Bytes that are not valid UTF-8 are shown as `\\xNN` too (never replaced by U+FFFD), so the
+    escaped text tells the reader exactly which bytes were there. With `limit`, at most that many
+    bytes are shown, followed by `...(+N bytes)`.
+    """
+    suffix = ""
+    if limit is not None and len(data) > limit:
+        suffix = f"...(+{len(data) - limit} bytes)"
+        data = data[:limit]
+    out: list[str] = []
+    text = data.decode("utf-8", errors="surrogateescape")
+    for part in _split_surrogates(text):
+        if isinstance(part, bytes):
+            out.append("".join(f"\\x{b:02x}" for b in part))
+        else:
+            out.append(escape_text(part))
+    return "".join(out) + suffix
+
+
+def _split_surrogates(text: str) -> list[str | bytes]:
+    """Split text decoded with surrogateescape into clean text and the raw bytes it could not decode."""
+    parts: list[str | bytes] = []
+    start = 0
+    for m in re.finditer("[\udc80-\udcff]+", text):
+        if m.start() > start:
+            parts.append(text[start : m.start()])
+        parts.append(bytes(ord(c) - 0xDC00 for c in m.group()))
+        start = m.end()
+    if start < len(text):
+        parts.append(text[start:])
+    return parts
+
+
+def hexdump(data: bytes, width: int = 16) -> str:
+    """Classic offset / hex / ASCII dump (only printable ASCII shown in the right column)."""
+    lines = []
+    for off in range(0, len(data), width):
+        row = data[off : off + width]
+        hexpart = " ".join(f"{b:02x}" for b in row)
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in row)
+        lines.append(f"{off:08x}  {hexpart:<{width * 3 - 1}}  {text}")
+    return "\n".join(lines)

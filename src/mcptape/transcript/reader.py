@@ -1,0 +1,138 @@
+"""Read a transcript lazily, tolerating a truncated last line (a recorder killed mid-write).
+
+`open_transcript(path)` checks the header at once (so a non-transcript, an empty file or a future
+version fails with one clear error before any work) and then yields events on demand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from mcptape import __version__
+from mcptape.errors import TranscriptError
+from mcptape.transcript.events import FORMAT_VERSION, Event, Header
+
+_BUFFER = 1 << 20
+
+
+@dataclass
+class Problem:
+    """Something in the file that is not a well-formed event (reported, never fatal)."""
+
+    line: int
+    offset: int
+    reason: str
+
+
+def parse_header(line: bytes, name: str) -> Header:
+    """Decode line 1, or explain in one sentence why this is not a transcript mcptape can read."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        record = None
+    if not isinstance(record, dict) or "mcptape" not in record:
+        raise TranscriptError(
+            f"{name} is not an mcptape transcript (line 1 is not a transcript header)",
+            hint="record one with: mcptape record -o FILE -- CMD",
+        )
+    version = record["mcptape"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise TranscriptError(f"{name} has an invalid transcript version {version!r}")
+    if version > FORMAT_VERSION:
+        raise TranscriptError(
+            f"{name} is a version {version} transcript; mcptape {__version__} reads version {FORMAT_VERSION}",
+            hint="upgrade mcptape: pip install -U mcptape",
+        )
+    if version < 1:
+        raise TranscriptError(f"{name} has an invalid transcript version {version!r}")
+    return Header.from_record(record)
+
+
+def parse_event(line: bytes | str, index: int = -1) -> Event:
+    """Decode one event line (raises ValueError with a reason when it is not an event)."""
+    try:
+        record: Any = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    try:
+        return Event.from_record(record, index)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"not an event ({type(exc).__name__}: {exc})") from None
+
+
+@dataclass
+class Transcript:
+    """An open transcript: its header now, its events on demand (iterate `events()`)."""
+
+    path: Path
+    header: Header
+    header_size: int
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        """True when the last line was cut short (known once `events()` has been read to the end)."""
+        return any(p.reason.startswith("truncated") for p in self.problems)
+
+    def events(self) -> Iterator[Event]:
+        """Yield every well-formed event in file order; malformed lines become `problems`."""
+        self.problems = []
+        with open_file(self.path) as fh:
+            fh.seek(self.header_size)
+            offset = self.header_size
+            index = 0
+            lineno = 1
+            for line in fh:
+                lineno += 1
+                start = offset
+                offset += len(line)
+                if not line.strip():
+                    continue
+                try:
+                    event = parse_event(line, index)
+                except ValueError as exc:
+                    if not line.endswith(b"\n"):
+                        self.problems.append(
+                            Problem(lineno, start, f"truncated last line ({len(line)} bytes)")
+                        )
+                    else:
+                        self.problems.append(Problem(lineno, start, str(exc)))
+                    continue
+                index += 1
+                yield event
+
+
+def open_file(path: Path) -> IO[bytes]:
+    """Open for reading with a large buffer, turning OS errors into one clear sentence."""
+    try:
+        if path.is_dir():
+            raise TranscriptError(f"{path} is a directory, not a transcript file")
+        return open(path, "rb", buffering=_BUFFER)
+    except FileNotFoundError:
+        raise TranscriptError(f"{path} does not exist", hint="check the path") from None
+    except PermissionError:
+        raise TranscriptError(f"{path} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise TranscriptError(f"{path} cannot be read: {exc.strerror or exc}") from None
+
+
+def open_transcript(path: str | os.PathLike[str]) -> Transcript:
+    """Open `path`, validate its header, and return a lazily readable `Transcript`."""
+    p = Path(path)
+    with open_file(p) as fh:
+        first = fh.readline()
+    if not first:
+        raise TranscriptError(f"{p} is empty: not an mcptape transcript", hint="was the recording started?")
+    if not first.endswith(b"\n"):
+        # A header without its newline: either cut short or not a transcript at all.
+        parse_header(first, str(p))
+    header = parse_header(first, str(p))
+    return Transcript(path=p, header=header, header_size=len(first))

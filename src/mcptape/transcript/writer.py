@@ -1,0 +1,135 @@
+"""Write a transcript: append-only, mode 0600, one `os.write` per batch of records.
+
+Each record reaches the kernel at once (no user-space buffer), so a recorder killed with SIGKILL
+leaves every event written so far readable, and `tail -f` shows a recording in progress.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape import __version__
+from mcptape.errors import OutputError
+from mcptape.transcript.events import FORMAT_VERSION, Event, Header, encode_bytes
+
+
+def open_output(path: Path, *, overwrite: bool = False) -> int:
+    """Open `path` for appending (creating it 0600) and return the fd, or fail with one sentence."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+    flags |= os.O_TRUNC if overwrite else os.O_EXCL
+    try:
+        return os.open(path, flags, 0o600)
+    except FileExistsError:
+        raise OutputError(
+            f"{path} already exists",
+            hint="pass --overwrite, or give -o a directory to get a new file per session",
+        ) from None
+    except FileNotFoundError:
+        raise OutputError(f"cannot write {path}: directory {path.parent} does not exist") from None
+    except PermissionError:
+        raise OutputError(f"cannot write {path}: permission denied") from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def new_header(command: Sequence[str], cwd: str, **extra: Any) -> Header:
+    """The header of a recording started now."""
+    started = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return Header(
+        version=FORMAT_VERSION,
+        started=started,
+        command=list(command),
+        cwd=cwd,
+        recorder={"name": "mcptape", "version": __version__},
+        extra=extra,
+    )
+
+
+def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
+    """The records for one read: the chunk split after each newline, one JSON line per piece."""
+    t = round(t, 6)
+    out = bytearray()
+    start = 0
+    n = len(chunk)
+    dumps = orjson.dumps
+    while start < n:
+        nl = chunk.find(b"\n", start)
+        end = n if nl < 0 else nl + 1
+        piece = chunk[start:end]
+        try:
+            out += dumps({"t": t, "ch": ch, "data": piece.decode("utf-8")})
+        except UnicodeDecodeError:
+            out += dumps({"t": t, "ch": ch, **encode_bytes(piece)})
+        out += b"\n"
+        start = end
+    return bytes(out)
+
+
+def encode_fields(t: float, ch: str, **fields: Any) -> bytes:
+    """The record of a non-byte event (`eof`, `exit`, `note`)."""
+    return orjson.dumps({"t": round(t, 6), "ch": ch, **fields}) + b"\n"
+
+
+class TranscriptWriter:
+    """Appends records to an open fd; safe to share between threads (one write per call)."""
+
+    def __init__(self, fd: int, *, clock_start: float | None = None) -> None:
+        self.fd = fd
+        self.t0 = time.monotonic() if clock_start is None else clock_start
+        self.failed: OSError | None = None
+
+    def now(self) -> float:
+        return time.monotonic() - self.t0
+
+    def write_raw(self, records: bytes) -> None:
+        """Append already-encoded records; a disk failure is remembered, never raised into a pump."""
+        if self.failed is not None:
+            return
+        try:
+            view = memoryview(records)
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+        except OSError as exc:
+            self.failed = exc
+
+    def header(self, header: Header) -> None:
+        self.write_raw(orjson.dumps(header.to_record()) + b"\n")
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
+        self.write_raw(encode_chunk(t, ch, data))
+
+    def fields(self, t: float, ch: str, **fields: Any) -> None:
+        self.write_raw(encode_fields(t, ch, **fields))
+
+    def event(self, event: Event) -> None:
+        if event.text is not None or event.raw is not None:
+            self.chunk(event.t, event.ch, event.data)
+        else:
+            self.fields(event.t, event.ch, **(event.fields or {}))
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def write_transcript(path: Path, header: Header, events: Sequence[Event], *, overwrite: bool = False) -> None:
+    """Write a whole transcript at once (used by tests, replay --update and redaction)."""
+    writer = TranscriptWriter(open_output(path, overwrite=overwrite), clock_start=0.0)
+    try:
+        writer.header(header)
+        for event in events:
+            writer.event(event)
+    finally:
+        writer.close()
+    if writer.failed is not None:
+        raise OutputError(f"cannot write {path}: {writer.failed.strerror or writer.failed}")
