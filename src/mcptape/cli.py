@@ -73,8 +73,13 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
         raise SystemExit(exc.exit_code) from None
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
+    except click.UsageError as exc:
+        # One line, like every other mcptape error; the usage is one --help away.
+        command = exc.ctx.command_path if exc.ctx is not None else prog_name
+        click.echo(f"Error: {exc.format_message()} (see '{command} --help')", err=True)
+        raise SystemExit(exc.exit_code) from None
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"Error: {exc.format_message()}", err=True)
         raise SystemExit(exc.exit_code) from None
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

@@ -1,14 +1,12 @@
 """The options of `mcptape record`, defined once: the click command and the fast path read them.
 
 `mcptape record` must spawn the server before anything heavy is imported (click alone costs
-~50 ms), so `parse_fast` reads the common command lines with no import at all. Anything it does
-not recognise (`--help`, a typo, a missing value) returns None and click handles the command
-line, with its help and its error messages.
+~50 ms, dataclasses ~10 ms), so `parse_fast` reads the common command lines with nothing but
+builtins. Anything it does not recognise (`--help`, a typo, a missing value) returns None and click
+handles the command line, with its help and its error messages.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 # name on the command line -> (attribute, takes a value, repeatable)
 FLAGS: dict[str, tuple[str, bool, bool]] = {
@@ -24,18 +22,47 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
 }
 
 
-@dataclass
 class RecordOptions:
     """What to run and where to record it."""
 
-    command: list[str]
-    output: str | None = None
-    overwrite: bool = False
-    quiet: bool = False
-    shutdown_timeout: float = 5.0
-    http_sink: bool = False
-    stubs: list[str] = field(default_factory=list)
-    redact: bool = False
+    __slots__ = (
+        "command",
+        "http_sink",
+        "output",
+        "overwrite",
+        "quiet",
+        "redact",
+        "shutdown_timeout",
+        "stubs",
+    )
+
+    def __init__(
+        self,
+        command: list[str],
+        output: str | None = None,
+        overwrite: bool = False,
+        quiet: bool = False,
+        shutdown_timeout: float = 5.0,
+        http_sink: bool = False,
+        stubs: list[str] | None = None,
+        redact: bool = False,
+    ) -> None:
+        self.command = command
+        self.output = output
+        self.overwrite = overwrite
+        self.quiet = quiet
+        self.shutdown_timeout = shutdown_timeout
+        self.http_sink = http_sink
+        self.stubs = list(stubs or [])
+        self.redact = redact
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RecordOptions):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "RecordOptions(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
 
 def parse_fast(args: list[str]) -> RecordOptions | None:

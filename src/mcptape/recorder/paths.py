@@ -1,10 +1,10 @@
-"""Where a recording goes when the user names a directory, or nothing at all."""
+"""Where a recording goes when the user names a directory, or nothing at all (os.path only:
+this runs before the server is spawned)."""
 
 from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 
 def default_name(now: float | None = None, pid: int | None = None) -> str:
@@ -13,16 +13,15 @@ def default_name(now: float | None = None, pid: int | None = None) -> str:
     return f"mcptape-{stamp}-{os.getpid() if pid is None else pid}.jsonl"
 
 
-def resolve_output(output: str | None, environ: dict[str, str] | None = None) -> Path:
+def resolve_output(output: str | None, environ: dict[str, str] | None = None) -> str:
     """`-o FILE` as given; `-o DIR` or no `-o` give a new timestamped file in that directory.
 
     Without `-o` the directory is `$MCPTAPE_DIR`, else the current directory.
     """
     env = os.environ if environ is None else environ
     if output is None:
-        base = env.get("MCPTAPE_DIR") or "."
-        return Path(base) / default_name()
-    path = Path(output).expanduser()
-    if path.is_dir():
-        return path / default_name()
+        return os.path.join(env.get("MCPTAPE_DIR") or ".", default_name())
+    path = os.path.expanduser(output)
+    if os.path.isdir(path):
+        return os.path.join(path, default_name())
     return path

@@ -15,6 +15,10 @@ from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.paths import resolve_output
 from mcptape.recorder.spawn import enlarge_pipe, spawn
 
+TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
+if TYPE_CHECKING:
+    from mcptape.recorder.sideeffects import DeferredSink, SideEffects
+
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -27,16 +31,33 @@ def record(opts: RecordOptions) -> int:
     if not opts.command:
         raise UsageError("no server command given", hint="usage: mcptape record -o FILE -- CMD [ARGS...]")
     t0 = time.monotonic()
+    if opts.stubs:
+        from mcptape.recorder.stubs import check_name
+
+        for name in opts.stubs:
+            check_name(name)
     path = resolve_output(opts.output)
-    from mcptape.transcript.writer import open_output
+    from mcptape.transcript.files import open_output
 
     fd = open_output(path, overwrite=opts.overwrite)
     env = dict(os.environ)
     for std in (0, 1, 2):
         enlarge_pipe(std)
+    effects: SideEffects | None = None
+    late: DeferredSink | None = None
     try:
+        if opts.http_sink or opts.stubs:
+            # Imported only when asked for: the plain record path stays as fast as before.
+            from mcptape.recorder.sideeffects import DeferredSink, side_effects
+
+            late = DeferredSink(t0)
+            effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs)
+            env = effects.child_env(env)
         child = spawn(opts.command, env)
     except BaseException:
+        if late is not None and effects is not None:
+            late.release()
+            effects.stop()
         os.close(fd)
         try:
             os.unlink(path)
@@ -45,18 +66,35 @@ def record(opts: RecordOptions) -> int:
         raise
 
     from mcptape.recorder.session import Recording
+    from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter, new_header
 
     writer = TranscriptWriter(fd, clock_start=t0)
-    writer.header(new_header(opts.command, os.getcwd(), pid=child.pid))
-    session = Recording(opts.command, writer, env=env, shutdown_timeout=opts.shutdown_timeout, child=child)
-    for signum in FORWARDED_SIGNALS:
-        signal.signal(signum, lambda n, _f: session.send_signal(n))
-    if not opts.quiet:
-        sys.stderr.write(f"mcptape: recording to {path}\n")
-        sys.stderr.flush()
-    session.start()
-    status = session.wait()
+    try:
+        extra: dict[str, object] = {"pid": child.pid}
+        if effects is not None:
+            extra["side_effects"] = {
+                "http_sink": effects.http.url if effects.http is not None else None,
+                "stubs": effects.stub_names,
+            }
+        writer.header(new_header(opts.command, os.getcwd(), **extra))
+        spool = Spool(writer)  # encoding and file writes leave the pumps' threads
+        if late is not None:
+            late.attach(spool)  # http/exec events join the pumps' records, in order
+        session = Recording(opts.command, spool, env=env, shutdown_timeout=opts.shutdown_timeout, child=child)
+        for signum in FORWARDED_SIGNALS:
+            signal.signal(signum, lambda n, _f: session.send_signal(n))
+        if not opts.quiet:
+            sys.stderr.write(f"mcptape: recording to {path}\n")
+            sys.stderr.flush()
+        session.start()
+        status = session.wait()
+        if effects is not None:
+            effects.stop()  # before the spool closes: what the listeners already got is recorded
+        spool.close()
+    finally:
+        if effects is not None:
+            effects.stop()
     writer.close()
     if writer.failed is not None:
         sys.stderr.write(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")

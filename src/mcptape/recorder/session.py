@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mcptape.recorder.pumps import Pump
 from mcptape.recorder.spawn import Child, spawn
-from mcptape.transcript.writer import TranscriptWriter
+from mcptape.recorder.spool import Target
 
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for grandchildren still holding stdout/stderr
 
@@ -47,7 +47,7 @@ class Recording:
     def __init__(
         self,
         command: list[str],
-        writer: TranscriptWriter,
+        writer: Target,
         *,
         env: dict[str, str] | None = None,
         cwd: str | None = None,

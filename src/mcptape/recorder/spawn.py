@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass, field
 
 from mcptape.errors import SpawnError
 
@@ -24,16 +23,18 @@ def enlarge_pipe(fd: int, size: int = PIPE_SIZE) -> None:
         pass
 
 
-@dataclass
 class Child:
-    """A running server: its pid and the parent's ends of its pipes."""
+    """A running server: its pid and the parent's ends of its pipes (a plain class: no dataclasses
+    import before the spawn)."""
 
-    pid: int
-    stdin: int  # write end: the server's stdin
-    stdout: int  # read end: the server's stdout
-    stderr: int  # read end: the server's stderr
-    tap: int  # read end: the executor tap
-    extra_fds: list[int] = field(default_factory=list)
+    __slots__ = ("pid", "stderr", "stdin", "stdout", "tap")
+
+    def __init__(self, pid: int, stdin: int, stdout: int, stderr: int, tap: int) -> None:
+        self.pid = pid
+        self.stdin = stdin  # write end: the server's stdin
+        self.stdout = stdout  # read end: the server's stdout
+        self.stderr = stderr  # read end: the server's stderr
+        self.tap = tap  # read end: the executor tap
 
 
 def spawn(command: list[str], env: dict[str, str], cwd: str | None = None) -> Child:

@@ -18,25 +18,7 @@ import orjson
 from mcptape import __version__
 from mcptape.errors import OutputError
 from mcptape.transcript.events import FORMAT_VERSION, Event, Header, encode_bytes
-
-
-def open_output(path: Path, *, overwrite: bool = False) -> int:
-    """Open `path` for appending (creating it 0600) and return the fd, or fail with one sentence."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
-    flags |= os.O_TRUNC if overwrite else os.O_EXCL
-    try:
-        return os.open(path, flags, 0o600)
-    except FileExistsError:
-        raise OutputError(
-            f"{path} already exists",
-            hint="pass --overwrite, or give -o a directory to get a new file per session",
-        ) from None
-    except FileNotFoundError:
-        raise OutputError(f"cannot write {path}: directory {path.parent} does not exist") from None
-    except PermissionError:
-        raise OutputError(f"cannot write {path}: permission denied") from None
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+from mcptape.transcript.files import open_output
 
 
 def new_header(command: Sequence[str], cwd: str, **extra: Any) -> Header:
@@ -53,8 +35,20 @@ def new_header(command: Sequence[str], cwd: str, **extra: Any) -> Header:
 
 
 def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
-    """The records for one read: the chunk split after each newline, one JSON line per piece."""
+    """The records for one read: the chunk split after each newline, one JSON line per piece.
+
+    Two encoders give the same records: a chunk of many short lines (a newline early in it) is
+    escaped in one orjson call and split afterwards (per-line calls cost ~1 µs a line); a chunk of
+    few lines, or one that is not valid UTF-8 as a whole, is encoded line by line.
+    """
     t = round(t, 6)
+    if len(chunk) >= 1024 and chunk.find(b"\n", 0, len(chunk) // _MANY_LINES) >= 0:
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and "\x1f" not in text:
+            return _encode_many(t, ch, text)
     out = bytearray()
     start = 0
     n = len(chunk)
@@ -70,6 +64,22 @@ def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
         out += b"\n"
         start = end
     return bytes(out)
+
+
+_MANY_LINES = 16
+
+
+def _encode_many(t: float, ch: str, text: str) -> bytes:
+    """Escape all lines at once: mark each newline with U+001F (absent from `text`), dump the whole
+    text, and split the JSON string at the escaped marker `\\n\\u001f`, which can only come from a
+    newline followed by the marker (a literal backslash is itself escaped)."""
+    pre = b'{"t":%b,"ch":"%b","data":"' % (repr(t).encode(), ch.encode())
+    pieces = orjson.dumps(text.replace("\n", "\n\x1f"))[1:-1].split(b"\\n\\u001f")
+    last = pieces.pop()
+    out = pre + (b'\\n"}\n' + pre).join(pieces) + b'\\n"}\n' if pieces else b""
+    if last:
+        out += pre + last + b'"}\n'
+    return out
 
 
 def encode_fields(t: float, ch: str, **fields: Any) -> bytes:

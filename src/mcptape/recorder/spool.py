@@ -1,0 +1,79 @@
+"""Hand recorded bytes to one writer thread, so pumps go straight back to forwarding.
+
+Encoding and the transcript's file writes are the recorder's largest costs; the pumps spend
+their time in read and write syscalls, which release the GIL, so a writer thread overlaps the two.
+The queue is bounded: a pump waits when the writer falls more than `max_pending` bytes behind,
+so memory stays flat under a flood. Records leave in the order they were handed over.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any, Protocol
+
+
+class Target(Protocol):
+    def now(self) -> float: ...
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None: ...
+
+    def fields(self, t: float, ch: str, **fields: Any) -> None: ...
+
+
+class Spool:
+    """A `TranscriptWriter` front (same `now`/`chunk`/`fields`) that writes from its own thread."""
+
+    def __init__(self, inner: Target, max_pending: int = 64 << 20) -> None:
+        self.inner = inner
+        self.now = inner.now
+        self.max_pending = max_pending
+        self._items: deque[tuple[float, str, bytes | None, dict[str, Any] | None]] = deque()
+        self._pending = 0
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="mcptape-spool", daemon=True)
+        self._thread.start()
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
+        self._put((t, ch, bytes(data), None), len(data))
+
+    def fields(self, t: float, ch: str, **fields: Any) -> None:
+        self._put((t, ch, None, fields), 64)
+
+    def _put(self, item: tuple[float, str, bytes | None, dict[str, Any] | None], size: int) -> None:
+        with self._cond:
+            while self._pending > self.max_pending and not self._closed:
+                self._cond.wait()
+            self._items.append(item)
+            self._pending += size
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        inner = self.inner
+        while True:
+            with self._cond:
+                while not self._items and not self._closed:
+                    self._cond.wait()
+                if not self._items:
+                    return
+                batch = list(self._items)
+                self._items.clear()
+            done = 0
+            for t, ch, data, fields in batch:
+                if data is not None:
+                    inner.chunk(t, ch, data)
+                    done += len(data)
+                else:
+                    inner.fields(t, ch, **(fields or {}))
+                    done += 64
+            with self._cond:
+                self._pending -= done
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """Write everything handed over so far, then stop the thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join()

@@ -1,0 +1,27 @@
+"""Opening a transcript for writing (os only: `mcptape record` calls this before it spawns)."""
+
+from __future__ import annotations
+
+import os
+
+from mcptape.errors import OutputError
+
+
+def open_output(path: str | os.PathLike[str], *, overwrite: bool = False) -> int:
+    """Open `path` for appending (creating it 0600) and return the fd, or fail with one sentence."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+    flags |= os.O_TRUNC if overwrite else os.O_EXCL
+    try:
+        return os.open(path, flags, 0o600)
+    except FileExistsError:
+        raise OutputError(
+            f"{path} already exists",
+            hint="pass --overwrite, or give -o a directory to get a new file per session",
+        ) from None
+    except FileNotFoundError:
+        parent = os.path.dirname(os.fspath(path)) or "."
+        raise OutputError(f"cannot write {path}: directory {parent} does not exist") from None
+    except PermissionError:
+        raise OutputError(f"cannot write {path}: permission denied") from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
