@@ -1,0 +1,352 @@
+"""A loopback HTTP/1.1 proxy that records every request it is asked to make and makes none.
+
+The recorded server's `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY` (both cases) point here. Every
+request (absolute-URI, origin-form or `CONNECT`) becomes one JSON line on channel `http`:
+
+    {"method": "POST", "target": "http://api.example/deploy", "form": "absolute",
+     "version": "HTTP/1.1", "headers": [["Host", "api.example"], ["Authorization", "<redacted>"]],
+     "content_length": 12, "body_size": 12, "reply": 502}
+
+The line is recorded before the sink answers `502 Bad Gateway` (`400` for bytes that are not an
+HTTP request) and closes the connection. No outbound connection is ever opened: there is no code
+here that could open one. Threads, not asyncio; imported only when `--http-sink` is given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from mcptape.recorder.pumps import Sink
+
+CHANNEL = "http"
+HEAD_LIMIT = 64 * 1024  # request line + headers
+IO_TIMEOUT = 10.0  # a client that stalls mid-request is given up on
+REDACTED = "<redacted>"
+URL_REDACTED = "REDACTED"
+# Header and query-parameter names whose values are credentials.
+SENSITIVE = re.compile(r"auth|cookie|token|secret|key|passw|session|signature|credential|csrf|xsrf", re.I)
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+NO_PROXY_VARS = ("NO_PROXY", "no_proxy")
+SINK_URL_VAR = "MCPTAPE_HTTP_SINK"
+
+
+def proxy_env(url: str) -> dict[str, str]:
+    """The variables that send a child's HTTP(S) traffic to the sink at `url`."""
+    env = dict.fromkeys(PROXY_VARS, url)
+    env[SINK_URL_VAR] = url
+    env["NODE_USE_ENV_PROXY"] = "1"  # Node >= 24.5 / 22.21: fetch and http honour the variables
+    return env
+
+
+class BadRequest(Exception):
+    """The bytes on a connection are not an HTTP/1.x request the sink can read."""
+
+
+class _Reader:
+    """Buffered reads from a socket: lines for the head, counted discards for the body."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self.buf = bytearray()
+        self.eof = False
+
+    def _fill(self) -> bool:
+        data = self.conn.recv(65536)
+        if not data:
+            self.eof = True
+            return False
+        self.buf += data
+        return True
+
+    def head(self) -> bytes:
+        """Everything up to and including the blank line that ends the head."""
+        while True:
+            for sep in (b"\r\n\r\n", b"\n\n"):
+                end = self.buf.find(sep)
+                if end >= 0:
+                    head = bytes(self.buf[: end + len(sep)])
+                    del self.buf[: end + len(sep)]
+                    return head
+            if len(self.buf) > HEAD_LIMIT:
+                raise BadRequest(f"request head longer than {HEAD_LIMIT} bytes")
+            if not self._fill():
+                raise BadRequest("connection closed before the end of the request head")
+
+    def line(self) -> bytes:
+        while b"\n" not in self.buf:
+            if len(self.buf) > HEAD_LIMIT:
+                raise BadRequest("chunk-size line too long")
+            if not self._fill():
+                raise BadRequest("connection closed inside a chunked body")
+        end = self.buf.index(b"\n") + 1
+        line = bytes(self.buf[:end])
+        del self.buf[:end]
+        return line
+
+    def discard(self, n: int) -> int:
+        """Read and drop `n` bytes; return how many arrived before EOF."""
+        got = 0
+        while got < n:
+            if not self.buf and not self._fill():
+                break
+            take = min(n - got, len(self.buf))
+            del self.buf[:take]
+            got += take
+        return got
+
+    def chunked(self) -> int:
+        """Read a chunked body to its end; return its decoded size."""
+        total = 0
+        while True:
+            size_line = self.line().split(b";", 1)[0].strip()
+            try:
+                size = int(size_line, 16)
+            except ValueError:
+                raise BadRequest(f"bad chunk size {size_line[:40]!r}") from None
+            if size == 0:
+                while self.line().strip():  # trailers, then the blank line
+                    pass
+                return total
+            total += self.discard(size)
+            self.line()  # CRLF after the chunk
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def redact_headers(headers: list[tuple[str, str]]) -> list[list[str]]:
+    """Header pairs in order, with credential-bearing values replaced by `<redacted>`."""
+    return [[name, REDACTED if SENSITIVE.search(name) else value] for name, value in headers]
+
+
+def redact_target(target: str) -> str:
+    """The request target with a URL password and credential-named query values replaced."""
+    scheme, sep, rest = target.partition("://")
+    if sep:
+        authority, slash, path = rest.partition("/")
+        userinfo, at, hostport = authority.rpartition("@")
+        if at and ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":" + URL_REDACTED
+            rest = f"{userinfo}@{hostport}{slash}{path}"
+        target = f"{scheme}{sep}{rest}"
+    base, q, query = target.partition("?")
+    if not q:
+        return target
+    query, hash_, fragment = query.partition("#")
+    parts = []
+    for part in query.split("&"):
+        name, eq, _value = part.partition("=")
+        parts.append(f"{name}={URL_REDACTED}" if eq and SENSITIVE.search(name) else part)
+    return f"{base}?{'&'.join(parts)}{hash_}{fragment}"
+
+
+def target_form(method: str, target: str) -> str:
+    """RFC 9112 request-target form: absolute, authority (CONNECT), asterisk or origin."""
+    if method == "CONNECT":
+        return "authority"
+    if _ABSOLUTE.match(target):
+        return "absolute"
+    return "asterisk" if target == "*" else "origin"
+
+
+def parse_head(head: bytes) -> dict[str, Any]:
+    """Method, target, version and headers of a request head (raises BadRequest)."""
+    lines = head.replace(b"\r\n", b"\n").split(b"\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or not parts[0].isalpha() or not parts[2].startswith(b"HTTP/"):
+        raise BadRequest("not an HTTP/1.x request line")
+    method, target, version = (_text(p) for p in parts)
+    headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name != name.strip():
+            raise BadRequest(f"malformed header line {_text(line[:60])!r}")
+        headers.append((_text(name), _text(value.strip())))
+    return {"method": method, "target": target, "version": version, "headers": headers}
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> list[str]:
+    return [v for k, v in headers if k.lower() == name]
+
+
+class HttpSink:
+    """The sink: `start()`, point the child at `url`, `stop()` when the child is gone."""
+
+    def __init__(self, sink: Sink, host: str = "127.0.0.1") -> None:
+        self.sink = sink
+        self.requests = 0  # requests recorded (bad requests included)
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind((host, 0))
+        self._listener.listen(128)
+        self.host, self.port = self._listener.getsockname()[:2]
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._workers: set[threading.Thread] = set()
+        self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-http-sink", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        """Environment variables that point a child at this sink."""
+        return proxy_env(self.url)
+
+    def start(self) -> HttpSink:
+        self._acceptor.start()
+        return self
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Stop accepting, let requests in flight finish being recorded (up to `grace` s)."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        try:  # wake the blocked accept()
+            socket.create_connection((self.host, self.port), timeout=1).close()
+        except OSError:
+            pass
+        if self._acceptor.is_alive():
+            self._acceptor.join(grace)
+        self._listener.close()
+        with self._lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join(grace)
+
+    # -- serving ---------------------------------------------------------------------------
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                conn, peer = self._listener.accept()
+            except OSError:
+                return
+            self._spawn_worker(conn, peer[1])
+            if self._stopping.is_set():
+                break
+        # Stopping: serve what was already queued (connections made before stop()), then return.
+        self._listener.setblocking(False)
+        while True:
+            try:
+                conn, peer = self._listener.accept()
+            except OSError:
+                return
+            conn.setblocking(True)
+            self._spawn_worker(conn, peer[1])
+
+    def _spawn_worker(self, conn: socket.socket, peer_port: int) -> None:
+        worker = threading.Thread(
+            target=self._serve, args=(conn, peer_port), name="mcptape-http-conn", daemon=True
+        )
+        with self._lock:
+            self._workers.add(worker)
+        worker.start()
+
+    def _serve(self, conn: socket.socket, peer_port: int) -> None:
+        try:
+            conn.settimeout(IO_TIMEOUT)
+            self._handle(conn, peer_port)
+        except OSError:
+            pass  # the client went away mid-request: what arrived was recorded or never formed a head
+        finally:
+            conn.close()
+            with self._lock:
+                self._workers.discard(threading.current_thread())
+
+    def _handle(self, conn: socket.socket, peer_port: int) -> None:
+        reader = _Reader(conn)
+        try:
+            head = reader.head()
+        except BadRequest as exc:
+            if reader.eof and not reader.buf:
+                return  # a connection that sent nothing (a port probe, our own wake-up)
+            t = self.sink.now()
+            self._record(t, {"error": str(exc), "raw": _text(bytes(reader.buf[:256])), "reply": 400})
+            _reply(conn, 400, "Bad Request", f"mcptape http sink: {exc}\n")
+            return
+        t = self.sink.now()
+        try:
+            req = parse_head(head)
+        except BadRequest as exc:
+            self._record(t, {"error": str(exc), "raw": _text(head[:256]), "reply": 400})
+            _reply(conn, 400, "Bad Request", f"mcptape http sink: {exc}\n")
+            return
+        headers: list[tuple[str, str]] = req["headers"]
+        method: str = req["method"]
+        content_length: int | None = None
+        body_size = 0
+        error: str | None = None
+        lengths = _header(headers, "content-length")
+        chunked = any("chunked" in v.lower() for v in _header(headers, "transfer-encoding"))
+        expects = any(v.lower() == "100-continue" for v in _header(headers, "expect"))
+        try:
+            if lengths:
+                if len(set(lengths)) != 1 or not lengths[0].isdigit():
+                    raise BadRequest(f"invalid Content-Length {lengths!r}")
+                content_length = int(lengths[0])
+            if method != "CONNECT" and not expects:
+                if chunked:
+                    body_size = reader.chunked()
+                elif content_length:
+                    body_size = reader.discard(content_length)
+        except BadRequest as exc:
+            error = str(exc)
+        record: dict[str, Any] = {
+            "method": method,
+            "target": redact_target(req["target"]),
+            "form": target_form(method, req["target"]),
+            "version": req["version"],
+            "headers": redact_headers(headers),
+            "content_length": content_length,
+            "body_size": body_size,
+            "peer_port": peer_port,
+            "reply": 400 if error else 502,
+        }
+        if error:
+            record["error"] = error
+        self._record(t, record)
+        if error:
+            _reply(conn, 400, "Bad Request", f"mcptape http sink: {error}\n")
+        else:
+            _reply(
+                conn,
+                502,
+                "Bad Gateway",
+                f"mcptape http sink: {method} {record['target']} recorded, not forwarded\n",
+            )
+
+    def _record(self, t: float, record: Mapping[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        with self._lock:
+            self.requests += 1
+        self.sink.chunk(t, CHANNEL, line)
+
+
+def _reply(conn: socket.socket, status: int, reason: str, body: str) -> None:
+    payload = body.encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(payload)}\r\n"
+        "Connection: close\r\n"
+        "X-Mcptape: not-forwarded\r\n"
+        "\r\n"
+    ).encode("ascii")
+    conn.sendall(head + payload)
+    try:
+        conn.shutdown(socket.SHUT_WR)
+        conn.settimeout(1.0)
+        while conn.recv(65536):  # drain, so close() sends FIN rather than RST over unread bytes
+            pass
+    except OSError:
+        pass
