@@ -69,7 +69,12 @@ def record(opts: RecordOptions) -> int:
     from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter, new_header
 
-    writer = TranscriptWriter(fd, clock_start=t0)
+    if opts.redact:  # record --redact: each line is redacted before it reaches the file (share/live.py)
+        from mcptape.share.live import redacting_writer
+
+        writer: TranscriptWriter = redacting_writer(fd, clock_start=t0, command=opts.command, environ=env)
+    else:
+        writer = TranscriptWriter(fd, clock_start=t0)
     try:
         extra: dict[str, object] = {"pid": child.pid}
         if effects is not None:

@@ -1,0 +1,80 @@
+"""`mcptape redact` and `mcptape report` as click commands: options, messages, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mcptape.share.rules import Rules
+
+_RULE_OPTIONS = [
+    click.option(
+        "--redact-key",
+        "keys",
+        multiple=True,
+        metavar="NAME",
+        help="Also treat JSON keys, flags and NAME=value pairs called NAME as secrets (repeatable).",
+    ),
+    click.option(
+        "--redact",
+        "regexes",
+        multiple=True,
+        metavar="REGEX",
+        help="Also replace what REGEX matches (its group 1 if it has groups; repeatable).",
+    ),
+    click.option(
+        "--no-env",
+        is_flag=True,
+        help="Do not learn secret values from this shell's *_TOKEN, *_API_KEY, *_SECRET... variables.",
+    ),
+]
+
+
+def rule_options(f: click.decorators.FC) -> click.decorators.FC:
+    for option in reversed(_RULE_OPTIONS):
+        f = option(f)
+    return f
+
+
+@click.command(
+    "redact",
+    epilog="""\b
+Examples:
+  mcptape redact session.jsonl -o shareable.jsonl
+  mcptape redact session.jsonl -o out.jsonl --redact-key x-tenant --redact 'acct-[0-9]{8}'
+  MCPTAPE_REDACT_KEY=... mcptape redact session.jsonl -o out.jsonl   # private placeholder key
+
+Each secret becomes [redacted:<16 hex>], an HMAC-SHA256 of its value: equal secrets stay
+equal, and a real value can later be checked against it (see docs/sharing.md).""",
+)
+@click.argument("transcript", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="The redacted copy.")
+@click.option("--overwrite", is_flag=True, help="Replace OUTPUT if it exists.")
+@rule_options
+def redact_command(
+    transcript: Path,
+    output: Path,
+    overwrite: bool,
+    keys: tuple[str, ...],
+    regexes: tuple[str, ...],
+    no_env: bool,
+) -> None:
+    """Write a copy of TRANSCRIPT with its secrets replaced by stable placeholders.
+
+    Secret keys at any depth of JSON (authorization, api_key, token, password, cookie, ...), token
+    patterns (Bearer, sk-..., ghp_..., AWS keys, JWTs, URL passwords) in every channel and in the
+    command line, values of secret-looking environment variables, and anything already found
+    elsewhere in the session. Only the secret is replaced; every other byte stays as recorded.
+    """
+    from mcptape.share.copy import redact_file
+
+    rules = Rules.build(keys, regexes, use_env=not no_env)
+    summary = redact_file(transcript, output, rules, overwrite=overwrite)
+    dropped = ""
+    if summary.dropped_lines:
+        dropped = f"; {summary.dropped_lines} unreadable transcript line(s) left out"
+    click.echo(
+        f"mcptape: {summary.replaced} secret(s) replaced ({summary.distinct} distinct) in {output}{dropped}",
+        err=True,
+    )

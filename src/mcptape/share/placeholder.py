@@ -1,0 +1,172 @@
+"""The placeholder that stands for a secret, and how a user proves a real value matches it.
+
+A secret `v` becomes `[redacted:D]` where `D` is the first 16 hex digits (64 bits) of
+HMAC-SHA256(K, UTF-8 bytes of v). `K` is the redaction key:
+
+* `MCPTAPE_REDACT_KEY` from the environment when set (its UTF-8 bytes; never written anywhere), or
+* a random 128-bit salt, written in hex in the transcript header (`redacted.salt`).
+
+Equal secrets give equal placeholders within a transcript (and across transcripts redacted with
+the same key), so replay still pairs requests and responses. Whoever holds `K` and a candidate
+value recomputes `D` and checks it; that is how `--secret NAME=VALUE` is verified before it is
+substituted back. With a salt stored in the file, anyone holding the file can confirm a *guess*
+of a low-entropy secret (a password); set `MCPTAPE_REDACT_KEY` when that matters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+KEY_ENV = "MCPTAPE_REDACT_KEY"
+DIGEST_CHARS = 16
+PLACEHOLDER = re.compile(r"\[redacted:([0-9a-f]{16})\]")
+
+
+def value_bytes(value: str) -> bytes:
+    """The bytes a secret is hashed as: its UTF-8 encoding (undecodable bytes kept as they were)."""
+    try:
+        return value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass")
+
+
+def digest(key: bytes, value: str) -> str:
+    """The 16 hex digits that name `value` under `key`."""
+    return hmac.new(key, value_bytes(value), hashlib.sha256).hexdigest()[:DIGEST_CHARS]
+
+
+def placeholder(key: bytes, value: str) -> str:
+    """`[redacted:<digest>]`: ASCII, no quote, backslash or `<>&`, so it is safe inside JSON strings."""
+    return f"[redacted:{digest(key, value)}]"
+
+
+def verify(key: bytes, marker: str, value: str) -> bool:
+    """True when `value` is the secret that `marker` (a placeholder or its digest) stands for."""
+    m = PLACEHOLDER.fullmatch(marker)
+    wanted = m.group(1) if m else marker
+    return hmac.compare_digest(wanted, digest(key, value))
+
+
+@dataclass(frozen=True)
+class Key:
+    """The redaction key and how a reader of the transcript can find it again."""
+
+    secret: bytes
+    salt: str | None  # hex, written to the header; None when the key came from the environment
+
+    def header_fields(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hash": "hmac-sha256", "digest_chars": DIGEST_CHARS}
+        if self.salt is not None:
+            out["salt"] = self.salt
+        else:
+            out["key"] = f"${KEY_ENV}"
+        return out
+
+
+def choose_key(environ: Mapping[str, str] | None = None, previous: Mapping[str, Any] | None = None) -> Key:
+    """`$MCPTAPE_REDACT_KEY` if set, else the salt of an already redacted input, else a new salt."""
+    env = os.environ if environ is None else environ
+    user = env.get(KEY_ENV)
+    if user:
+        return Key(user.encode("utf-8", "surrogateescape"), None)
+    salt = previous.get("salt") if previous else None
+    if isinstance(salt, str) and re.fullmatch(r"[0-9a-f]{32}", salt):
+        return Key(bytes.fromhex(salt), salt)
+    fresh = os.urandom(16)
+    return Key(fresh, fresh.hex())
+
+
+def key_from_header(redacted: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> bytes | None:
+    """The key a redacted transcript was made with (from its header's `redacted`), or None if unknown."""
+    salt = redacted.get("salt")
+    if isinstance(salt, str) and re.fullmatch(r"[0-9a-f]{32}", salt):
+        return bytes.fromhex(salt)
+    env = os.environ if environ is None else environ
+    user = env.get(KEY_ENV)
+    return user.encode("utf-8", "surrogateescape") if user else None
+
+
+@dataclass
+class Unredactor:
+    """Puts verified real values back in place of their placeholders (for replay `--secret`).
+
+    Build it with `Unredactor.build(header_redacted, values)`; `values` are candidate secrets
+    (`--secret NAME=VALUE` gives VALUE; NAME is only a label). A value is kept only if it hashes to
+    a digest the transcript lists in `redacted.found`, or, when the list is absent, always (it then
+    simply matches nothing). `unmatched` names the labels whose value matched no placeholder.
+    """
+
+    key: bytes
+    by_digest: dict[str, str] = field(default_factory=dict)
+    unmatched: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls,
+        redacted: Mapping[str, Any],
+        values: Iterable[tuple[str, str]],
+        environ: Mapping[str, str] | None = None,
+    ) -> Unredactor:
+        """Verify `(label, value)` pairs against the transcript; also take `env:NAME` values from `environ`.
+
+        Raises ValueError when the key cannot be known (made with `$MCPTAPE_REDACT_KEY`, now unset).
+        """
+        env = os.environ if environ is None else environ
+        key = key_from_header(redacted, env)
+        if key is None:
+            raise ValueError(f"this transcript was redacted with ${KEY_ENV}: set it to verify secrets")
+        found: Mapping[str, Any] = redacted.get("found") or {}
+        out = cls(key)
+        pairs = list(values)
+        for labels in found.values():
+            for label in labels if isinstance(labels, list) else []:
+                if isinstance(label, str) and label.startswith("env:") and label[4:] in env:
+                    pairs.append((label[4:], env[label[4:]]))
+        for label, value in pairs:
+            d = digest(key, value)
+            if found and d not in found:
+                out.unmatched.append(label)
+                continue
+            out.by_digest[d] = value
+        return out
+
+    def line(self, data: bytes) -> bytes:
+        """`data` with every verified placeholder replaced by its value (JSON-escaped inside strings)."""
+        if not self.by_digest or b"[redacted:" not in data:
+            return data
+        from mcptape.share.jsonscan import string_spans
+
+        text = data.decode("utf-8", "surrogateescape")
+        inside = string_spans(text)
+        parts: list[str] = []
+        pos = 0
+        for m in PLACEHOLDER.finditer(text):
+            value = self.by_digest.get(m.group(1))
+            if value is None:
+                continue
+            parts.append(text[pos : m.start()])
+            parts.append(_json_escape(value) if _within(inside, m.start()) else value)
+            pos = m.end()
+        if not parts:
+            return data
+        parts.append(text[pos:])
+        return "".join(parts).encode("utf-8", "surrogateescape")
+
+
+def _within(spans: list[tuple[int, int]], pos: int) -> bool:
+    import bisect
+
+    i = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def _json_escape(value: str) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)[1:-1]

@@ -1,0 +1,362 @@
+"""The redaction engine: one whole line of a channel in, the same line with its secrets replaced out.
+
+Pure (no I/O). A `Redactor` holds the rules, the key and what it has learnt so far: every value
+found as a secret (under a secret key, in a token pattern, in a secret-looking environment
+variable or command-line flag) is remembered and replaced wherever it appears again, even as bare
+text (a server echoing a token back). `mcptape redact` runs it over the transcript twice, so an
+echo *before* the value was recognised is caught as well; `record --redact` runs it once, live.
+
+Only the secret itself is replaced, inside the raw bytes: everything else in the line stays
+byte-identical, a JSON line stays one valid JSON line (placeholders are plain ASCII, JSON string
+escapes are decoded before matching and whole escapes are replaced), a non-protocol line stays
+non-protocol, and no newline is ever added or removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcptape.share.jsonscan import STRING, Decoded
+from mcptape.share.placeholder import PLACEHOLDER, Key, placeholder
+from mcptape.share.rules import (
+    KV_TAIL,
+    NEEDS_PLAUSIBLE,
+    TRIVIAL_VALUES,
+    Rules,
+    compile_builtin,
+    plausible,
+)
+
+MIN_LEARNT = 6  # shorter values are replaced where found, but not searched for everywhere
+_COLON = re.compile(r"[ \t\r]*:[ \t\r]*")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
+_BUILTIN, _BUILTIN_IDS = compile_builtin()
+_INVALID_JSON_MARK = "\\?"  # keeps a string that held an invalid escape invalid after redaction
+_INVALID_UTF8_MARK = "\udcff"  # encodes back to the byte 0xff: an undecodable line stays undecodable
+
+
+@dataclass(slots=True)
+class _Hit:
+    start: int  # in the segment's decoded text
+    end: int
+    label: str
+    learn: bool
+    value: str = ""
+
+
+class Redactor:
+    """Replaces secrets in lines, header fields and argv; remembers the secrets it has seen."""
+
+    def __init__(self, rules: Rules, key: Key) -> None:
+        self.rules = rules
+        self.key = key
+        self.replaced = 0
+        self.found: dict[str, set[str]] = {}  # digest -> labels of the rules that found it
+        self._learnt: dict[str, str] = {}  # value -> label
+        self._literal: re.Pattern[str] | None = None
+        self._dirty = False
+        self._cache: dict[str, str] = {}
+        self._user_kv = _user_key_pattern(rules.extra_keys)
+
+    # -- what it knows ---------------------------------------------------------------------
+    def learn(self, value: str, label: str) -> None:
+        """Replace `value` wherever it appears from now on (values shorter than 6 are not searched)."""
+        if len(value) < MIN_LEARNT or value in self._learnt or PLACEHOLDER.fullmatch(value):
+            return
+        self._learnt[value] = label
+        self._dirty = True
+
+    def learn_environment(self, environ: Mapping[str, str]) -> list[str]:
+        """Learn the values of secret-looking variables (`*_TOKEN`, `*_API_KEY`, ...); return their names."""
+        names = []
+        for name, value in environ.items():
+            if self.rules.is_secret_key(name) and len(value) >= MIN_LEARNT:
+                self.learn(value, f"env:{name}")
+                names.append(name)
+        return sorted(names)
+
+    def placeholder(self, value: str, label: str) -> str:
+        ph = self._cache.get(value)
+        if ph is None:
+            ph = placeholder(self.key.secret, value)
+            self._cache[value] = ph
+        self.found.setdefault(ph[10:-1], set()).add(label)
+        self.replaced += 1
+        return ph
+
+    def header_info(self) -> dict[str, Any]:
+        """The header's `redacted` object: how placeholders are made, which rules ran, what was found."""
+        info: dict[str, Any] = {"version": 1, **self.key.header_fields(), **self.rules.describe()}
+        info["found"] = {d: sorted(labels) for d, labels in sorted(self.found.items())}
+        return info
+
+    # -- lines -----------------------------------------------------------------------------
+    def line(self, data: bytes) -> bytes:
+        """One line of a byte channel (with or without its newline), redacted."""
+        nl = data.endswith(b"\n")
+        body = data[:-1] if nl else data
+        text = body.decode("utf-8", "surrogateescape")
+        out = self.text(text)
+        if out is text:
+            return data
+        return out.encode("utf-8", "surrogateescape") + (b"\n" if nl else b"")
+
+    def text(self, text: str) -> str:
+        """Redact one line of text (no newline in it); returns `text` itself when nothing changed."""
+        if self._dirty:
+            self._rebuild_literal()
+        edits: list[tuple[int, int, str]] = []  # raw start, raw end, replacement
+        gaps: list[tuple[int, list[_Hit], str]] = []  # free text between strings: applied last
+        tokens = list(STRING.finditer(text))
+        forced: dict[int, str] = {}  # token index -> label: the whole contents are a secret
+        pos = 0
+        for i, m in enumerate(tokens):
+            gap = text[pos : m.start()]
+            gaps.append((pos, self._hits(gap), gap))
+            if i not in forced and gap.rstrip(" \t").endswith((":", "=")):
+                kv = KV_TAIL.search(gap)
+                if kv is not None and self.rules.is_secret_key(kv.group("k")):
+                    forced[i] = f"key:{kv.group('k')}"
+            pos = m.end()
+            colon = _COLON.match(text, m.end())
+            if colon is not None:
+                name = _key_text(m.group())
+                if self.rules.is_secret_key(name):
+                    self._mark_value(text, tokens, i, colon.end(), f"key:{name}", forced, edits)
+            contents = Decoded(m.group()[1:-1])
+            label = forced.get(i)
+            if label is not None:
+                self._whole(contents, m.start() + 1, label, edits)
+            else:
+                for hit in self._hits(contents.text):
+                    self._edit(contents, m.start() + 1, hit.start, hit.end, hit.value, hit.label, edits)
+        gaps.append((pos, self._hits(text[pos:]), text[pos:]))
+        if any(hits for _, hits, _ in gaps):
+            self._gap_edits(text, gaps, edits)
+        if not edits:
+            return text
+        edits.sort()
+        out: list[str] = []
+        pos = 0
+        for start, end, replacement in edits:
+            if start < pos:  # overlapping edits: the first one already covers this text
+                continue
+            out.append(text[pos:start])
+            out.append(replacement)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+    def _mark_value(
+        self,
+        text: str,
+        tokens: list[re.Match[str]],
+        i: int,
+        at: int,
+        label: str,
+        forced: dict[int, str],
+        edits: list[tuple[int, int, str]],
+    ) -> None:
+        """The value after a secret key: a string, a number, or an array of strings."""
+        if at >= len(text):
+            return
+        c = text[at]
+        if c == '"' and i + 1 < len(tokens) and tokens[i + 1].start() == at:
+            forced[i + 1] = label
+        elif c == "[":
+            depth = 0
+            pos = at
+            for j in range(i + 1, len(tokens)):
+                gap = text[pos : tokens[j].start()]
+                depth += gap.count("[") + gap.count("{") - gap.count("]") - gap.count("}")
+                if depth <= 0:
+                    break
+                if depth == 1 and _COLON.match(text, tokens[j].end()) is None:
+                    forced[j] = label
+                pos = tokens[j].end()
+        else:
+            num = _NUMBER.match(text, at)
+            if num is not None:
+                value = num.group()
+                ph = self.placeholder(value, label)
+                self.learn(value, label)
+                valid = _JSON_NUMBER.fullmatch(value) is not None
+                edits.append((num.start(), num.end(), f'"{ph}"' if valid else ph))
+
+    def _whole(self, contents: Decoded, offset: int, label: str, edits: list[tuple[int, int, str]]) -> None:
+        """A string token that is entirely a secret (an authorization scheme word stays)."""
+        value = contents.text
+        start = 0
+        if label.lower().replace("-", "").replace("_", "").endswith("authorization"):
+            scheme = _SCHEME.match(value)
+            if scheme is not None:
+                start = scheme.end()
+        secret = value[start:]
+        if secret.lower() in TRIVIAL_VALUES or PLACEHOLDER.fullmatch(secret):
+            return
+        self.learn(secret, label)
+        self._edit(contents, offset, start, len(value), secret, label, edits)
+
+    def _hits(self, text: str) -> list[_Hit]:
+        """Secrets in free text (a gap between strings, or a string's decoded contents), merged."""
+        if not text:
+            return []
+        hits: list[_Hit] = []
+        for m in _BUILTIN.finditer(text):
+            for idx, rule_id in enumerate(_BUILTIN_IDS):
+                s = m.start(f"s{idx}")
+                if s < 0:
+                    continue
+                value = m.group(f"s{idx}")
+                if rule_id == "key-value" and not self.rules.is_secret_key(m.group(f"k{idx}")):
+                    break
+                if value.lower() in TRIVIAL_VALUES or (rule_id in NEEDS_PLAUSIBLE and not plausible(value)):
+                    break
+                hits.append(_Hit(s, m.end(f"s{idx}"), f"pattern:{rule_id}", True))
+                break
+        if self._user_kv is not None:
+            for m in self._user_kv.finditer(text):
+                if m.group("s").lower() not in TRIVIAL_VALUES:
+                    hits.append(_Hit(m.start("s"), m.end("s"), f"key:{m.group('k')}", True))
+        for n, rx in enumerate(self.rules.patterns, 1):
+            for m in rx.finditer(text):
+                s, e = m.span(1) if rx.groups else m.span()
+                if e > s:
+                    hits.append(_Hit(s, e, f"user-pattern:{n}", True))
+        if self._literal is not None:
+            for m in self._literal.finditer(text):
+                hits.append(_Hit(m.start(), m.end(), self._learnt.get(m.group(), "seen"), False))
+        if not hits:
+            return []
+        guarded = [m.span() for m in PLACEHOLDER.finditer(text)]
+        hits.sort(key=lambda h: (h.start, -h.end))
+        merged: list[_Hit] = []
+        for hit in hits:
+            if any(s < hit.end and hit.start < e for s, e in guarded):
+                continue
+            if merged and hit.start < merged[-1].end:
+                last = merged[-1]
+                merged[-1] = _Hit(last.start, max(last.end, hit.end), last.label, last.learn or hit.learn)
+            else:
+                merged.append(hit)
+        out = []
+        for hit in merged:
+            hit.value = text[hit.start : hit.end]
+            if hit.learn:
+                self.learn(hit.value, hit.label)
+            out.append(hit)
+        return out
+
+    def _gap_edits(
+        self, text: str, gaps: list[tuple[int, list[_Hit], str]], edits: list[tuple[int, int, str]]
+    ) -> None:
+        """Secrets between strings. In a valid JSON line that text is structure: only a number equal
+        to a secret is replaced (by a quoted placeholder); elsewhere the placeholder, which is
+        never valid JSON, goes in as it is."""
+        valid = _is_json(text)
+        for offset, hits, _gap in gaps:
+            for hit in hits:
+                if valid:
+                    num = _NUMBER.fullmatch(hit.value)
+                    if num is not None:
+                        ph = self.placeholder(hit.value, hit.label)
+                        edits.append((offset + hit.start, offset + hit.end, f'"{ph}"'))
+                    continue
+                replacement = self.placeholder(hit.value, hit.label)
+                if _has_undecodable(hit.value):
+                    replacement += _INVALID_UTF8_MARK
+                edits.append((offset + hit.start, offset + hit.end, replacement))
+
+    def _edit(
+        self,
+        contents: Decoded,
+        offset: int,
+        start: int,
+        end: int,
+        value: str,
+        label: str,
+        edits: list[tuple[int, int, str]],
+    ) -> None:
+        """Replace decoded characters `start..end` of a string token's contents (whole escapes)."""
+        rs, re_ = contents.raw_span(start, end)
+        raw = contents.raw[rs:re_]
+        replacement = self.placeholder(value, label)
+        if contents.invalid and Decoded(raw).invalid:
+            replacement += _INVALID_JSON_MARK
+        if _has_undecodable(raw):
+            replacement += _INVALID_UTF8_MARK
+        edits.append((offset + rs, offset + re_, replacement))
+
+    def _rebuild_literal(self) -> None:
+        values = sorted(self._learnt, key=len, reverse=True)
+        self._literal = re.compile("|".join(re.escape(v) for v in values)) if values else None
+        self._dirty = False
+
+    # -- structured values -----------------------------------------------------------------
+    def argv(self, argv: Iterable[str]) -> list[str]:
+        """A command line: `--token VALUE` hides VALUE; every argument is also free text."""
+        args = list(argv)
+        out = []
+        secret_next: str | None = None
+        for arg in args:
+            if secret_next is not None and arg.lower() not in TRIVIAL_VALUES:
+                self.learn(arg, f"argv:{secret_next}")
+                out.append(self.placeholder(arg, f"argv:{secret_next}"))
+                secret_next = None
+                continue
+            secret_next = None
+            if arg.startswith("-") and "=" not in arg and self.rules.is_secret_key(arg):
+                secret_next = arg
+            out.append(self.text(arg))
+        return out
+
+    def value(self, obj: Any, key: str | None = None) -> Any:
+        """A decoded JSON value (header fields, note fields): secret keys and free text redacted."""
+        secret = key is not None and self.rules.is_secret_key(key)
+        if isinstance(obj, dict):
+            return {k: self.value(v, k) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self.value(v, key if secret else None) for v in obj]
+        if isinstance(obj, str):
+            if secret and obj.lower() not in TRIVIAL_VALUES and not PLACEHOLDER.fullmatch(obj):
+                self.learn(obj, f"key:{key}")
+                return self.placeholder(obj, f"key:{key}")
+            return self.text(obj)
+        if secret and isinstance(obj, int | float) and not isinstance(obj, bool):
+            return self.placeholder(str(obj), f"key:{key}")
+        return obj
+
+
+def _has_undecodable(text: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in text)
+
+
+def _is_json(text: str) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(text)
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
+        return False
+    return True
+
+
+def _key_text(token: str) -> str:
+    contents = token[1:-1]
+    return Decoded(contents).text if "\\" in contents else contents
+
+
+def _user_key_pattern(keys: frozenset[str]) -> re.Pattern[str] | None:
+    """Free-text `NAME=value` / `NAME: value` for the user's `--redact-key` names."""
+    if not keys:
+        return None
+    names = "|".join("[-_.]?".join(re.escape(c) for c in key) for key in sorted(keys, key=len, reverse=True))
+    return re.compile(
+        r"(?i)(?<![A-Za-z0-9_.-])(?P<k>[-]*(?:" + names + r"))[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?P<s>[^\s\"'&,;<>()\[\]{}]+)"
+    )

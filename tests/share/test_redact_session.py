@@ -1,0 +1,123 @@
+"""Redacting a real recorded session: no planted secret survives, the framing stays the same."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mcptape.share.placeholder import PLACEHOLDER, verify
+from mcptape.transcript import open_transcript
+from tests.conftest import console_script
+from tests.share.leaky import ENV, PLANTED, Session, record_leaky
+
+
+def _channel(path: Path, ch: str) -> bytes:
+    return b"".join(e.data for e in open_transcript(path).events() if e.ch == ch)
+
+
+def _redact(src: Path, dst: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    argv = [console_script(), "redact", str(src), "-o", str(dst), *extra]
+    return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60)
+
+
+def _kinds(data: bytes) -> list[str]:
+    """Per line: 'json' when the line is one JSON value, else 'other' (what framing decides)."""
+    kinds = []
+    for line in data.split(b"\n")[:-1]:
+        try:
+            orjson.loads(line)
+            kinds.append("json")
+        except orjson.JSONDecodeError:
+            kinds.append("other")
+    return kinds
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    return record_leaky(tmp_path_factory.mktemp("plain") / "plain.jsonl")
+
+
+@pytest.fixture(scope="module")
+def redacted_copy(plain: Session, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dst = tmp_path_factory.mktemp("copy") / "shared.jsonl"
+    result = _redact(plain.transcript, dst)
+    assert result.returncode == 0, result.stderr
+    assert "secret(s) replaced" in result.stderr
+    return dst
+
+
+def test_the_plain_recording_holds_the_exact_bytes(plain: Session) -> None:
+    """Without --redact the transcript is the truth: stdout byte-exact, every planted secret present."""
+    assert _channel(plain.transcript, "out") == plain.stdout
+    everything = plain.transcript.read_bytes()
+    for where, secret in PLANTED.items():
+        if where != "split-across-reads":
+            assert secret.encode() in everything, where
+    assert _channel(plain.transcript, "err") == plain.stderr
+
+
+def test_the_secret_split_across_two_reads_is_in_two_events(plain: Session) -> None:
+    """The fixture really splits one secret over two events (else the straddle case proves nothing)."""
+    secret = PLANTED["split-across-reads"].encode()
+    outs = [e.data for e in open_transcript(plain.transcript).events() if e.ch == "out"]
+    assert not any(secret in data for data in outs)
+    assert secret in b"".join(outs)
+
+
+@pytest.mark.parametrize("where", sorted(PLANTED))
+def test_no_planted_secret_survives_in_the_redacted_copy(redacted_copy: Path, where: str) -> None:
+    """Request, response, notification, stderr, argv, environment, split reads: all gone from the copy."""
+    assert PLANTED[where].encode() not in redacted_copy.read_bytes()
+
+
+@pytest.mark.parametrize("where", sorted(PLANTED))
+def test_no_planted_secret_survives_record_redact(tmp_path: Path, where: str) -> None:
+    """`record --redact` writes none of them, while the client still receives the real bytes."""
+    session = record_leaky(tmp_path / "live.jsonl", "--redact")
+    assert PLANTED[where].encode() not in session.transcript.read_bytes()
+    assert PLANTED[where].encode() in session.stdout + session.stderr  # forwarded untouched
+
+
+def test_each_secret_has_a_placeholder_that_verifies(redacted_copy: Path) -> None:
+    """Every planted value hashes (with the header's salt) to a placeholder present in the copy."""
+    header = open_transcript(redacted_copy).header
+    info = header.extra["redacted"]
+    key = bytes.fromhex(info["salt"])
+    body = redacted_copy.read_text()
+    digests = set(PLACEHOLDER.findall(body))
+    for where, secret in PLANTED.items():
+        assert any(verify(key, d, secret) for d in digests), where
+        assert any(verify(key, d, secret) for d in info["found"]), where
+
+
+def test_equal_secrets_get_equal_placeholders(redacted_copy: Path) -> None:
+    """The password sent in the request and echoed in the response become the same placeholder."""
+    ins = _channel(redacted_copy, "in").decode()
+    outs = _channel(redacted_copy, "out").decode()
+    sent = re.search(r'"password": "(\[redacted:[0-9a-f]{16}\])"', ins)
+    assert sent is not None
+    assert f"logged in with {sent.group(1)}" in outs
+
+
+def test_lines_keep_their_numbers_and_kinds(plain: Session, redacted_copy: Path) -> None:
+    """A non-protocol line stays non-protocol at the same line number; JSON lines stay JSON lines."""
+    for ch in ("out", "in", "err"):
+        before = _kinds(_channel(plain.transcript, ch))
+        after = _kinds(_channel(redacted_copy, ch))
+        assert before == after, ch
+    assert _kinds(_channel(redacted_copy, "out"))[0] == "other"
+    assert b"[redacted:" in _channel(redacted_copy, "out").split(b"\n")[0]
+
+
+def test_the_header_says_which_rules_ran(redacted_copy: Path) -> None:
+    """The header names the rules, the environment variables used, and hides argv secrets."""
+    header = open_transcript(redacted_copy).header
+    info = header.extra["redacted"]
+    assert "secret-keys" in info["rules"] and "jwt" in info["rules"]
+    assert "SH_SERVICE_TOKEN" in info["env"]
+    assert header.command[-2] == "--api-key"
+    assert PLACEHOLDER.fullmatch(header.command[-1])
