@@ -207,6 +207,7 @@ class Analysis:
     exit_signal: int | None = None
     exited: bool = False
     findings_truncated: int = 0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:

@@ -1,0 +1,199 @@
+"""Executor attribution: which request each `exec`/`http` line belongs to, and whether it came
+after a reject.
+
+An executor line is attributed to the client request it names (`request_id`), else by time to the
+request in flight when it happened. Because the tap is recorded by its own thread, an executor line
+written just before a response can carry a time slightly after it: a request answered within
+`TOLERANCE` seconds before the line still counts as in flight.
+
+An executor call is *after a reject* when the request it is attributed to was rejected (a JSON-RPC
+error, a `tools/call` result with `isError: true`, arguments outside the declared inputSchema), or
+when it happens after a rejected input frame anywhere in the session (a peer that lost framing
+must not cause any action).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from mcptape.check import rules
+from mcptape.check.model import ExecCall, Finding, Frame, Ref, Severity
+from mcptape.check.pairing import Pending, RequestId
+
+TOLERANCE = 0.005  # seconds
+_SCAN = 64  # in-flight requests looked at, newest first
+_REJECTED_KEPT = 4096
+
+# A closed request: (response time, id, the request, why it was rejected or None, the response).
+Closed = tuple[float, RequestId, Pending, "str | None", "Ref | None"]
+# An executor line waiting for its request's answer: (the line, its ExecCall).
+Waiting = tuple[Ref, ExecCall]
+
+
+def request_ref(pending: Pending) -> Ref:
+    raw = pending[3]
+    data = raw.encode() if isinstance(raw, str) else raw
+    return Ref("request", "in", pending[1], pending[2], data.rstrip(b"\n"), pending[4])
+
+
+def _request_id(value: Any) -> RequestId | None:
+    if type(value) is dict:
+        for key in ("request_id", "requestId"):
+            rid = value.get(key)
+            if type(rid) is int or type(rid) is str:
+                return rid
+    return None
+
+
+class Attributor:
+    """Attributes executor lines and emits `exec-after-reject` findings."""
+
+    def __init__(self, emit: Callable[[Finding], None]) -> None:
+        self.emit = emit
+        self.reject_point: tuple[float, Ref, str] | None = None
+        self.waiting: dict[RequestId, list[Waiting]] = {}
+        self.recent: deque[Closed] = deque(maxlen=32)
+        self.rejected: dict[RequestId, Closed] = {}
+        self.calls = 0
+
+    def frame_rejected(self, t: float, ref: Ref, problem: str) -> None:
+        """A rejected input frame: from here on, no executor call is acceptable."""
+        if self.reject_point is None:
+            self.reject_point = (t, ref, problem)
+
+    def answered(
+        self, rid: RequestId, t: float, pending: Pending, reason: str | None, response: Ref | None
+    ) -> None:
+        """A client request got its answer (`reason` says why it counts as rejected, if it does)."""
+        closed: Closed = (t, rid, pending, reason, response)
+        self.recent.append(closed)
+        if reason is not None:
+            self.rejected[rid] = closed
+            if len(self.rejected) > _REJECTED_KEPT:
+                del self.rejected[next(iter(self.rejected))]
+        if self.waiting:
+            waiting = self.waiting.pop(rid, None)
+            if waiting and reason is not None:
+                for ref, call in waiting:
+                    self._flag_request(ref, call, closed)
+
+    def executor(self, frame: Frame, value: Any, in_flight: dict[RequestId, Pending]) -> ExecCall:
+        """Attribute one executor line; flag it now, or when its request is answered."""
+        self.calls += 1
+        t = frame.t
+        named = _request_id(value)
+        target: RequestId | None = None
+        closed: Closed | None = None
+        if named is not None:
+            target = _find(named, in_flight)
+            if target is None:
+                closed = self._closed(named)
+        else:
+            target, closed = self._by_time(t, in_flight)
+        attributed = target if target is not None else (closed[1] if closed is not None else None)
+        call = ExecCall(frame, value if type(value) is dict else None, named, attributed)
+        ref = Ref(frame.channel, frame.channel, frame.line, frame.offset, frame.body, frame.event)
+        point = self.reject_point
+        after_frame_reject = (
+            point is not None and t > point[0] and not (closed is not None and closed[0] <= point[0])
+        )
+        if after_frame_reject:
+            assert point is not None
+            self._flag_session(ref, call, point)
+        elif target is not None:
+            self.waiting.setdefault(target, []).append((ref, call))
+        elif closed is not None and closed[3] is not None:
+            self._flag_request(ref, call, closed)
+        return call
+
+    def _closed(self, rid: RequestId) -> Closed | None:
+        key = str(rid)
+        for closed in reversed(self.recent):
+            if str(closed[1]) == key:
+                return closed
+        found = self.rejected.get(rid)
+        if found is None and type(rid) is str and rid.isdigit():
+            found = self.rejected.get(int(rid))
+        if found is None and type(rid) is int:
+            found = self.rejected.get(key)
+        return found
+
+    def _by_time(
+        self, t: float, in_flight: dict[RequestId, Pending]
+    ) -> tuple[RequestId | None, Closed | None]:
+        started: RequestId | None = None
+        started_at = 0.0
+        for i, rid in enumerate(reversed(in_flight)):
+            if i >= _SCAN:
+                break
+            pending = in_flight[rid]
+            if pending[0] <= t:
+                started, started_at = rid, pending[0]
+                break
+        just_closed: Closed | None = None
+        for closed in reversed(self.recent):
+            if closed[0] >= t - TOLERANCE:
+                if closed[0] <= t + TOLERANCE and closed[2][0] <= t:
+                    just_closed = closed
+                    break
+            else:
+                break
+        if started is not None and (just_closed is None or t - started_at > TOLERANCE):
+            return started, None
+        if just_closed is not None:
+            return None, just_closed
+        return started, None
+
+    def _flag_request(self, ref: Ref, call: ExecCall, closed: Closed) -> None:
+        _, rid, pending, reason, response = closed
+        request = request_ref(pending)
+        related = [ref, request] + ([response] if response is not None else [])
+        where = f"out line {response.line}" if response is not None else "its own arguments"
+        self.emit(
+            Finding(
+                rules.EXEC_AFTER_REJECT,
+                Severity.ERROR,
+                ref.channel,
+                ref.line,
+                ref.offset,
+                ref.raw,
+                f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
+                f"({pending[5]}, in line {pending[1]}), which was rejected: {reason} ({where})",
+                request_id=rid,
+                t=call.frame.t,
+                event=ref.event,
+                related=tuple(related),
+            )
+        )
+
+    def _flag_session(self, ref: Ref, call: ExecCall, point: tuple[float, Ref, str]) -> None:
+        _, bad, problem = point
+        self.emit(
+            Finding(
+                rules.EXEC_AFTER_REJECT,
+                Severity.ERROR,
+                ref.channel,
+                ref.line,
+                ref.offset,
+                ref.raw,
+                f"executor call ({ref.channel} line {ref.line}) after the rejected input frame "
+                f"on in line {bad.line} ({problem})",
+                request_id=call.attributed_to,
+                t=call.frame.t,
+                event=ref.event,
+                related=(ref, bad),
+            )
+        )
+
+
+def _find(rid: RequestId, in_flight: dict[RequestId, Pending]) -> RequestId | None:
+    """The in-flight id `rid` names (an executor may write the id 9 as "9")."""
+    if rid in in_flight:
+        return rid
+    if type(rid) is str and rid.isdigit() and int(rid) in in_flight:
+        return int(rid)
+    if type(rid) is int and str(rid) in in_flight:
+        return str(rid)
+    return None

@@ -1,0 +1,35 @@
+"""`mcptape check FILE [--json]`: the verdict on one transcript (exit 0 clean, 1 findings, 2 unreadable)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mcptape.errors import EXIT_FINDINGS
+
+
+@click.command("check")
+@click.argument("file", metavar="FILE")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in docs/check.md).")
+def check_command(file: str, as_json: bool) -> None:
+    """Check a transcript: the first non-protocol line per direction, protocol violations,
+    unanswered and duplicate ids, and executor calls after a reject.
+
+    \b
+    Exit codes: 0 clean, 1 findings, 2 unreadable input.
+    """
+    from mcptape.check.analyze import analyze_file
+    from mcptape.check.report import render_text, to_json
+
+    header, analysis = analyze_file(file)
+    if as_json:
+        import orjson
+
+        sys.stdout.write(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_text(analysis, header, file))
+    sys.stdout.flush()
+    if not analysis.clean:
+        # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return value.
+        raise SystemExit(EXIT_FINDINGS)

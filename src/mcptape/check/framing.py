@@ -1,0 +1,112 @@
+"""Framing: rebuild each byte channel's lines from the transcript's events.
+
+The recorder writes one event per line or per fragment of a line; a line is complete when a
+newline ends it. A channel that ends (its `eof` event, or the end of the transcript) in the middle
+of a line gives an incomplete last frame. Joining a channel's frames gives back its bytes exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from mcptape.check.model import Frame
+from mcptape.transcript.events import BYTE_CHANNELS, EOF_, Event
+
+
+class ChannelFramer:
+    """The framing state of one channel: line counter, byte offset, and a pending fragment."""
+
+    __slots__ = ("channel", "events", "line", "offset", "parts", "t")
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+        self.line = 0  # number of frames emitted so far
+        self.offset = 0  # offset of the next frame's first byte
+        self.parts: list[bytes] = []  # fragments of the line in progress
+        self.events: list[int] = []  # their event indexes
+        self.t = 0.0
+
+    def feed(self, data: bytes, t: float, index: int) -> list[Frame]:
+        """Add one event's bytes; return the lines it completes."""
+        out: list[Frame] = []
+        start = 0
+        n = len(data)
+        while start < n:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                self.parts.append(data[start:])
+                if not self.events or self.events[-1] != index:
+                    self.events.append(index)
+                self.t = t
+                break
+            piece = data[start : nl + 1]
+            if self.parts:
+                self.parts.append(piece)
+                piece = b"".join(self.parts)
+                self.parts = []
+            if not self.events or self.events[-1] != index:
+                self.events.append(index)
+            out.append(self.emit(piece, t, complete=True))
+            start = nl + 1
+        return out
+
+    def emit(self, raw: bytes, t: float, *, complete: bool) -> Frame:
+        self.line += 1
+        frame = Frame(self.channel, self.line, self.offset, raw, t, complete, tuple(self.events))
+        self.offset += len(raw)
+        self.events = []
+        return frame
+
+    def close(self) -> Frame | None:
+        """The incomplete last frame, if the stream ended in the middle of a line."""
+        if not self.parts:
+            return None
+        raw = b"".join(self.parts)
+        self.parts = []
+        return self.emit(raw, self.t, complete=False)
+
+
+class Framer:
+    """Frames every byte channel of a stream of events (the streaming form of `frames`)."""
+
+    def __init__(self) -> None:
+        self.channels: dict[str, ChannelFramer] = {}
+
+    def channel(self, name: str) -> ChannelFramer:
+        framer = self.channels.get(name)
+        if framer is None:
+            framer = self.channels[name] = ChannelFramer(name)
+        return framer
+
+    def feed(self, event: Event) -> list[Frame]:
+        """The frames `event` completes (an `eof` event closes its channel's pending line)."""
+        if event.ch in BYTE_CHANNELS:
+            return self.channel(event.ch).feed(event.data, event.t, event.index)
+        if event.ch == EOF_:
+            of = event.get("of")
+            if isinstance(of, str) and of in self.channels:
+                last = self.channels[of].close()
+                return [] if last is None else [last]
+        return []
+
+    def close(self) -> list[Frame]:
+        """Incomplete last frames of the channels still open at the end of the transcript."""
+        out: list[Frame] = []
+        for framer in self.channels.values():
+            last = framer.close()
+            if last is not None:
+                out.append(last)
+        return out
+
+
+def frames(events: Iterable[Event]) -> Iterator[Frame]:
+    """Every byte channel's lines, in the order the events complete them."""
+    framer = Framer()
+    for event in events:
+        yield from framer.feed(event)
+    yield from framer.close()
+
+
+def join(frames_of_one_channel: Iterable[Frame]) -> bytes:
+    """The channel's bytes back from its frames (the inverse of framing)."""
+    return b"".join(f.raw for f in frames_of_one_channel)

@@ -1,0 +1,103 @@
+"""What the MCP protocol versions allow, and how a session's version is learned.
+
+Legacy revisions negotiate a version with the `initialize` handshake (the client proposes
+`params.protocolVersion`, the server's result states the one in force). The stateless 2026-07-28
+revision has no handshake: every request carries its version in
+`params._meta["io.modelcontextprotocol/protocolVersion"]` (the SDK starts with `server/discover`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+LEGACY_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+STATELESS_VERSION = "2026-07-28"
+KNOWN_VERSIONS = (*LEGACY_VERSIONS, STATELESS_VERSION)
+BATCH_VERSION = "2025-03-26"
+META_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+# Requests only a client sends, and only a server sends (any other method is not judged by name).
+CLIENT_REQUESTS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+        "subscriptions/listen",
+    }
+)
+SERVER_REQUESTS = frozenset({"sampling/createMessage", "elicitation/create", "roots/list"})
+# Requests that stay open by design until the client cancels them or closes the session.
+LONG_LIVED_REQUESTS = frozenset({"subscriptions/listen"})
+
+
+def batches_allowed(version: str | None) -> bool:
+    """JSON-RPC batches exist only in the 2025-03-26 revision."""
+    return version == BATCH_VERSION
+
+
+def server_requests_allowed(version: str | None) -> bool:
+    """Server->client requests exist before 2026-07-28 (unknown version: given the benefit of the doubt)."""
+    if version is None or not _DATE.match(version):
+        return True
+    return version < STATELESS_VERSION
+
+
+def is_stateless(version: str | None) -> bool:
+    return version is not None and _DATE.match(version) is not None and version >= STATELESS_VERSION
+
+
+def meta_version(params: Any) -> str | None:
+    """The per-request protocol version of the stateless revision, if `params` carries one."""
+    if type(params) is dict:
+        meta = params.get("_meta")
+        if type(meta) is dict:
+            version = meta.get(META_VERSION_KEY)
+            if type(version) is str:
+                return version
+    return None
+
+
+class VersionTracker:
+    """The protocol version in force, updated from the messages as they are seen in time order."""
+
+    __slots__ = ("init_id", "stateless", "version")
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.stateless = False
+        self.init_id: int | str | None = None
+
+    def request(self, method: str, request_id: int | str | None, params: Any) -> None:
+        """A client->server request: `initialize` proposes a version, `_meta` states one."""
+        stated = meta_version(params)
+        if stated is not None:
+            self.version = stated
+            self.stateless = True
+        elif method == "initialize":
+            self.init_id = request_id
+            proposed = params.get("protocolVersion") if type(params) is dict else None
+            if type(proposed) is str:
+                self.version = proposed
+                self.stateless = False
+
+    def response(self, request_id: int | str | None, result: Any) -> None:
+        """The server's answer to `initialize` fixes the negotiated version."""
+        if request_id is None or request_id != self.init_id:
+            return
+        self.init_id = None
+        if type(result) is dict and type(result.get("protocolVersion")) is str:
+            self.version = result["protocolVersion"]
+            self.stateless = False
