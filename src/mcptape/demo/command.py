@@ -1,0 +1,39 @@
+"""`mcptape demo`: the README's main job on the bundled server, start to finish."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mcptape.demo.client import run_session
+
+
+@click.command("demo")
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("demo-transcripts"),
+    show_default=True,
+    help="Where to write the demo's transcripts.",
+)
+@click.option("--no-view", is_flag=True, help="Do not open the viewer at the end (for scripts).")
+def demo_command(output_dir: Path, no_view: bool) -> None:
+    """Record, check and inspect two sessions with the bundled demo server.
+
+    Runs the official MCP SDK client against the bundled server through `mcptape record`, once
+    against a clean build and once against a buggy build (noise on stdout, an action taken before
+    its authorisation check), then shows what mcptape finds.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    tapes = {}
+    for name, buggy in (("clean", False), ("buggy", True)):
+        path = output_dir / f"demo-{name}.jsonl"
+        click.echo(f"== recording the {name} build through mcptape record -> {path}")
+        for line in run_session(path, buggy):
+            click.echo(f"   client saw: {line}")
+        tapes[name] = path
+    click.echo("")
+    click.echo(f"Transcripts: {tapes['clean']} and {tapes['buggy']}")
+    click.echo(f"Next: mcptape check {tapes['buggy']}   |   mcptape view {tapes['buggy']}")

@@ -1,0 +1,27 @@
+"""`mcptape demo`: the README's main job runs end to end on the bundled server."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from mcptape.transcript import open_transcript
+from tests.conftest import console_script
+
+
+def test_demo_records_a_clean_and_a_buggy_session(tmp_path: Path) -> None:
+    """Both builds are recorded through `mcptape record`; the buggy one's banner is in stdout bytes."""
+    result = subprocess.run(
+        [console_script(), "demo", "--no-view", "-o", str(tmp_path)],
+        capture_output=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode in (0, 1), result.stderr.decode()
+    clean, buggy = tmp_path / "demo-clean.jsonl", tmp_path / "demo-buggy.jsonl"
+    assert clean.exists() and buggy.exists()
+    out = b"".join(e.data for e in open_transcript(buggy).events() if e.ch == "out")
+    assert out.startswith(b"demo-server v2 starting")
+    text = result.stdout.decode()
+    assert "client saw: add(2, 3) -> {'result': 5}" in text
+    assert str(buggy) in text
