@@ -7,12 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from mcptape.errors import UsageError
-from mcptape.recorder.sideeffects import side_effects
+from mcptape.recorder.sideeffects import SideEffectError, side_effects
 from mcptape.recorder.stubs import Stubs
 from tests.conftest import console_script
 from tests.sideeffects.helpers import call_span, call_tools, events, records, server
@@ -135,3 +136,30 @@ def test_record_refuses_a_bad_stub_name_with_one_error_line(tmp_path: Path) -> N
     assert done.stdout == ""
     assert done.stderr.startswith("Error: --stub '/usr/bin/ssh' is not a command name")
     assert not out.exists()
+
+
+
+def test_stubs_work_under_a_temporary_directory_too_long_for_a_socket_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a long $TMPDIR (beyond the 108-byte socket path limit) invocations are still recorded."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    got = ListSink()
+    with side_effects(got, stubs=["ssh"]) as fx:
+        assert fx.stubs is not None and fx.stubs.dir.startswith(str(deep))
+        done = subprocess.run(["ssh", "x"], env=fx.child_env(os.environ), capture_output=True)
+    assert done.returncode == 255
+    assert [json.loads(data)["argv"] for _, _, data in got.chunks] == [["ssh", "x"]]
+
+
+def test_listeners_that_cannot_start_raise_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OS error while starting the stubs becomes a SideEffectError (exit 2, no traceback)."""
+
+    def refuse(prefix: str) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    with pytest.raises(SideEffectError, match="cannot start the side-effect listeners: Permission denied"):
+        side_effects(ListSink(), http_sink=True, stubs=["ssh"])

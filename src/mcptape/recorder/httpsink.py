@@ -228,34 +228,32 @@ class HttpSink:
     def _accept_loop(self) -> None:
         while True:
             try:
-                conn, peer = self._listener.accept()
+                conn, _ = self._listener.accept()
             except OSError:
                 return
-            self._spawn_worker(conn, peer[1])
+            self._spawn_worker(conn)
             if self._stopping.is_set():
                 break
         # Stopping: serve what was already queued (connections made before stop()), then return.
         self._listener.setblocking(False)
         while True:
             try:
-                conn, peer = self._listener.accept()
+                conn, _ = self._listener.accept()
             except OSError:
                 return
             conn.setblocking(True)
-            self._spawn_worker(conn, peer[1])
+            self._spawn_worker(conn)
 
-    def _spawn_worker(self, conn: socket.socket, peer_port: int) -> None:
-        worker = threading.Thread(
-            target=self._serve, args=(conn, peer_port), name="mcptape-http-conn", daemon=True
-        )
+    def _spawn_worker(self, conn: socket.socket) -> None:
+        worker = threading.Thread(target=self._serve, args=(conn,), name="mcptape-http-conn", daemon=True)
         with self._lock:
             self._workers.add(worker)
         worker.start()
 
-    def _serve(self, conn: socket.socket, peer_port: int) -> None:
+    def _serve(self, conn: socket.socket) -> None:
         try:
             conn.settimeout(IO_TIMEOUT)
-            self._handle(conn, peer_port)
+            self._handle(conn)
         except OSError:
             pass  # the client went away mid-request: what arrived was recorded or never formed a head
         finally:
@@ -263,7 +261,7 @@ class HttpSink:
             with self._lock:
                 self._workers.discard(threading.current_thread())
 
-    def _handle(self, conn: socket.socket, peer_port: int) -> None:
+    def _handle(self, conn: socket.socket) -> None:
         reader = _Reader(conn)
         try:
             head = reader.head()
@@ -309,7 +307,6 @@ class HttpSink:
             "headers": redact_headers(headers),
             "content_length": content_length,
             "body_size": body_size,
-            "peer_port": peer_port,
             "reply": 400 if error else 502,
         }
         if error:

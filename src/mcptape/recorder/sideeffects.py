@@ -20,11 +20,16 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from mcptape.errors import MCPTapeError
 from mcptape.recorder.pumps import Sink
 
 if TYPE_CHECKING:
     from mcptape.recorder.httpsink import HttpSink
     from mcptape.recorder.stubs import Stubs
+
+
+class SideEffectError(MCPTapeError):
+    """The HTTP sink or the stubs could not be started."""
 
 
 class SideEffects:
@@ -48,6 +53,12 @@ class SideEffects:
                 from mcptape.recorder.httpsink import HttpSink
 
                 self.http = HttpSink(self.sink).start()
+        except OSError as exc:
+            self.stop()
+            raise SideEffectError(
+                f"cannot start the side-effect listeners: {exc.strerror or exc}",
+                hint="they need a loopback interface and a writable temporary directory ($TMPDIR)",
+            ) from None
         except BaseException:
             self.stop()
             raise

@@ -5,8 +5,7 @@ first on the server's PATH. When anything in the server's process tree runs `NAM
 shim sends one datagram to a unix socket in that directory, writes one line to its stderr and
 exits 255 without running anything. The recorder turns each datagram into one `exec` event:
 
-    {"action": "exec", "source": "stub", "stub": "ssh", "argv": ["ssh", "host", "deploy"],
-     "cwd": "/srv/app", "pid": 4242, "ppid": 4200}
+    {"action": "exec", "source": "stub", "stub": "ssh", "argv": ["ssh", "host", "deploy"], "cwd": "/srv/app"}
 
 The server's children usually do not inherit the tap fd (Python's subprocess closes fds), so the
 shim reports over a socket whose path is written into the shim itself: it needs nothing from the
@@ -28,6 +27,7 @@ from mcptape.recorder.pumps import Sink
 CHANNEL = "exec"
 EXIT_CODE = 255
 _DGRAM_MAX = 1 << 20
+_SUN_PATH_MAX = 104  # bytes in a unix socket path, with its NUL (104 on macOS, 108 on Linux)
 
 # Run by the shim with `python -I -S`: stdlib only, and it must start fast.
 REPORTER = r'''"""mcptape stub reporter: record this invocation, run nothing, exit 255."""
@@ -47,8 +47,7 @@ def main():
         cwd = os.getcwd()
     except OSError:
         cwd = None
-    record = {{"action": "exec", "source": "stub", "stub": name, "argv": [text(a) for a in argv],
-              "cwd": cwd, "pid": os.getpid(), "ppid": os.getppid()}}
+    record = {{"action": "exec", "source": "stub", "stub": name, "argv": [text(a) for a in argv], "cwd": cwd}}
     raw = [os.fsencode(a) for a in argv]
     if any(text(a).encode("utf-8") != r for a, r in zip(argv, raw)):
         import base64
@@ -98,7 +97,7 @@ class Stubs:
             check_name(name)
         self.sink = sink
         self.names = list(dict.fromkeys(names))
-        self.python = python or sys.executable
+        self.python = python or sys.executable or "python3"
         self.calls = 0  # invocations recorded
         self.dir = ""
         self.bin_dir = ""
@@ -114,6 +113,9 @@ class Stubs:
         self.bin_dir = os.path.join(self.dir, "bin")
         os.mkdir(self.bin_dir, 0o700)
         self.socket_path = os.path.join(self.dir, "s")
+        if len(os.fsencode(self.socket_path)) >= _SUN_PATH_MAX and sys.platform == "linux":
+            # A long $TMPDIR: use Linux's abstract socket namespace (a name, no file).
+            self.socket_path = "\0" + os.path.basename(self.dir)
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._sock.bind(self.socket_path)
         reporter = os.path.join(self.dir, "report.py")
