@@ -138,7 +138,6 @@ def test_record_refuses_a_bad_stub_name_with_one_error_line(tmp_path: Path) -> N
     assert not out.exists()
 
 
-
 def test_stubs_work_under_a_temporary_directory_too_long_for_a_socket_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
