@@ -45,6 +45,8 @@ class Pump(threading.Thread):
         *,
         on_eof: Callable[[float], None] | None = None,
         on_dst_closed: Callable[[str, OSError], None] | None = None,
+        close_src: bool = False,
+        close_dst: bool = False,
     ) -> None:
         super().__init__(name=f"mcptape-pump-{ch}", daemon=True)
         self.ch = ch
@@ -54,6 +56,8 @@ class Pump(threading.Thread):
         self.on_eof = on_eof
         self.on_dst_closed = on_dst_closed
         self.bytes = 0
+        self.close_src = close_src  # close src / dst when done (pipes a harness handed over)
+        self.close_dst = close_dst
 
     def run(self) -> None:
         buf = bytearray(READ_SIZE)
@@ -61,6 +65,7 @@ class Pump(threading.Thread):
         bufs = [buf]
         src, ch, sink = self.src, self.ch, self.sink
         readv, now = os.readv, sink.now
+        dst_fd = self.dst
         while True:
             try:
                 n = readv(src, bufs)
@@ -79,5 +84,11 @@ class Pump(threading.Thread):
                         self.on_dst_closed(self.ch, exc)
                     del dst
             sink.chunk(t, ch, buf[:n])
+        for fd, close in ((self.src, self.close_src), (dst_fd, self.close_dst)):
+            if close and fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         if self.on_eof is not None:
             self.on_eof(now())

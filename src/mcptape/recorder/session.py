@@ -79,8 +79,18 @@ class Recording:
             self.child = spawn(self.command, self.env, self.cwd)
         child = self.child
         w = self.writer
+        # Pipes handed over by a harness are closed when their pump ends (never our own stdio).
+        own = self.client_in not in (0, None) or self.client_out not in (1, None)
         outs = [
-            Pump("out", child.stdout, self.client_out, w, on_eof=self._eof("out"), on_dst_closed=self._lost),
+            Pump(
+                "out",
+                child.stdout,
+                self.client_out,
+                w,
+                on_eof=self._eof("out"),
+                on_dst_closed=self._lost,
+                close_dst=own and self.client_out is not None,
+            ),
             Pump("err", child.stderr, self.client_err, w, on_eof=self._eof("err"), on_dst_closed=self._lost),
             Pump("exec", child.tap, None, w, on_eof=self._eof("exec")),
         ]
@@ -89,7 +99,13 @@ class Recording:
             pump.start()
         if self.client_in is not None:
             pin = Pump(
-                "in", self.client_in, child.stdin, w, on_eof=self._client_eof, on_dst_closed=self._lost
+                "in",
+                self.client_in,
+                child.stdin,
+                w,
+                on_eof=self._client_eof,
+                on_dst_closed=self._lost,
+                close_src=own,
             )
             pin.start()
         else:

@@ -1,0 +1,203 @@
+"""A server under recording, driven by code instead of a client process (replay and probe).
+
+    with Harness(command, path, http_sink=True) as h:
+        h.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n')
+        frame = h.next_frame(timeout=5)       # the server's next stdout line, or None
+    h.status                                  # how the server ended
+
+Everything goes through the same `Recording` as `mcptape record` (same pumps, same transcript),
+with the side-effect listeners on: the executor tap always, the loopback HTTP sink by default
+(it never opens an outbound connection), command stubs on request. Stdout lines are framed by
+the check core's framer, so replay and probe see exactly the frames `check` would.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from mcptape.check.framing import ChannelFramer
+from mcptape.check.model import Frame
+from mcptape.recorder.session import ExitStatus, Recording
+from mcptape.recorder.sideeffects import SideEffects, side_effects
+from mcptape.recorder.spawn import enlarge_pipe
+from mcptape.transcript.files import open_output
+from mcptape.transcript.writer import TranscriptWriter, new_header
+
+_EOF = object()
+
+
+class ServerGone(Exception):
+    """The server stopped reading its stdin (it exited or closed it)."""
+
+
+class Harness:
+    """Start `command` under recording to `path`; send it bytes; read its stdout frames."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        path: str | os.PathLike[str],
+        *,
+        http_sink: bool = True,
+        stubs: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        shutdown_timeout: float = 2.0,
+        overwrite: bool = True,
+        header: Mapping[str, object] | None = None,
+    ) -> None:
+        self.command = list(command)
+        self.path = Path(path)
+        self.http_sink = http_sink
+        self.stubs = list(stubs)
+        self.env = dict(os.environ if env is None else env)
+        self.cwd = cwd
+        self.shutdown_timeout = shutdown_timeout
+        self.overwrite = overwrite
+        self.header_extra = dict(header or {})
+        self.status: ExitStatus | None = None
+        self.frames: queue.Queue[Frame | object] = queue.Queue()
+        self.eof = threading.Event()
+        self._writer: TranscriptWriter | None = None
+        self._effects: SideEffects | None = None
+        self._session: Recording | None = None
+        self._stdin_w = -1
+        self._reader: threading.Thread | None = None
+        self._reaper: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> Harness:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Open the transcript, start the listeners and the server (raises SpawnError/OutputError)."""
+        t0 = time.monotonic()
+        self._writer = writer = TranscriptWriter(
+            open_output(self.path, overwrite=self.overwrite), clock_start=t0
+        )
+        writer.header(new_header(self.command, self.cwd or os.getcwd(), **self.header_extra))
+        try:
+            self._effects = side_effects(writer, http_sink=self.http_sink, stubs=self.stubs)
+            env = self._effects.child_env(self.env)
+            in_r, self._stdin_w = os.pipe()
+            out_r, out_w = os.pipe()
+            enlarge_pipe(self._stdin_w)
+            enlarge_pipe(out_w)
+            self._session = Recording(
+                self.command,
+                writer,
+                env=env,
+                cwd=self.cwd,
+                client_in=in_r,
+                client_out=out_w,
+                client_err=None,
+                shutdown_timeout=self.shutdown_timeout,
+            )
+            self._session.start()  # its pumps close in_r and out_w when they end
+            self._reader = threading.Thread(
+                target=self._read, args=(out_r,), name="mcptape-harness", daemon=True
+            )
+            self._reader.start()
+            self._reaper = threading.Thread(target=self._reap, name="mcptape-reaper", daemon=True)
+            self._reaper.start()
+        except BaseException:
+            self._cleanup()
+            raise
+
+    def stop(self) -> ExitStatus | None:
+        """Close the server's stdin, let it exit (wait, SIGTERM, SIGKILL), close the transcript."""
+        if self._reaper is not None:
+            self.close_stdin()
+            self._reaper.join()
+        self._cleanup()
+        return self.status
+
+    def _cleanup(self) -> None:
+        if self._effects is not None:
+            self._effects.stop()
+            self._effects = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    # -- driving ---------------------------------------------------------------------------
+    def send(self, data: bytes) -> None:
+        """Write `data` to the server's stdin, recorded on `in` like a client's bytes."""
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._stdin_w, view) :]
+        except (BrokenPipeError, OSError) as exc:
+            raise ServerGone(str(exc)) from None
+
+    def close_stdin(self) -> None:
+        """Close the server's stdin (the client side), as a client ends a session."""
+        if self._stdin_w >= 0:
+            try:
+                os.close(self._stdin_w)
+            except OSError:
+                pass
+            self._stdin_w = -1
+
+    def next_frame(self, timeout: float) -> Frame | None:
+        """The server's next stdout line (incomplete at EOF), or None after `timeout` or at EOF."""
+        try:
+            item = self.frames.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return None
+        if item is _EOF:
+            self.frames.put(_EOF)  # stay at EOF for later calls
+            return None
+        assert isinstance(item, Frame)
+        return item
+
+    @property
+    def exited(self) -> bool:
+        return self._session is not None and self._session.exited.is_set()
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the server to exit on its own."""
+        return self._session is not None and self._session.exited.wait(timeout)
+
+    @property
+    def session(self) -> Recording:
+        assert self._session is not None
+        return self._session
+
+    def note(self, message: str) -> None:
+        """Record a note in the transcript (what the driver did, e.g. a timeout)."""
+        self.session.note(message)
+
+    def _reap(self) -> None:
+        assert self._session is not None
+        self.status = self._session.wait()
+
+    def _read(self, fd: int) -> None:
+        framer = ChannelFramer("out")
+        assert self._writer is not None
+        now = self._writer.now
+        index = 0
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                for frame in framer.feed(chunk, now(), index):
+                    self.frames.put(frame)
+                index += 1
+            last = framer.close()
+            if last is not None:
+                self.frames.put(last)
+        finally:
+            os.close(fd)
+            self.eof.set()
+            self.frames.put(_EOF)

@@ -1,0 +1,65 @@
+"""The harness drives a real server under recording, for replay and probe."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from mcptape.recorder.harness import Harness
+from mcptape.transcript import open_transcript
+from tests.conftest import SERVERS
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+
+
+def line(obj: object) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def test_harness_sends_reads_frames_and_records_everything(tmp_path: Path) -> None:
+    """Bytes sent reach the server, its answers come back as frames, and all of it is recorded."""
+    path = tmp_path / "h.jsonl"
+    with Harness([sys.executable, str(SERVERS / "echo_tool.py")], path) as h:
+        h.send(line(INIT))
+        first = h.next_frame(timeout=20)
+        assert first is not None and orjson.loads(first.raw)["id"] == 1
+        h.send(line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        h.send(
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+                }
+            )
+        )
+        second = h.next_frame(timeout=20)
+        assert second is not None and orjson.loads(second.raw)["result"]["structuredContent"] == {"result": 3}
+    assert h.status is not None and h.status.code == 0
+    events = list(open_transcript(path).events())
+    sent = b"".join(e.data for e in events if e.ch == "in")
+    got = b"".join(e.data for e in events if e.ch == "out")
+    assert sent.count(b"\n") == 3 and got == first.raw + second.raw
+    assert [e.ch for e in events][-1] == "exit"
+
+
+def test_next_frame_times_out_then_reports_eof(tmp_path: Path) -> None:
+    """No answer within the timeout gives None; after the server exits, None at once."""
+    with Harness([sys.executable, "-c", "import sys; sys.stdin.read()"], tmp_path / "q.jsonl") as h:
+        assert h.next_frame(timeout=0.2) is None
+        h.close_stdin()
+        assert h.wait_exit(10)
+        assert h.next_frame(timeout=5) is None
+        assert h.eof.wait(5)
