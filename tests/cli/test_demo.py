@@ -25,3 +25,5 @@ def test_demo_records_a_clean_and_a_buggy_session(tmp_path: Path) -> None:
     text = result.stdout.decode()
     assert "client saw: add(2, 3) -> {'result': 5}" in text
     assert str(buggy) in text
+    assert "non-protocol-output" in text and "exec-after-reject" in text, "check runs on what was recorded"
+    assert "clean: every stdout byte is protocol" in text

@@ -34,6 +34,16 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
         for line in run_session(path, buggy):
             click.echo(f"   client saw: {line}")
         tapes[name] = path
+    from mcptape.check.analyze import analyze_file
+    from mcptape.check.report import render_text
+
     click.echo("")
+    for name in ("clean", "buggy"):
+        header, analysis = analyze_file(tapes[name])
+        click.echo(f"== mcptape check {tapes[name]}")
+        if analysis.clean:
+            click.echo("   clean: every stdout byte is protocol, nothing executed after a reject")
+        else:
+            click.echo(render_text(analysis, header, str(tapes[name])))
     click.echo(f"Transcripts: {tapes['clean']} and {tapes['buggy']}")
-    click.echo(f"Next: mcptape check {tapes['buggy']}   |   mcptape view {tapes['buggy']}")
+    click.echo(f"Next: mcptape view {tapes['buggy']}")
