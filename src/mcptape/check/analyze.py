@@ -64,12 +64,14 @@ class Analyzer:
         on_message: Callable[[Message], None] | None = None,
         on_exec: Callable[[ExecCall], None] | None = None,
         on_finding: Callable[[Finding], None] | None = None,
+        on_pair: Callable[[int, int, float], None] | None = None,
         max_findings: int = 10_000,
     ) -> None:
         self.result = Analysis()
         self.on_message = on_message
         self.on_exec = on_exec
         self.on_finding = on_finding
+        self.on_pair = on_pair  # (request event index, response event index, latency in seconds)
         self.max_findings = max_findings
         self.tracker = VersionTracker()
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
@@ -336,6 +338,8 @@ class Analyzer:
             pending_or_none, why = self.server.close(rid)
             if pending_or_none is not None:
                 self._latency(t - pending_or_none[0])
+                if self.on_pair is not None:
+                    self.on_pair(pending_or_none[4], index, t - pending_or_none[0])
             elif why is not None:
                 self._unknown(ch, rid, line, offset, raw, t, index, why)
 
@@ -359,6 +363,8 @@ class Analyzer:
                 self._unknown(OUT, rid, line, offset, raw, t, index, why)
             return
         self._latency(t - pending[0])
+        if self.on_pair is not None:
+            self.on_pair(pending[4], index, t - pending[0])
         method = pending[5]
         reason: str | None = None
         if kind is _ERROR:
