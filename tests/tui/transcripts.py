@@ -67,9 +67,10 @@ def banner_session(path: Path) -> Path:
 
 
 def exec_after_reject_session(path: Path) -> Path:
-    """A server that performs the deploy before checking authorisation, then answers an error."""
+    """A server that logs to stdout once, then deploys before checking authorisation and answers an error."""
     events = handshake()
     events += [
+        Event(0.006, "out", text="deploy-server: plugins loaded\n"),
         req(0.010, 1, "tools/call", '{"name":"deploy","arguments":{"target":"preview"}}'),
         Event(0.011, "exec", text='{"action":"deploy-preview","request_id":1,"target":"preview"}\n'),
         ok(0.012, 1, '{"content":[{"type":"text","text":"deployed"}]}'),

@@ -1,0 +1,471 @@
+"""The viewer application: wires the index, the check core's results and the widgets together.
+
+Opening never waits for the whole file: the index is built by a thread worker and rows appear as
+soon as the first window is scanned; then a second worker runs the check core over every row and
+the list gains its styles, the header its verdict, and the cursor moves to the first non-protocol
+line (unless the user already moved it).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from mcptape.errors import MCPTapeError
+from mcptape.textsafe import escape, escape_text
+from mcptape.transcript.events import Event
+from mcptape.transcript.index import TranscriptIndex
+from mcptape.tui.bindings import APP_BINDINGS
+from mcptape.tui.facts import RowFacts, collect_facts
+from mcptape.tui.model import Filters, ViewerModel
+from mcptape.tui.query import parse_query
+from mcptape.tui.rowinfo import header_text
+from mcptape.tui.safe import safe_text
+from mcptape.tui.screens.help import HelpScreen
+from mcptape.tui.screens.prompt import PromptScreen
+from mcptape.tui.search import find_bytes
+from mcptape.tui.widgets.detail import DetailPane
+from mcptape.tui.widgets.header import SessionHeader
+from mcptape.tui.widgets.message_list import MessageList
+
+CHANNEL_FILTERS: list[tuple[str, frozenset[str] | None]] = [
+    ("all channels", None),
+    ("protocol (in+out)", frozenset({"in", "out"})),
+    ("stdout", frozenset({"out"})),
+    ("stdin", frozenset({"in"})),
+    ("stderr", frozenset({"err"})),
+    ("executor (exec+http)", frozenset({"exec", "http"})),
+]
+
+
+class ViewerApp(App[None]):
+    """`mcptape view FILE`."""
+
+    TITLE = "mcptape view"
+    CSS_PATH = "viewer.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
+
+    def __init__(self, index: TranscriptIndex, *, follow: bool = False, poll: float = 0.5) -> None:
+        super().__init__()
+        self.index = index
+        self.model = ViewerModel(index)
+        self.follow = follow
+        self.poll = poll
+        self.placed = False
+        self.reason = ""
+        self.channel_filter = 0
+        self.method_filter: str | None = None
+        self.findings_filter: int = 0  # 0 off, 1 all findings, 2.. one rule each
+        self.stderr_pane = False
+        self.last_search: bytes = b""
+        self.search_text = ""
+        self.analysing = False
+        self.reanalyse = False
+        self.indexing = False
+        self.opened_at = time.perf_counter()
+        self.first_paint: float | None = None
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(id="session")
+        with Vertical(id="main"):
+            with Vertical(id="lists"):
+                yield Static(header_text(), id="columns")
+                yield MessageList(
+                    self.model.describe, self.model.build_view(self._row_filters()), id="messages"
+                )
+                yield MessageList(
+                    self.model.describe,
+                    self.model.build_view(self._row_filters(stderr=True)),
+                    id="stderr",
+                    classes="hidden",
+                )
+            yield DetailPane(id="detail")
+        yield Footer()
+
+    @property
+    def messages(self) -> MessageList:
+        return self.query_one("#messages", MessageList)
+
+    @property
+    def stderr_list(self) -> MessageList:
+        return self.query_one("#stderr", MessageList)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    @property
+    def header_widget(self) -> SessionHeader:
+        return self.query_one("#session", SessionHeader)
+
+    def on_mount(self) -> None:
+        header = self.index.header
+        command = " ".join(header.command) or "(no command recorded)"
+        self.header_widget.set(
+            session=escape_text(f"{self.index.path.name} — {command}"),
+            status="indexing…",
+            verdict="verdict: pending",
+            reason="",
+        )
+        self.messages.focus()
+        self.start_indexing()
+        if self.follow:
+            self.set_interval(self.poll, self._poll_growth)
+
+    def on_idle(self) -> None:
+        if self.first_paint is None and len(self.index):
+            self.first_paint = time.perf_counter() - self.opened_at
+
+    # -- indexing and analysis workers ------------------------------------------------------------
+    def start_indexing(self) -> None:
+        self.indexing = True
+        self._index_worker()
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _index_worker(self) -> None:
+        worker = get_current_worker()
+
+        def progress(rows: int, scanned: int, size: int) -> None:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._on_scan_progress, rows, scanned, size)
+
+        try:
+            added = self.index.scan(
+                final=not self.follow, progress=progress, cancelled=lambda: worker.is_cancelled
+            )
+        except MCPTapeError as exc:
+            self.call_from_thread(self._on_error, str(exc))
+            return
+        if not worker.is_cancelled:
+            self.call_from_thread(self._on_scanned, added)
+
+    def _on_scan_progress(self, rows: int, scanned: int, size: int) -> None:
+        self.messages.sync_size()
+        if self.stderr_pane:
+            self.stderr_list.sync_size()
+        if scanned < size:
+            percent = 100 * scanned // max(size, 1)
+            self.header_widget.set(status=f"indexing {percent}% · {rows:,} rows")
+
+    def _on_scanned(self, added: int) -> None:
+        self.indexing = False
+        self.messages.sync_size()
+        self.header_widget.set(status=self._status_line())
+        if self.messages.current_row is not None and self.detail.detail is None:
+            self._show_detail(self.messages.current_row)
+        if added or self.model.facts is None:
+            self.start_analysis()
+
+    def _on_error(self, message: str) -> None:
+        self.indexing = False
+        self.header_widget.set(status=f"error: {message}", verdict_style="bold red")
+
+    def start_analysis(self) -> None:
+        if self.analysing:
+            self.reanalyse = True
+            return
+        self.analysing = True
+        self._analysis_worker()
+
+    @work(thread=True, group="analysis", exit_on_error=False)
+    def _analysis_worker(self) -> None:
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last[0] > 0.2 and not worker.is_cancelled:
+                last[0] = now
+                self.call_from_thread(self._on_analysis_progress, done, total)
+
+        facts = collect_facts(self.index, progress=progress, cancelled=lambda: worker.is_cancelled)
+        if facts is not None and not worker.is_cancelled:
+            self.call_from_thread(self._on_facts, facts)
+
+    def _on_analysis_progress(self, done: int, total: int) -> None:
+        self.header_widget.set(verdict=f"checking {100 * done // max(total, 1)}%")
+
+    def _on_facts(self, facts: RowFacts) -> None:
+        self.analysing = False
+        self.model.set_facts(facts)
+        self._apply_filters(keep_row=self.messages.current_row)
+        self.messages.invalidate()
+        self.stderr_list.invalidate()
+        self._show_verdict(facts)
+        if not self.placed:
+            self._place_cursor(facts)
+        if self.messages.current_row is not None:
+            self._show_detail(self.messages.current_row)
+        self.header_widget.set(status=self._status_line(), reason=self.reason)
+        if self.reanalyse:
+            self.reanalyse = False
+            self.start_analysis()
+
+    def _poll_growth(self) -> None:
+        if not self.indexing:
+            self.start_indexing()
+
+    # -- header ----------------------------------------------------------------------------------------
+    def _status_line(self) -> str:
+        parts = [f"{len(self.index):,} rows"]
+        last = self._last_event_time()
+        if last is not None:
+            parts.append(f"duration {last:.3f}s")
+        analysis = self.model.facts.analysis if self.model.facts is not None else None
+        if analysis is not None:
+            if analysis.exited:
+                parts.append(
+                    f"exit signal {analysis.exit_signal}"
+                    if analysis.exit_signal is not None
+                    else f"exit {analysis.exit_code}"
+                )
+            else:
+                parts.append("no exit recorded")
+            if analysis.protocol_version:
+                parts.append(f"protocol {escape_text(analysis.protocol_version)}")
+        if self.index.truncated:
+            parts.append("last line truncated (recorder killed mid-write?)")
+        if self.follow:
+            parts.append("following")
+        return " · ".join(parts)
+
+    def _last_event_time(self) -> float | None:
+        for row in range(len(self.index) - 1, max(-1, len(self.index) - 50), -1):
+            event = self.index.event(row)
+            if isinstance(event, Event):
+                return event.t
+        return None
+
+    def _show_verdict(self, facts: RowFacts) -> None:
+        analysis = facts.analysis
+        if analysis is None:
+            return
+        if analysis.clean:
+            self.header_widget.set(verdict="verdict: clean (no findings)", verdict_style="bold green")
+            return
+        rules: dict[str, int] = {}
+        for finding in analysis.findings:
+            rules[finding.rule] = rules.get(finding.rule, 0) + 1
+        total = len(analysis.findings) + analysis.findings_truncated
+        summary = ", ".join(f"{rule} ×{n}" for rule, n in rules.items())
+        noun = "finding" if total == 1 else "findings"
+        self.header_widget.set(verdict=f"verdict: {total} {noun} — {summary}", verdict_style="bold red")
+
+    def _place_cursor(self, facts: RowFacts) -> None:
+        """First non-protocol line, else first finding, else the first row; say why in the header."""
+        self.placed = True
+        analysis = facts.analysis
+        if self.messages.user_moved or analysis is None:
+            self.reason = "cursor left where you put it"
+            return
+        firsts = [(fnp.frame.event, ch, fnp) for ch, fnp in analysis.first_non_protocol.items() if fnp]
+        firsts = [item for item in firsts if item[0] >= 0]
+        if firsts:
+            row, ch, fnp = min(firsts, key=lambda item: item[0])
+            where = "stdout" if ch == "out" else "stdin" if ch == "in" else ch
+            self.reason = (
+                f"cursor: first non-protocol line on {where} (line {fnp.frame.line}, "
+                f"byte {fnp.frame.offset}): {safe_text(fnp.problem)}"
+            )
+            self.messages.select_row(row)
+            return
+        if facts.finding_rows:
+            row = facts.finding_rows[0]
+            finding = facts.findings[row][0]
+            self.reason = (
+                f"cursor: first finding ({finding.rule}); every line is protocol: "
+                f"{safe_text(finding.message)}"
+            )
+            self.messages.select_row(row)
+            return
+        self.reason = "every line is protocol and no rule found anything; cursor on the first row"
+
+    # -- detail ------------------------------------------------------------------------------------
+    def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
+        if event.row is not None and len(self.index):
+            self._show_detail(event.row)
+
+    def _show_detail(self, row: int) -> None:
+        self.detail.show(self.model.detail(row))
+
+    def action_toggle_hex(self) -> None:
+        self.detail.toggle_hex()
+
+    def action_toggle_detail(self) -> None:
+        self.detail.toggle_class("hidden")
+
+    # -- navigation --------------------------------------------------------------------------------
+    def _focused_list(self) -> MessageList:
+        focused = self.focused
+        return focused if isinstance(focused, MessageList) else self.messages
+
+    def _go(self, row: int) -> None:
+        """Move the cursor of the main list to `row`, dropping filters that hide it."""
+        target = self.messages
+        if self.stderr_pane and self.model.facts is not None and self.model.facts.channel_of(row) == "err":
+            target = self.stderr_list
+        if not target.view.contains(row):
+            self.channel_filter = 0
+            self.method_filter = None
+            self.findings_filter = 0
+            self._apply_filters(keep_row=row)
+            self.notify("filters cleared to show the row")
+        target.user_moved = True
+        target.select_row(row)
+        target.focus()
+
+    def action_finding(self, direction: int) -> None:
+        facts = self.model.facts
+        if facts is None:
+            self.notify("findings are available once the check has run", severity="warning")
+            return
+        current = self._focused_list().current_row
+        row = facts.next_finding(-1 if current is None else current, direction)
+        if row is None:
+            self.notify("no findings in this transcript")
+            return
+        self._go(row)
+
+    def action_pair(self) -> None:
+        facts = self.model.facts
+        current = self._focused_list().current_row
+        if facts is None or current is None:
+            return
+        partner = facts.pair_of(current)
+        if partner is None:
+            self.notify("this row has no paired request or response")
+            return
+        self._go(partner)
+
+    def action_search(self) -> None:
+        hint = r"raw bytes; escapes: \x1b \n \r \t \\ \u00e9 · n / N: next / previous match"
+        self.push_screen(PromptScreen("search raw bytes", hint, self.search_text), self._on_search_text)
+
+    def _on_search_text(self, text: str | None) -> None:
+        if not text:
+            return
+        self.search_text = text
+        self.last_search = parse_query(text)
+        self.action_search_again(1)
+
+    def action_search_again(self, direction: int) -> None:
+        if not self.last_search:
+            self.action_search()
+            return
+        current = self._focused_list().current_row
+        self._search_worker(self.last_search, -1 if current is None else current, direction)
+
+    @work(thread=True, group="search", exclusive=True, exit_on_error=False)
+    def _search_worker(self, needle: bytes, start: int, direction: int) -> None:
+        worker = get_current_worker()
+        row = find_bytes(self.index, needle, start, direction, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.call_from_thread(self._on_search_result, needle, row)
+
+    def _on_search_result(self, needle: bytes, row: int | None) -> None:
+        if row is None:
+            self.notify(f"not found: {escape(needle, 60)}", severity="warning")
+            return
+        self._go(row)
+
+    # -- filters -----------------------------------------------------------------------------------
+    def _row_filters(self, *, stderr: bool = False) -> Filters:
+        if stderr:
+            return Filters(only_stderr=True)
+        rules = self._finding_rules()
+        rule = rules[self.findings_filter - 2] if self.findings_filter >= 2 else None
+        return Filters(
+            channels=CHANNEL_FILTERS[self.channel_filter][1],
+            method=self.method_filter,
+            finding_rule=rule,
+            findings_only=self.findings_filter > 0,
+            exclude_stderr=self.stderr_pane,
+        )
+
+    def _finding_rules(self) -> list[str]:
+        facts = self.model.facts
+        if facts is None or facts.analysis is None:
+            return []
+        return sorted({f.rule for f in facts.analysis.findings})
+
+    def _apply_filters(self, keep_row: int | None) -> None:
+        self.messages.set_view(self.model.build_view(self._row_filters()), keep_row)
+        if self.stderr_pane:
+            stderr_view = self.model.build_view(self._row_filters(stderr=True))
+            self.stderr_list.set_view(stderr_view, self.stderr_list.current_row)
+        labels = []
+        if self.channel_filter:
+            labels.append(CHANNEL_FILTERS[self.channel_filter][0])
+        if self.method_filter:
+            labels.append(f"method {escape_text(self.method_filter)}")
+        if self.findings_filter == 1:
+            labels.append("findings only")
+        elif self.findings_filter >= 2:
+            labels.append(f"finding {self._finding_rules()[self.findings_filter - 2]}")
+        columns = header_text()
+        if labels:
+            columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
+        self.query_one("#columns", Static).update(columns)
+
+    def _need_facts(self, what: str) -> bool:
+        if self.model.facts is None:
+            self.notify(f"{what} is available once the check has run", severity="warning")
+            return False
+        return True
+
+    def action_cycle_channel(self) -> None:
+        if not self._need_facts("the channel filter"):
+            return
+        self.channel_filter = (self.channel_filter + 1) % len(CHANNEL_FILTERS)
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_filter_findings(self) -> None:
+        if not self._need_facts("the findings filter"):
+            return
+        self.findings_filter = (self.findings_filter + 1) % (2 + len(self._finding_rules()))
+        if self.findings_filter == 1 and not self._finding_rules():
+            self.findings_filter = 0
+            self.notify("no findings in this transcript")
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_filter_method(self) -> None:
+        if not self._need_facts("the method filter"):
+            return
+        assert self.model.facts is not None
+        methods = ", ".join(m for m in self.model.facts.methods[1:21])
+        hint = f"empty clears the filter · seen: {escape_text(methods)}"
+        self.push_screen(PromptScreen("filter by method", hint, self.method_filter or ""), self._on_method)
+
+    def _on_method(self, text: str | None) -> None:
+        if text is None:
+            return
+        self.method_filter = text.strip() or None
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_toggle_stderr(self) -> None:
+        if not self._need_facts("the stderr pane"):
+            return
+        self.stderr_pane = not self.stderr_pane
+        self.stderr_list.set_class(not self.stderr_pane, "hidden")
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    # -- help --------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        seen: dict[str, tuple[list[str], str]] = {}
+        for binding in [active.binding for active in self.screen.active_bindings.values()]:
+            if binding.id is None:
+                continue
+            keys, _ = seen.setdefault(binding.id, ([], binding.description))
+            display = self.get_key_display(binding)
+            if display not in keys:
+                keys.append(display)
+        rows = [(" ".join(keys), description, binding_id) for binding_id, (keys, description) in seen.items()]
+        self.push_screen(HelpScreen(sorted(rows, key=lambda r: r[2])))

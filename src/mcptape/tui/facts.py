@@ -1,0 +1,200 @@
+"""What the check core said about each row, kept compactly (a few bytes per row).
+
+`collect_facts` reads every row once, feeds the decoded events to the check core's streaming
+`Analyzer`, and records its verdicts per row through the callbacks: which rows are non-protocol,
+rejected, executor calls, executor calls after a reject, which rows findings point at, which rows
+pair up and with what latency. It decides nothing itself. It runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
+from mcptape.check.rules import EXEC_AFTER_REJECT
+from mcptape.transcript.index import TranscriptIndex
+from mcptape.transcript.reader import parse_event
+from mcptape.tui import rowinfo as K
+
+CHANNELS = ("", "in", "out", "err", "exec", "http", "eof", "exit", "note")
+CHANNEL_CODE = {name: code for code, name in enumerate(CHANNELS)}
+OTHER_CHANNEL = len(CHANNELS)
+KIND_CODE = {name: code for code, name in enumerate(K.KINDS)}
+_CHUNK = 4096
+
+
+@dataclass
+class RowFacts:
+    """Per-row results of one analysis pass over rows 0..rows-1."""
+
+    rows: int
+    analysis: Analysis | None = None
+    kind: bytearray = field(default_factory=bytearray)
+    channel: bytearray = field(default_factory=bytearray)
+    pair: array[int] = field(default_factory=lambda: array("i"))
+    latency: array[float] = field(default_factory=lambda: array("f"))
+    method: array[int] = field(default_factory=lambda: array("H"))
+    methods: list[str] = field(default_factory=lambda: [""])
+    findings: dict[int, list[Finding]] = field(default_factory=dict)
+    finding_rows: list[int] = field(default_factory=list)
+    frame_start: dict[int, int] = field(default_factory=dict)
+    """For rows that are a later fragment of a multi-event frame: the frame's first row."""
+    frame_rows: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """For the first row of a multi-event frame: every row of that frame."""
+
+    def __post_init__(self) -> None:
+        n = self.rows
+        if not self.kind:
+            self.kind = bytearray([KIND_CODE[K.PENDING]]) * n
+            self.channel = bytearray(n)
+            self.pair = array("i", [-1]) * n
+            self.latency = array("f", [math.nan]) * n
+            self.method = array("H", [0]) * n
+
+    # -- queries -------------------------------------------------------------------------------------
+    def kind_of(self, row: int) -> str:
+        return K.KINDS[self.kind[row]] if row < self.rows else K.PENDING
+
+    def channel_of(self, row: int) -> str:
+        code = self.channel[row] if row < self.rows else 0
+        return CHANNELS[code] if code < len(CHANNELS) else "?"
+
+    def pair_of(self, row: int) -> int | None:
+        if row >= self.rows:
+            return None
+        partner = self.pair[row]
+        return None if partner < 0 else partner
+
+    def latency_of(self, row: int) -> float | None:
+        if row >= self.rows:
+            return None
+        value = self.latency[row]
+        return None if math.isnan(value) else value
+
+    def method_of(self, row: int) -> str:
+        return self.methods[self.method[row]] if row < self.rows else ""
+
+    def next_finding(self, row: int, direction: int) -> int | None:
+        """The next (direction 1) or previous (-1) row a finding points at, wrapping around."""
+        rows = self.finding_rows
+        if not rows:
+            return None
+        if direction > 0:
+            pos = bisect_right(rows, row)
+            return rows[pos] if pos < len(rows) else rows[0]
+        pos = bisect_left(rows, row) - 1
+        return rows[pos] if pos >= 0 else rows[-1]
+
+    # -- filling (called by the check core's callbacks) -----------------------------------------------
+    def _raise_kind(self, row: int, kind: str) -> None:
+        """Keep the most alarming kind a row has been given."""
+        if 0 <= row < self.rows:
+            code = KIND_CODE[kind]
+            if code > self.kind[row]:
+                self.kind[row] = code
+
+    def on_message(self, message: Message) -> None:
+        events = message.frame.events
+        if not events:
+            return
+        first = events[0]
+        if len(events) > 1:
+            self.frame_rows[first] = events
+            for later in events[1:]:
+                self.frame_start[later] = first
+        if message.kind is Kind.NON_PROTOCOL:
+            kind = K.NONPROTOCOL
+        elif message.rule is not None:
+            kind = K.FINDING
+        elif message.kind is Kind.ERROR_RESPONSE:
+            kind = K.REJECT
+        else:
+            kind = K.PROTOCOL
+        if message.method and 0 <= first < self.rows:
+            self.method[first] = self._method_code(message.method)
+        for row in events:
+            self._raise_kind(row, kind)
+
+    def on_exec(self, call: ExecCall) -> None:
+        for row in call.frame.events:
+            self._raise_kind(row, K.EXEC)
+
+    def on_finding(self, finding: Finding) -> None:
+        row = finding.event
+        if finding.rule == EXEC_AFTER_REJECT:
+            targets = [row] + [ref.event for ref in finding.related if ref.role == "exec"]
+            for target in targets:
+                self._raise_kind(target, K.EXEC_AFTER_REJECT)
+        else:
+            self._raise_kind(row, K.FINDING)
+        if 0 <= row < self.rows:
+            self.findings.setdefault(row, []).append(finding)
+
+    def on_pair(self, request_row: int, response_row: int, latency: float) -> None:
+        if 0 <= request_row < self.rows and 0 <= response_row < self.rows:
+            self.pair[request_row] = response_row
+            self.pair[response_row] = request_row
+            self.method[response_row] = self.method[request_row]
+            self.latency[response_row] = latency
+
+    def _method_code(self, method: str) -> int:
+        try:
+            return self.methods.index(method)
+        except ValueError:
+            if len(self.methods) >= 0xFFFF:
+                return 0
+            self.methods.append(method)
+            return len(self.methods) - 1
+
+    def finish(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.finding_rows = sorted(self.findings)
+
+
+def collect_facts(
+    index: TranscriptIndex,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> RowFacts | None:
+    """One pass over the rows indexed so far through the check core (None when cancelled)."""
+    from mcptape.check.analyze import Analyzer
+
+    total = len(index)
+    facts = RowFacts(total)
+    analyzer = Analyzer(
+        on_message=facts.on_message,
+        on_exec=facts.on_exec,
+        on_finding=facts.on_finding,
+        on_pair=facts.on_pair,
+    )
+    channel = facts.channel
+    codes = CHANNEL_CODE
+    badline = KIND_CODE[K.BADLINE]
+    stderr = KIND_CODE[K.STDERR]
+    control = KIND_CODE[K.CONTROL]
+    for start in range(0, total, _CHUNK):
+        if cancelled is not None and cancelled():
+            return None
+        for offset, raw in enumerate(index.read_rows(start, start + _CHUNK)):
+            row = start + offset
+            try:
+                event = parse_event(raw, row)
+            except ValueError:
+                facts.kind[row] = badline
+                continue
+            ch = event.ch
+            channel[row] = codes.get(ch, OTHER_CHANNEL)
+            if ch == "err":
+                facts.kind[row] = stderr
+            elif ch in ("eof", "exit", "note"):
+                facts.kind[row] = control
+            analyzer.feed(event)
+        if progress is not None:
+            progress(min(total, start + _CHUNK), total)
+    facts.finish(analyzer.finish())
+    return facts

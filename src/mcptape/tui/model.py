@@ -1,0 +1,256 @@
+"""What the viewer shows for a row: the index's bytes plus the check core's verdicts, escaped.
+
+The model asks the check core (`classify_line`) about the rows on screen only, and reads the
+per-row results of the full analysis (`RowFacts`) once the background pass has finished.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+
+import orjson
+
+from mcptape.check.classify import classify_line
+from mcptape.check.model import Kind, Message
+from mcptape.textsafe import escape
+from mcptape.transcript.events import BYTE_CHANNELS, Event
+from mcptape.transcript.index import LRU, BadLine, TranscriptIndex
+from mcptape.tui import rowinfo as K
+from mcptape.tui.facts import CHANNEL_CODE, RowFacts
+from mcptape.tui.rowinfo import RowInfo
+from mcptape.tui.rowview import RowView
+from mcptape.tui.widgets.detail import Detail
+
+PREVIEW = 240
+_NO_MESSAGE = object()
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which rows a list shows: every active filter must pass."""
+
+    channels: frozenset[str] | None = None
+    method: str | None = None
+    finding_rule: str | None = None
+    findings_only: bool = False
+    exclude_stderr: bool = False
+    only_stderr: bool = False
+
+    @property
+    def active(self) -> bool:
+        return bool(
+            self.channels or self.method or self.findings_only or self.exclude_stderr or self.only_stderr
+        )
+
+
+class ViewerModel:
+    """One open transcript as the widgets see it."""
+
+    def __init__(self, index: TranscriptIndex) -> None:
+        self.index = index
+        self.facts: RowFacts | None = None
+        self._messages: LRU[int, object] = LRU(4096)
+
+    @property
+    def version(self) -> str | None:
+        if self.facts is None or self.facts.analysis is None:
+            return None
+        return self.facts.analysis.protocol_version
+
+    def set_facts(self, facts: RowFacts) -> None:
+        self.facts = facts
+        self._messages.clear()
+
+    # -- per row -----------------------------------------------------------------------------------
+    def frame_bytes(self, row: int, event: Event) -> bytes:
+        """The bytes of the frame starting at `row` (several events when a line came in pieces)."""
+        facts = self.facts
+        if facts is not None and row in facts.frame_rows:
+            parts = []
+            for r in facts.frame_rows[row]:
+                ev = self.index.event(r)
+                if isinstance(ev, Event):
+                    parts.append(ev.data)
+            return b"".join(parts)
+        return event.data
+
+    def message(self, row: int) -> Message | None:
+        """The check core's classification of an `in`/`out` row (None for other rows, fragments)."""
+        cached = self._messages.get(row)
+        if cached is not None:
+            return None if cached is _NO_MESSAGE else cached  # type: ignore[return-value]
+        event = self.index.event(row)
+        result: Message | None = None
+        fragment = self.facts is not None and row in self.facts.frame_start
+        if isinstance(event, Event) and event.ch in ("in", "out") and not fragment:
+            result = classify_line(self.frame_bytes(row, event), event.ch, self.version)
+        self._messages.put(row, _NO_MESSAGE if result is None else result)
+        return result
+
+    def label(self, row: int, message: Message | None) -> str:
+        method = message.method if message is not None else None
+        if not method and self.facts is not None:
+            method = self.facts.method_of(row) or None
+        parts = []
+        if method:
+            parts.append(method)
+        if message is not None and message.id is not None:
+            parts.append(f"#{message.id}")
+        return escape(" ".join(parts).encode("utf-8"))
+
+    def kind(self, row: int, event: Event | BadLine, message: Message | None) -> str:
+        if self.facts is not None and row < self.facts.rows:
+            return self.facts.kind_of(row)
+        if isinstance(event, BadLine):
+            return K.BADLINE
+        if event.ch == "err":
+            return K.STDERR
+        if event.ch in ("exec", "http"):
+            return K.EXEC
+        if event.ch not in BYTE_CHANNELS:
+            return K.CONTROL
+        if message is None:
+            return K.PENDING
+        if message.kind is Kind.NON_PROTOCOL:
+            return K.NONPROTOCOL
+        if message.rule is not None:
+            return K.FINDING
+        if message.kind is Kind.ERROR_RESPONSE:
+            return K.REJECT
+        return K.PROTOCOL
+
+    def status(self, row: int, kind: str, message: Message | None) -> str:
+        facts = self.facts
+        findings = facts.findings.get(row) if facts is not None else None
+        if findings:
+            more = f" +{len(findings) - 1}" if len(findings) > 1 else ""
+            return findings[0].rule + more
+        if kind == K.EXEC_AFTER_REJECT:
+            return "EXEC AFTER REJECT"
+        if facts is not None and row in facts.frame_start:
+            return f"(part of row {facts.frame_start[row] + 1})"
+        if message is not None:
+            return message.rule or message.kind.value
+        return {K.EXEC: "executor call", K.STDERR: "stderr", K.CONTROL: "", K.BADLINE: "bad line"}.get(
+            kind, ""
+        )
+
+    def describe(self, row: int) -> RowInfo:
+        event = self.index.event(row)
+        if isinstance(event, BadLine):
+            preview = escape(event.raw, PREVIEW)
+            return RowInfo(row, None, "?", len(event.raw), preview, status="bad line", kind=K.BADLINE)
+        message = self.message(row)
+        kind = self.kind(row, event, message)
+        if event.ch in BYTE_CHANNELS:
+            preview = escape(event.data, PREVIEW)
+        else:
+            preview = escape(orjson.dumps(event.fields or {}), PREVIEW)
+        latency = self.facts.latency_of(row) if self.facts is not None else None
+        return RowInfo(
+            row=row,
+            t=event.t,
+            ch=escape(event.ch.encode("utf-8"), 4),
+            size=event.size,
+            preview=preview,
+            label=self.label(row, message),
+            latency="" if latency is None else _ms(latency),
+            status=self.status(row, kind, message),
+            kind=kind,
+        )
+
+    def detail(self, row: int) -> Detail:
+        info = self.describe(row)
+        event = self.index.event(row)
+        if isinstance(event, BadLine):
+            return Detail(
+                title=f"row {row + 1} · not a transcript event",
+                raw=event.raw,
+                notes=[("bold red", event.reason)],
+            )
+        title = f"row {row + 1} · {event.ch} · t={event.t:.6f}s · {info.kind}"
+        if info.label:
+            title += f" · {info.label}"
+        notes: list[tuple[str, str]] = []
+        findings = self.facts.findings.get(row, []) if self.facts is not None else []
+        for finding in findings:
+            where = f"{finding.channel} line {finding.line}, byte {finding.offset}"
+            notes.append(("bold red", f"{finding.rule} ({where}): {finding.message}"))
+            for ref in finding.related:
+                at = f"row {ref.event + 1}, " if ref.event >= 0 else ""
+                shown = escape(ref.raw, 160)
+                notes.append(("red", f"  {ref.role}: {at}{ref.channel} line {ref.line}: {shown}"))
+        message = self.message(row)
+        if message is not None and message.problem and not findings:
+            notes.append(("yellow", message.problem))
+        pretty = None
+        if message is not None and message.value is not None:
+            pretty = orjson.dumps(message.value, option=orjson.OPT_INDENT_2).decode("utf-8")
+        raw = event.data if event.ch in BYTE_CHANNELS else orjson.dumps(event.fields or {})
+        detail = Detail(title=title, raw=raw, notes=notes, pretty=pretty)
+        partner = self.facts.pair_of(row) if self.facts is not None else None
+        if partner is not None:
+            other = self.describe(partner)
+            what = "response" if partner > row else "request"
+            detail.pair_title = f"{what}: row {partner + 1} · {other.ch} · {other.label} · {other.status}"
+            if other.latency:
+                detail.pair_title += f" · latency {other.latency}"
+            pair_event = self.index.event(partner)
+            if isinstance(pair_event, Event):
+                detail.pair_raw = pair_event.data
+        return detail
+
+    # -- filters -----------------------------------------------------------------------------------
+    def build_view(self, filters: Filters) -> RowView:
+        """The rows that pass every active filter (all rows when none is active)."""
+        total = self.index.__len__
+        facts = self.facts
+        if facts is None or not filters.active:
+            return RowView(total)
+        channels, method, finding_rule = filters.channels, filters.method, filters.finding_rule
+        findings_only, exclude_stderr, only_stderr = (
+            filters.findings_only,
+            filters.exclude_stderr,
+            filters.only_stderr,
+        )
+        if findings_only:
+            candidates: range | list[int] = [
+                r
+                for r in facts.finding_rows
+                if finding_rule is None or any(f.rule == finding_rule for f in facts.findings[r])
+            ]
+        else:
+            candidates = range(facts.rows)
+        chan = facts.channel
+        allowed: set[int] | None = None
+        if channels:
+            allowed = {CHANNEL_CODE[c] for c in channels if c in CHANNEL_CODE}
+        err = CHANNEL_CODE["err"]
+        if only_stderr:
+            allowed = {err}
+        method_code = -1
+        if method is not None:
+            method_code = facts.methods.index(method) if method in facts.methods else 0xFFFF
+        rows = array("i")
+        append = rows.append
+        methods = facts.method
+        for r in candidates:
+            c = chan[r]
+            if allowed is not None and c not in allowed:
+                continue
+            if exclude_stderr and c == err:
+                continue
+            if method_code >= 0 and methods[r] != method_code:
+                continue
+            append(r)
+        return RowView(total, rows)
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    if ms < 10:
+        return f"{ms:.2f}ms"
+    if ms < 10_000:
+        return f"{ms:.0f}ms"
+    return f"{seconds:.0f}s"

@@ -1,0 +1,47 @@
+"""The help screen: every binding, its key(s) as currently mapped, and its id for a user keymap."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from mcptape.tui.rowinfo import KINDS
+
+
+class HelpScreen(ModalScreen[None]):
+    """A table of (keys, action, binding id), then the row styles legend."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")
+    ]
+
+    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        table = Table(title="mcptape view — keys", expand=True, show_edge=False)
+        table.add_column("keys", style="bold")
+        table.add_column("action")
+        table.add_column("binding id (for keymap.toml)", style="dim")
+        for keys, description, binding_id in self.rows:
+            table.add_row(keys, description, binding_id)
+        legend = Text("\nrow styles: ", style="bold")
+        legend.append(", ".join(KINDS))
+        legend.append(
+            "\n\nRebind keys in $XDG_CONFIG_HOME/mcptape/keymap.toml (or --keymap FILE):\n"
+            '[keymap]\n"finding.next" = "f"\n\nEscape closes this screen.'
+        )
+        with VerticalScroll(id="help-box"):
+            yield Static(table)
+            yield Static(legend)
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,89 @@
+"""The detail pane: the selected row's findings, pretty JSON, raw bytes (escaped or hex), and pair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from mcptape.textsafe import escape, hexdump
+from mcptape.tui.safe import safe_text
+
+RAW_LIMIT = 64 * 1024
+HEX_LIMIT = 16 * 1024
+PAIR_LIMIT = 400
+
+
+@dataclass
+class Detail:
+    """What the pane shows for one row: `raw` bytes are escaped here, strings are already escaped."""
+
+    title: str
+    raw: bytes
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (style, text)
+    pretty: str | None = None  # pretty-printed JSON (escaped again before display)
+    pair_title: str | None = None
+    pair_raw: bytes | None = None
+
+
+def render_detail(detail: Detail, *, hex_mode: bool) -> Text:
+    """The pane's text: nothing from the transcript reaches it without `escape`."""
+    out = Text(no_wrap=False, end="")
+    out.append(safe_text(detail.title), style="bold")
+    out.append("\n")
+    for style, note in detail.notes:
+        out.append(safe_text(note), style=style)
+        out.append("\n")
+    if detail.pair_title is not None:
+        out.append("paired with ", style="bold")
+        out.append(safe_text(detail.pair_title), style="italic")
+        out.append("\n")
+        if detail.pair_raw is not None:
+            out.append(escape(detail.pair_raw, limit=PAIR_LIMIT), style="dim")
+            out.append("\n")
+    label = "hex" if hex_mode else "escaped"
+    out.append(f"\nraw bytes ({len(detail.raw)}, {label})\n", style="bold underline")
+    if hex_mode:
+        shown = detail.raw[:HEX_LIMIT]
+        out.append(hexdump(shown) or "(empty)")
+        if len(detail.raw) > HEX_LIMIT:
+            out.append(f"\n...(+{len(detail.raw) - HEX_LIMIT} bytes)")
+    else:
+        out.append(escape(detail.raw, limit=RAW_LIMIT) or "(empty)")
+    out.append("\n")
+    if detail.pretty is not None:
+        out.append("\nJSON\n", style="bold underline")
+        out.append(safe_text(detail.pretty))
+        out.append("\n")
+    return out
+
+
+class DetailPane(VerticalScroll, can_focus=True):
+    """Scrollable detail of the row under the cursor."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.body = Static(Text("no row selected"), id="detail-body")
+        self.hex_mode = False
+        self.detail: Detail | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.body
+
+    def show(self, detail: Detail | None) -> None:
+        self.detail = detail
+        self._update()
+        self.scroll_home(animate=False)
+
+    def toggle_hex(self) -> None:
+        self.hex_mode = not self.hex_mode
+        self._update()
+
+    def _update(self) -> None:
+        if self.detail is None:
+            self.body.update(Text("no row selected"))
+        else:
+            self.body.update(render_detail(self.detail, hex_mode=self.hex_mode))

@@ -1,0 +1,175 @@
+"""The message list: a Line-API ScrollView that renders only the rows on screen.
+
+Rows come from a `RowView` (which transcript rows, in which order) and a `describe` callable
+(what a row shows); neither is materialised for the whole file. Rendered strips are kept in an
+LRU cache keyed by row, so scrolling back and forth does not re-read or re-decode anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from mcptape.tui.bindings import LIST_BINDINGS
+from mcptape.tui.rowinfo import KINDS, RowInfo, row_text
+from mcptape.tui.rowview import RowView
+
+
+class MessageList(ScrollView, can_focus=True):
+    """One row per transcript event; the cursor row is what the detail pane shows."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(LIST_BINDINGS)
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "message-list--cursor",
+        *(f"message-list--{kind}" for kind in KINDS),
+    }
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved to another transcript row."""
+
+        def __init__(self, source: MessageList, row: int | None) -> None:
+            super().__init__()
+            self.source = source
+            self.row = row
+
+    def __init__(
+        self,
+        describe: Callable[[int], RowInfo],
+        view: RowView,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.describe = describe
+        self.view = view
+        self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(1024)
+        self.user_moved = False
+        """True once the user moved the cursor (the viewer then never moves it on its own)."""
+        self.rendered_rows: set[int] = set()
+        """Rows rendered since the last `invalidate` (tests use it to prove laziness)."""
+
+    # -- content size ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.sync_size()
+
+    def sync_size(self) -> None:
+        """Tell the ScrollView how many rows there are (after the index grew or the view changed)."""
+        self.virtual_size = Size(self.size.width, len(self.view))
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
+        self.sync_size()
+
+    def invalidate(self) -> None:
+        """Forget rendered rows (new analysis results, new styles)."""
+        self._strips.clear()
+        self.rendered_rows.clear()
+        self.refresh()
+
+    def set_view(self, view: RowView, keep_row: int | None) -> None:
+        """Show another selection of rows, keeping the cursor on `keep_row` (or the nearest row)."""
+        self.view = view
+        self._strips.clear()
+        self.sync_size()
+        self.cursor = 0 if keep_row is None or not len(view) else view.position(keep_row)
+        self._center(self.cursor)
+
+    # -- cursor ------------------------------------------------------------------------------------
+    @property
+    def current_row(self) -> int | None:
+        if not len(self.view):
+            return None
+        return self.view.row(min(self.cursor, len(self.view) - 1))
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.view) - 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._strips.clear()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_row))
+
+    def select_row(self, row: int, *, center: bool = True) -> None:
+        """Put the cursor on transcript row `row` (or the nearest shown row)."""
+        if not len(self.view):
+            return
+        self.cursor = self.view.position(row)
+        if center:
+            self._center(self.cursor)
+        else:
+            self._show(self.cursor)
+
+    def _center(self, position: int) -> None:
+        self.scroll_to(y=max(0, position - self.scrollable_content_region.height // 2), animate=False)
+
+    def _show(self, position: int) -> None:
+        height = self.scrollable_content_region.height
+        top = round(self.scroll_offset.y)
+        if position < top:
+            self.scroll_to(y=position, animate=False)
+        elif position >= top + height:
+            self.scroll_to(y=position - height + 1, animate=False)
+
+    def action_cursor(self, delta: int) -> None:
+        self.user_moved = True
+        self.cursor = self.cursor + delta
+        self._show(self.cursor)
+
+    def action_page(self, direction: int) -> None:
+        self.user_moved = True
+        self.cursor = self.cursor + direction * max(1, self.scrollable_content_region.height - 1)
+        self._show(self.cursor)
+
+    def action_edge(self, end: int) -> None:
+        self.user_moved = True
+        self.cursor = len(self.view) - 1 if end else 0
+        self._show(self.cursor)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.user_moved = True
+            self.cursor = round(self.scroll_offset.y) + offset.y
+
+    # -- rendering ---------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        position = round(self.scroll_offset.y) + y
+        width = self.scrollable_content_region.width
+        if position >= len(self.view) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        selected = position == self.cursor
+        row = self.view.row(position)
+        key = (row, selected, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(row, selected, width)
+            self._strips[key] = strip
+        return strip
+
+    def _render_row(self, row: int, selected: bool, width: int) -> Strip:
+        self.rendered_rows.add(row)
+        info = self.describe(row)
+        style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{info.kind}")
+        if selected:
+            style += self.get_component_rich_style("message-list--cursor")
+        text = Text(row_text(info), style=style, no_wrap=True, end="")
+        segments = list(text.render(self.app.console))
+        return Strip(segments).crop_extend(0, width, style)
+
+    def region_of(self, position: int) -> Region:
+        return Region(0, position, self.size.width, 1)

@@ -1,0 +1,80 @@
+"""`mcptape view` on the command line: bad input is one `Error:` line and exit 2, before any UI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import console_script
+from tests.tui.transcripts import banner_session
+
+
+def run_view(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TERM": "dumb"}
+    return subprocess.run(
+        [console_script(), "view", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "does not exist"),
+        (b"", "is empty"),
+        (b"\x00\x01binary\xff\n", "is not an mcptape transcript"),
+        (b'{"mcptape": 1, "started": "2026-01-01", "comm', "is not an mcptape transcript"),
+    ],
+    ids=["missing", "empty", "binary", "truncated-header"],
+)
+def test_unreadable_input_is_one_error_line_and_exit_2(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    """Missing, empty, binary and header-truncated files never start the viewer nor print a traceback."""
+    path = tmp_path / "t.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    result = run_view(str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+
+
+def test_a_directory_is_one_error_line(tmp_path: Path) -> None:
+    """Pointing the viewer at a directory says so."""
+    result = run_view(str(tmp_path))
+    assert result.returncode == 2 and result.stderr.startswith("Error: ") and "directory" in result.stderr
+
+
+def test_a_bad_keymap_is_one_error_line(tmp_path: Path) -> None:
+    """A keymap naming an unknown binding id is refused with the way to find the right ids."""
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('[keymap]\n"no.such" = "z"\n')
+    result = run_view("--keymap", str(keymap), str(banner_session(tmp_path / "t.jsonl")))
+    assert result.returncode == 2 and "unknown binding id 'no.such'" in result.stderr
+
+
+def test_view_does_not_import_textual_for_a_bad_file(tmp_path: Path) -> None:
+    """Bad input is refused before the (heavy) textual import."""
+    code = (
+        "import sys\n"
+        "from mcptape.cli import main\n"
+        "try:\n"
+        "    main(['view', sys.argv[1]])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 2, exc.code\n"
+        "assert 'textual' not in sys.modules, 'textual was imported'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "missing.jsonl")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
