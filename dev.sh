@@ -14,6 +14,13 @@ cd "$(dirname "$0")"
 PYTHON=${PYTHON:-python3}
 VENV=.venv
 
+pip_install() {
+    # Some machines' pip configs list local mirrors that may be absent: keep their warnings out.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@" 2>&1 \
+        | { grep -v "^WARNING: Location '.*' is ignored" || true; } >&2
+    return "${PIPESTATUS[0]}"
+}
+
 setup() {
     if [ ! -x "$VENV/bin/python" ]; then
         echo "dev.sh: creating $VENV" >&2
@@ -23,8 +30,8 @@ setup() {
     want=$(cat pyproject.toml tests/node/package.json tests/node/package-lock.json 2>/dev/null | cksum)
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         echo "dev.sh: installing mcptape and its test dependencies" >&2
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+        pip_install --upgrade pip
+        pip_install -e ".[test]"
         if command -v npm >/dev/null 2>&1; then
             echo "dev.sh: installing the npm test servers (tests/node)" >&2
             (cd tests/node && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

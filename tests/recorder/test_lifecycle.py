@@ -95,6 +95,9 @@ def test_recorder_killed_mid_stream_leaves_a_readable_transcript(tmp_path: Path)
     proc, transcript = record(tmp_path, "flood")
     assert proc.stdout is not None
     received = proc.stdout.read(2_000_000)
+    deadline = time.monotonic() + 20
+    while transcript.stat().st_size < 500_000 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the flood is still running: kill while records are being written
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(30)
     time.sleep(0.1)

@@ -2,8 +2,9 @@
 
 Encoding and the transcript's file writes are the recorder's largest costs; the pumps spend
 their time in read and write syscalls, which release the GIL, so a writer thread overlaps the two.
-The queue is bounded: a pump waits when the writer falls more than `max_pending` bytes behind,
-so memory stays flat under a flood. Records leave in the order they were handed over.
+The queue is bounded: a pump waits when the writer falls more than `max_pending` bytes (8 MiB)
+behind, so memory stays flat under a flood, and a recorder killed with SIGKILL loses at most that
+much of what it had already forwarded. Records leave in the order they were handed over.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Target(Protocol):
 class Spool:
     """A `TranscriptWriter` front (same `now`/`chunk`/`fields`) that writes from its own thread."""
 
-    def __init__(self, inner: Target, max_pending: int = 64 << 20) -> None:
+    def __init__(self, inner: Target, max_pending: int = 8 << 20) -> None:
         self.inner = inner
         self.now = inner.now
         self.max_pending = max_pending
