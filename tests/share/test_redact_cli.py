@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,19 @@ def test_the_live_writer_redacts_a_secret_split_across_chunks(tmp_path: Path) ->
     body = path.read_bytes()
     assert SECRET.encode() not in body
     outs = [(e.t, e.data) for e in open_transcript(path).events() if e.ch == "out"]
-    assert [t for t, _ in outs] == [0.2, 0.3, 0.4]
+    assert [t for t, _ in outs] == [0.2, 0.3, 0.3]  # a line is timed by its last fragment
     assert outs[1][1] == b'{"id":1}\n'
     assert outs[2][1].startswith(b"partial [redacted:")
+
+
+def test_the_live_writer_writes_held_lines_when_the_session_is_idle(tmp_path: Path) -> None:
+    """A complete line reaches the file a moment later even if nothing else happens (tail -f works)."""
+    path = tmp_path / "idle.jsonl"
+    writer = redacting_writer(open_output(path), clock_start=0.0, command=["srv"], environ={})
+    writer.header(new_header(["srv"], "/tmp"))
+    writer.chunk(0.1, "err", b"ready\n")
+    deadline = time.monotonic() + 5
+    while b"ready" not in path.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert b'"data":"ready\\n"' in path.read_bytes()
+    writer.close()

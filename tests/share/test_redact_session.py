@@ -74,12 +74,22 @@ def test_no_planted_secret_survives_in_the_redacted_copy(redacted_copy: Path, wh
     assert PLANTED[where].encode() not in redacted_copy.read_bytes()
 
 
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    return record_leaky(tmp_path_factory.mktemp("live") / "live.jsonl", "--redact")
+
+
 @pytest.mark.parametrize("where", sorted(PLANTED))
-def test_no_planted_secret_survives_record_redact(tmp_path: Path, where: str) -> None:
+def test_no_planted_secret_survives_record_redact(live: Session, where: str) -> None:
     """`record --redact` writes none of them, while the client still receives the real bytes."""
-    session = record_leaky(tmp_path / "live.jsonl", "--redact")
-    assert PLANTED[where].encode() not in session.transcript.read_bytes()
-    assert PLANTED[where].encode() in session.stdout + session.stderr  # forwarded untouched
+    assert PLANTED[where].encode() not in live.transcript.read_bytes()
+    assert PLANTED[where].encode() in live.stdout + live.stderr  # forwarded untouched
+
+
+def test_record_redact_keeps_line_numbers_and_kinds(plain: Session, live: Session) -> None:
+    """The live-redacted recording has the same lines, of the same kinds, as the plain one."""
+    for ch in ("out", "in", "err"):
+        assert _kinds(_channel(plain.transcript, ch)) == _kinds(_channel(live.transcript, ch)), ch
 
 
 def test_each_secret_has_a_placeholder_that_verifies(redacted_copy: Path) -> None:

@@ -78,3 +78,48 @@ def redact_command(
         f"mcptape: {summary.replaced} secret(s) replaced ({summary.distinct} distinct) in {output}{dropped}",
         err=True,
     )
+
+
+@click.command(
+    "report",
+    epilog="""\b
+Examples:
+  mcptape report session.jsonl                 # writes ./mcptape-report-session/
+  mcptape report session.jsonl -o bug-123/     # the directory to attach to an issue
+
+The directory holds report.md, stderr.txt and transcript.jsonl, all redacted
+(rules as for `mcptape redact`). Exit code 0 once written, whatever the verdict.""",
+)
+@click.argument("transcript", type=click.Path(dir_okay=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Directory to write (created if needed). Default: ./mcptape-report-<name>/",
+)
+@click.option("--overwrite", is_flag=True, help="Replace the bundle's files if the directory has them.")
+@click.option("--no-redact", is_flag=True, help="Keep secrets (for a report that never leaves your machine).")
+@rule_options
+def report_command(
+    transcript: Path,
+    output: Path | None,
+    overwrite: bool,
+    no_redact: bool,
+    keys: tuple[str, ...],
+    regexes: tuple[str, ...],
+    no_env: bool,
+) -> None:
+    """Write a bug-report bundle for TRANSCRIPT: report.md, stderr.txt and the redacted transcript.
+
+    report.md has the launch command, mcptape/Python/protocol versions, the verdict, the first
+    offending bytes (escaped) with the lines around them, and every finding of `mcptape check`.
+    """
+    from mcptape.share.report import make_report
+
+    rules = Rules.build(keys, regexes, use_env=not no_env)
+    directory = output if output is not None else Path(f"mcptape-report-{transcript.stem}")
+    bundle = make_report(transcript, directory, rules, redact=not no_redact, overwrite=overwrite)
+    analysis = bundle.analysis
+    total = len(analysis.findings) + analysis.findings_truncated
+    verdict = "clean" if total == 0 else f"{total} finding(s)"
+    click.echo(f"mcptape: report written to {directory}/ ({verdict})", err=True)

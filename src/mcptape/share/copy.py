@@ -1,8 +1,9 @@
 """`mcptape redact`: write a redacted copy of a transcript (the original is never touched).
 
-The copy has one event per line of each byte channel: fragments are joined first, so a secret
-split across two reads is still found. A line's event carries the time of the fragment that
-completed it, and sits where that fragment was. Two passes: the first learns every secret in the
+The copy has one event per line of each byte channel: fragments are joined first (by the check
+core's framing), so a secret split across two reads is still found. A line's event carries the
+time of the fragment that completed it (of its last fragment when no newline ends it), and sits
+where that fragment was. Two passes: the first learns every secret in the
 file, the second writes, so a value echoed *before* it was recognised as a secret is caught too.
 """
 
@@ -34,39 +35,26 @@ class Summary:
 
 
 def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event]:
-    """The events with each byte channel re-cut into whole lines and every line redacted."""
-    pending: dict[str, bytearray] = {}
-    last_t: dict[str, float] = {}
+    """The events with each byte channel re-cut into whole lines (the check core's framing) and
+    every line redacted; `eof`/`exit` first write the unterminated line their channel still holds."""
+    from mcptape.check.framing import Framer
 
-    def flush(ch: str) -> Iterator[Event]:
-        buf = pending.pop(ch, None)
-        if buf:
-            yield Event(last_t[ch], ch, raw=redactor.line(bytes(buf)))
-
+    framer = Framer()
     for ev in events:
-        if ev.ch in BYTE_CHANNELS:
-            data = ev.data
-            buf = pending.setdefault(ev.ch, bytearray())
-            last_t[ev.ch] = ev.t
-            start = 0
-            while (nl := data.find(b"\n", start)) >= 0:
-                buf += data[start : nl + 1]
-                yield Event(ev.t, ev.ch, raw=redactor.line(bytes(buf)))
-                buf.clear()
-                start = nl + 1
-            buf += data[start:]
-            continue
-        if ev.ch == "eof":
-            yield from flush(str(ev.get("of")))
+        if ev.ch in BYTE_CHANNELS or ev.ch == "eof":
+            for frame in framer.feed(ev):
+                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
+            if ev.ch != "eof":
+                continue
         elif ev.ch == "exit":
-            for ch in list(pending):
-                yield from flush(ch)
+            for frame in framer.close():
+                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
         fields = ev.fields or {}
         if ev.ch == "note":
             fields = redactor.value(fields)
         yield Event(ev.t, ev.ch, fields=dict(fields))
-    for ch in list(pending):
-        yield from flush(ch)
+    for frame in framer.close():
+        yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
 
 
 def redact_header(header: Header, redactor: Redactor) -> Header:

@@ -2,40 +2,66 @@
 
 The pumps forward the server's bytes first and record them second, so redaction never delays or
 alters what the client and the server see: it only holds each channel's bytes until the end of
-the line, then writes the redacted line as one event. A line that never ends (a prompt without a
+the line (joined by the check core's framing), then writes the redacted line as one event, a
+quarter of a second later (see `RedactingWriter`). A line that never ends (a prompt without a
 newline) is written when its stream closes, when the server exits, or once it reaches 8 MiB.
-The cost: a recorder killed with SIGKILL loses the unterminated line it was holding.
+The cost: a recorder killed with SIGKILL loses the lines it was still holding.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mcptape.check.framing import ChannelFramer
+from mcptape.check.model import Frame
 from mcptape.share.placeholder import KEY_ENV, choose_key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
 from mcptape.transcript.events import Header
 from mcptape.transcript.writer import TranscriptWriter, encode_chunk
 
-MAX_PENDING = 8 << 20
+MAX_PENDING = 8 << 20  # an unterminated line longer than this is written as a fragment
+MAX_HELD = 16 << 20  # complete lines held longer than `HOLD` only while they total less than this
+HOLD = 0.25  # seconds a complete line waits before it is written (see RedactingWriter)
 
 
 class RedactingWriter(TranscriptWriter):
-    """A `TranscriptWriter` whose byte channels are written one redacted line at a time."""
+    """A `TranscriptWriter` whose byte channels are written one redacted line at a time.
+
+    Each line is read for secrets as soon as it is complete, but written `hold` seconds later:
+    the pumps record after forwarding, so a server's echo of a token can reach the writer a moment
+    before the request that carried it; holding lines briefly lets the request teach the secret
+    first. A background thread writes held lines when the session is idle.
+    """
 
     def __init__(
-        self, fd: int, *, clock_start: float | None, redactor: Redactor, env_names: list[str]
+        self,
+        fd: int,
+        *,
+        clock_start: float | None,
+        redactor: Redactor,
+        env_names: list[str],
+        hold: float = HOLD,
     ) -> None:
         super().__init__(fd, clock_start=clock_start)
         self.redactor = redactor
         self.env_names = env_names
-        self._pending: dict[str, bytearray] = {}
-        self._lock = threading.Lock()
+        self.hold = hold
+        self._framers: dict[str, ChannelFramer] = {}
+        self._partial: dict[str, int] = {}  # bytes of an unterminated line held per channel
+        self._lines: deque[tuple[float, float, str, bytes]] = deque()  # (arrival, t, ch, raw)
+        self._held = 0
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="mcptape-redact", daemon=True)
+        self._thread.start()
 
     def header(self, header: Header) -> None:
-        with self._lock:
+        with self._cond:
             info = self.redactor.header_info()
             info.pop("found")  # not known yet when the header is written
             info["env"] = self.env_names
@@ -47,64 +73,94 @@ class RedactingWriter(TranscriptWriter):
                 recorder=dict(header.recorder),
                 extra={**self.redactor.value(header.extra), "redacted": info},
             )
-        super().header(redacted)
+            super().header(redacted)
 
     def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
-        try:
-            self._chunk(t, ch, data)
-        except Exception as exc:  # a pump must keep forwarding: never raise into it
-            self._pending.pop(ch, None)
-            reason = f"mcptape could not redact {ch} ({type(exc).__name__}): line dropped"
-            super().fields(t, "note", msg=reason)
+        with self._cond:
+            try:
+                self._take(t, ch, bytes(data))
+            except Exception as exc:  # a pump must keep forwarding: never raise into it
+                self._framers.pop(ch, None)
+                self._partial.pop(ch, None)
+                reason = f"mcptape could not redact {ch} ({type(exc).__name__}): line dropped"
+                super().fields(t, "note", msg=reason)
+                return
+            self._release(force=self._held > MAX_HELD)
 
-    def _chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
-        with self._lock:
-            buf = self._pending.setdefault(ch, bytearray())
-            last = data.rfind(b"\n")
-            if last < 0:
-                buf += data
-                if len(buf) < MAX_PENDING:
-                    return
-                records = encode_chunk(t, ch, self.redactor.line(bytes(buf)))
-                buf.clear()
-            else:
-                buf += data[: last + 1]
-                records = self._encode_lines(t, ch, buf)
-                buf.clear()
-                buf += data[last + 1 :]
-        self.write_raw(records)
+    def _take(self, t: float, ch: str, data: bytes) -> None:
+        framer = self._framers.get(ch)
+        if framer is None:
+            framer = self._framers[ch] = ChannelFramer(ch)
+        frames = framer.feed(data, t, 0)
+        partial = len(data) - data.rfind(b"\n") - 1 if frames else self._partial.get(ch, 0) + len(data)
+        if partial >= MAX_PENDING:
+            last = framer.close()
+            if last is not None:
+                frames.append(last)
+            partial = 0
+        self._partial[ch] = partial
+        self._hold(frames)
 
-    def _encode_lines(self, t: float, ch: str, buf: bytearray) -> bytes:
+    def _hold(self, frames: list[Frame]) -> None:
+        arrival = time.monotonic()
+        for frame in frames:
+            self.redactor.line(frame.raw)  # learn its secrets now; it is redacted again when written
+            self._lines.append((arrival, frame.t, frame.channel, frame.raw))
+            self._held += len(frame.raw)
+        if frames:
+            self._cond.notify()
+
+    def _release(self, *, force: bool = False) -> None:
+        """Write the held lines that are due (all of them with `force`); called with the lock held."""
+        if not self._lines:
+            return
+        due = time.monotonic() - self.hold
         out = bytearray()
-        start = 0
         line = self.redactor.line
-        while (nl := buf.find(b"\n", start)) >= 0:
-            out += encode_chunk(t, ch, line(bytes(buf[start : nl + 1])))
-            start = nl + 1
-        return bytes(out)
+        while self._lines and (force or self._lines[0][0] <= due):
+            _, t, ch, raw = self._lines.popleft()
+            self._held -= len(raw)
+            out += encode_chunk(t, ch, line(raw))
+        if out:
+            self.write_raw(bytes(out))
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                if self._lines:
+                    self._cond.wait(max(0.0, self._lines[0][0] + self.hold - time.monotonic()))
+                else:
+                    self._cond.wait()
+                self._release()
 
     def fields(self, t: float, ch: str, **fields: Any) -> None:
-        if ch == "eof":
-            self._flush(t, str(fields.get("of")))
-        elif ch == "exit":
-            for name in list(self._pending):
-                self._flush(t, name)
-        elif ch == "note":
-            with self._lock:
+        with self._cond:
+            if ch == "eof":
+                self._close_channel(str(fields.get("of")))
+            elif ch == "exit":
+                for name in list(self._framers):
+                    self._close_channel(name)
+            elif ch == "note":
                 fields = self.redactor.value(fields)
-        super().fields(t, ch, **fields)
+            self._release(force=True)
+            super().fields(t, ch, **fields)
 
-    def _flush(self, t: float, ch: str) -> None:
-        with self._lock:
-            buf = self._pending.pop(ch, None)
-            if not buf:
-                return
-            records = encode_chunk(t, ch, self.redactor.line(bytes(buf)))
-        self.write_raw(records)
+    def _close_channel(self, ch: str) -> None:
+        """Hold the unterminated line `ch` still has (its stream closed, or the server exited)."""
+        framer = self._framers.get(ch)
+        last = framer.close() if framer is not None else None
+        self._partial[ch] = 0
+        if last is not None:
+            self._hold([last])
 
     def close(self) -> None:
-        for name in list(self._pending):
-            self._flush(self.now(), name)
+        with self._cond:
+            for name in list(self._framers):
+                self._close_channel(name)
+            self._release(force=True)
+            self._closed = True
+            self._cond.notify()
+        self._thread.join()
         super().close()
 
 
