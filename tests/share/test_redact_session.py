@@ -37,11 +37,6 @@ def _kinds(data: bytes) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return record_leaky(tmp_path_factory.mktemp("plain") / "plain.jsonl")
-
-
-@pytest.fixture(scope="module")
 def redacted_copy(plain: Session, tmp_path_factory: pytest.TempPathFactory) -> Path:
     dst = tmp_path_factory.mktemp("copy") / "shared.jsonl"
     result = _redact(plain.transcript, dst)
