@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -18,7 +19,9 @@ from mcptape.demo.client import run_session
     show_default=True,
     help="Where to write the demo's transcripts.",
 )
-@click.option("--no-view", is_flag=True, help="Do not open the viewer at the end (for scripts).")
+@click.option(
+    "--no-view", is_flag=True, help="Do not open the viewer at the end (implied when not on a terminal)."
+)
 def demo_command(output_dir: Path, no_view: bool) -> None:
     """Record, check and inspect two sessions with the bundled demo server.
 
@@ -39,11 +42,19 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
 
     click.echo("")
     for name in ("clean", "buggy"):
-        header, analysis = analyze_file(tapes[name])
+        header, analysis = analyze_file(str(tapes[name]))
         click.echo(f"== mcptape check {tapes[name]}")
         if analysis.clean:
             click.echo("   clean: every stdout byte is protocol, nothing executed after a reject")
         else:
             click.echo(render_text(analysis, header, str(tapes[name])))
     click.echo(f"Transcripts: {tapes['clean']} and {tapes['buggy']}")
-    click.echo(f"Next: mcptape view {tapes['buggy']}")
+    if no_view or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        click.echo(f"Next: mcptape view {tapes['buggy']}")
+        return
+    click.echo(f"== mcptape view {tapes['buggy']}   (q quits)")
+    from mcptape.tui.command import view_command
+
+    click.get_current_context().invoke(
+        view_command, transcript=tapes["buggy"], other=None, follow=False, keymap=None
+    )
