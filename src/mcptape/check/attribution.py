@@ -91,14 +91,17 @@ class Attributor:
             if target is None:
                 closed = self._closed(named)
         else:
-            target, closed = self._by_time(t, in_flight)
+            # The HTTP sink records a request before answering it: its time does not lag.
+            lag = 0.0 if frame.channel == "http" else TOLERANCE
+            target, closed = self._by_time(t, in_flight, lag)
         attributed = target if target is not None else (closed[1] if closed is not None else None)
         call = ExecCall(frame, value if type(value) is dict else None, named, attributed)
         ref = Ref(frame.channel, frame.channel, frame.line, frame.offset, frame.body, frame.event)
         point = self.reject_point
-        after_frame_reject = (
-            point is not None and t > point[0] and not (closed is not None and closed[0] <= point[0])
-        )
+        # A line naming a request answered before the bad frame was written before it, whatever its
+        # recorded time; a line attributed only by time gets no such benefit of the doubt.
+        excused = named is not None and closed is not None and closed[0] <= point[0] if point else False
+        after_frame_reject = point is not None and t > point[0] and not excused
         if after_frame_reject:
             assert point is not None
             self._flag_session(ref, call, point)
@@ -121,7 +124,7 @@ class Attributor:
         return found
 
     def _by_time(
-        self, t: float, in_flight: dict[RequestId, Pending]
+        self, t: float, in_flight: dict[RequestId, Pending], tolerance: float = TOLERANCE
     ) -> tuple[RequestId | None, Closed | None]:
         started: RequestId | None = None
         started_at = 0.0
@@ -134,13 +137,13 @@ class Attributor:
                 break
         just_closed: Closed | None = None
         for closed in reversed(self.recent):
-            if closed[0] >= t - TOLERANCE:
-                if closed[0] <= t + TOLERANCE and closed[2][0] <= t:
+            if closed[0] >= t - tolerance:
+                if closed[0] <= t + tolerance and closed[2][0] <= t:
                     just_closed = closed
                     break
             else:
                 break
-        if started is not None and (just_closed is None or t - started_at > TOLERANCE):
+        if started is not None and (just_closed is None or t - started_at > tolerance):
             return started, None
         if just_closed is not None:
             return None, just_closed
