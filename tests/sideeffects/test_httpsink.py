@@ -15,6 +15,7 @@ import pytest
 
 from mcptape.recorder.httpsink import HttpSink, redact_headers, redact_target
 from mcptape.recorder.sideeffects import side_effects
+from tests.conftest import console_script
 from tests.sideeffects.helpers import call_span, call_tools, events, records, server
 
 HTTP = server("fx_http_server")
@@ -217,3 +218,26 @@ def test_requests_in_flight_at_stop_are_still_recorded() -> None:
     stopper.join(10)
     conn.close()
     assert [line for _, _, line in got.chunks if b"late.example" in line]
+
+
+def test_curl_in_the_server_process_tree_goes_through_the_sink(tmp_path: Path, canary: str) -> None:
+    """curl run by the server honours the variables too: both attempts are recorded and refused."""
+    out = tmp_path / "t.jsonl"
+    script = (
+        f'curl -sS -o /dev/null -w "%{{http_code}} " {canary}/by-curl; echo rc=$?; '
+        "curl -sS -o /dev/null https://example.invalid/; echo rc=$?"
+    )
+    done = subprocess.run(
+        [console_script(), "record", "-q", "-o", str(out), "--http-sink", "--", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.stdout.split() == ["502", "rc=0", "rc=56"]  # 56: curl's "CONNECT tunnel failed"
+    assert Canary.hits == []
+    seen = [r for _, r in records(events(out), "http")]
+    assert [(r["method"], r["target"]) for r in seen] == [
+        ("GET", f"{canary}/by-curl"),
+        ("CONNECT", "example.invalid:443"),
+    ]
