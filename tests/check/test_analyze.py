@@ -1,0 +1,102 @@
+"""The streaming analysis API: time order across channels, callbacks per line, bounded memory."""
+
+from __future__ import annotations
+
+from mcptape.check.analyze import Analyzer, analyze, messages, ordered
+from mcptape.check.model import Kind, Message
+from mcptape.transcript import Event
+from tests.check.helpers import error, events, request, result, run
+
+
+def test_a_response_recorded_before_its_request_is_paired_by_time() -> None:
+    """Channels are recorded by separate threads: file order across channels is not time order."""
+    analysis = run(
+        ("out", result(1), 0.0020),
+        ("in", request(1, "ping"), 0.0010),
+        ("in", request(2, "ping"), 0.003),
+        ("out", result(2), 0.0040),
+    )
+    assert analysis.findings == []
+    assert analysis.latency.count == 2
+    assert abs(analysis.latency.max - 0.001) < 1e-9
+
+
+def test_an_exec_line_recorded_before_the_request_it_follows_is_still_attributed() -> None:
+    """exec-after-reject holds even when the exec record lands in the file before the request record."""
+    analysis = run(
+        ("exec", b'{"action":"deploy"}\n', 0.0015),
+        ("in", request(5, "tools/call", {"name": "deploy"}), 0.0010),
+        ("out", error(5), 0.0020),
+    )
+    assert [f.rule for f in analysis.findings] == ["exec-after-reject"]
+    assert analysis.findings[0].request_id == 5
+
+
+def test_ordered_sorts_by_time_across_channels_but_keeps_each_channel_in_file_order() -> None:
+    """A channel's own order is exact even if its recorded times go backwards."""
+    evs = [
+        Event(0.2, "out", raw=b"a\n", index=0),
+        Event(0.1, "in", raw=b"b\n", index=1),
+        Event(0.05, "out", raw=b"c\n", index=2),
+    ]
+    assert [e.index for e in ordered(evs)] == [1, 0, 2]
+
+
+def test_on_message_reports_every_line_with_its_event_index() -> None:
+    """The TUI gets each in/out line's classification, pointing back at the transcript events."""
+    seen: list[Message] = []
+    analyze(
+        events(("in", request(1, "ping")), ("err", b"log\n"), ("out", b"noise\n"), ("out", result(1))),
+        on_message=seen.append,
+    )
+    assert [(m.channel, m.frame.events, m.kind) for m in seen] == [
+        ("in", (0,), Kind.REQUEST),
+        ("out", (2,), Kind.NON_PROTOCOL),
+        ("out", (3,), Kind.RESPONSE),
+    ]
+    assert seen[0].method == "ping" and seen[2].id == 1 and seen[1].rule == "non-protocol-output"
+
+
+def test_messages_yields_classified_lines_in_time_order() -> None:
+    """What replay's diff compares: each message with its parsed value."""
+    got = list(messages(events(("out", result(1), 0.002), ("in", request(1, "ping"), 0.001))))
+    assert [(m.channel, m.kind, m.value["id"]) for m in got] == [
+        ("in", Kind.REQUEST, 1),
+        ("out", Kind.RESPONSE, 1),
+    ]
+
+
+def test_the_analyzer_can_be_fed_incrementally_and_knows_the_version() -> None:
+    """`Analyzer.feed` then `finish`; `version` follows the handshake as it is processed."""
+    analyzer = Analyzer()
+    for event in events(
+        ("in", request(0, "initialize", {"protocolVersion": "2025-03-26", "capabilities": {}})),
+        ("out", result(0, {"protocolVersion": "2025-03-26"})),
+    ):
+        analyzer.feed(event)
+    analysis = analyzer.finish()
+    assert analyzer.version == "2025-03-26" == analysis.protocol_version
+    assert analysis.stateless is False
+
+
+def test_findings_kept_are_bounded_and_the_rest_counted() -> None:
+    """A transcript of a million bad lines does not keep a million findings in memory."""
+    analyzer = Analyzer(max_findings=5)
+    for i in range(20):
+        analyzer.push(i * 0.001, "out", "noise\n", i)
+    analysis = analyzer.finish()
+    assert len(analysis.findings) == 5
+    assert analysis.findings_truncated == 15
+    assert not analysis.clean
+
+
+def test_pending_state_does_not_grow_with_answered_requests() -> None:
+    """Only requests in flight (and a bounded memory of closed ids) are kept."""
+    analyzer = Analyzer()
+    for i in range(20000):
+        analyzer.push(i * 0.001, "in", request(i, "ping").decode(), 2 * i)
+        analyzer.push(i * 0.001 + 0.0005, "out", result(i).decode(), 2 * i + 1)
+    analysis = analyzer.finish()
+    assert analysis.findings == []
+    assert analyzer.client.pending == {}
+    assert len(analyzer.client.closed) + len(analyzer.client.older) <= 2 * 4096 + 2

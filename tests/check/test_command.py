@@ -1,0 +1,149 @@
+"""`mcptape check FILE [--json]`: the report, the JSON object, exit codes 0/1/2 and bad input."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from mcptape.check.command import check_command
+from mcptape.transcript import Event
+from mcptape.transcript.writer import new_header, write_transcript
+from tests.check.helpers import error, events, request, result
+from tests.conftest import console_script
+
+PING = request(1, "ping")
+
+
+def _write(path: Path, evs: list[Event]) -> Path:
+    write_transcript(path, new_header(["python", "server.py"], "/srv"), evs)
+    return path
+
+
+@pytest.fixture
+def clean(tmp_path: Path) -> Path:
+    return _write(tmp_path / "clean.jsonl", events(("in", PING), ("err", b"starting\n"), ("out", result(1))))
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    return _write(
+        tmp_path / "broken.jsonl",
+        events(
+            ("in", PING),
+            ("out", result(1)),
+            ("out", b"\x1b]0;pwned\x07debug: \xff connected\n"),
+            ("in", b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n'),
+            ("out", error(None)),
+            ("exec", b'{"action":"deploy"}\n'),
+            ("err", b"Traceback (most recent call last):\n  boom\n"),
+            ("exit", {"code": 1, "signal": None}),
+        ),
+    )
+
+
+def test_a_clean_transcript_exits_0_and_says_so(clean: Path) -> None:
+    """Exit 0, no findings, stderr shown in its own section."""
+    res = CliRunner().invoke(check_command, [str(clean)])
+    assert res.exit_code == 0, res.output
+    assert "Verdict: clean (no findings)" in res.output
+    assert "out (server->client): none, every line is protocol" in res.output
+    assert "Server stderr (1 lines, 9 bytes" in res.output and "| starting" in res.output
+
+
+def test_findings_exit_1_with_first_non_protocol_line_findings_and_stderr(broken: Path) -> None:
+    """Exit 1; the report shows the first bad line per direction, every finding, then stderr."""
+    res = CliRunner().invoke(check_command, [str(broken)])
+    assert res.exit_code == 1, res.output
+    out = res.output
+    assert "out (server->client): line 2, byte offset 37: not valid UTF-8" in out
+    assert "bytes:     \\x1b]0;pwned\\x07debug: \\xff connected" in out
+    assert 'before it: line 1: {"jsonrpc":"2.0","id":1,"result":{}}' in out
+    assert "in (client->server): line 2, byte offset 41: a request id must be a string or an integer" in out
+    for rule in ("non-protocol-output", "invalid-message", "exec-after-reject"):
+        assert rule in out
+    assert out.index("Findings (3)") < out.index("Server stderr (2 lines")
+    assert "| Traceback (most recent call last):" in out
+    assert "\x1b" not in out and "\x07" not in out
+
+
+def test_json_output_has_findings_and_first_non_protocol(broken: Path) -> None:
+    """--json prints one object with the documented fields."""
+    res = CliRunner().invoke(check_command, [str(broken), "--json"])
+    assert res.exit_code == 1
+    doc = orjson.loads(res.output)
+    assert doc["clean"] is False
+    first_out = doc["first_non_protocol"]["out"]
+    assert (first_out["line"], first_out["offset"]) == (2, 37)
+    assert first_out["raw"] == "\\x1b]0;pwned\\x07debug: \\xff connected"
+    assert doc["first_non_protocol"]["in"]["line"] == 2
+    assert [f["rule"] for f in doc["findings"]] == [
+        "non-protocol-output",
+        "invalid-message",
+        "exec-after-reject",
+    ]
+    for finding in doc["findings"]:
+        assert {"rule", "severity", "channel", "line", "offset", "raw", "message", "request_id"} <= set(
+            finding
+        )
+    assert doc["exit"] == {"code": 1, "signal": None}
+    assert doc["stderr"]["lines"] == 2
+
+
+def test_json_output_of_a_clean_transcript(clean: Path) -> None:
+    """A clean transcript gives no findings and null first_non_protocol in both directions."""
+    res = CliRunner().invoke(check_command, [str(clean), "--json"])
+    assert res.exit_code == 0
+    doc = orjson.loads(res.output)
+    assert doc["findings"] == []
+    assert doc["first_non_protocol"] == {"out": None, "in": None}
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([console_script(), "check", *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty: not an mcptape transcript"),
+        (b'{"mcptape":1,"started":"2026-', "is not an mcptape transcript"),
+        (base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"), "is not an mcptape transcript"),
+        (b'{"mcptape":99,"started":"x","command":[],"cwd":"/"}\n', "is a version 99 transcript"),
+    ],
+    ids=["empty", "truncated", "binary", "future-version"],
+)
+def test_bad_input_gives_one_clear_line_and_exit_2(tmp_path: Path, content: bytes, message: str) -> None:
+    """Empty, truncated, binary and future-version files: one `Error:` line on stderr, exit 2."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    proc = _run(str(path))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("Error: ")
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_missing_file_exits_2(tmp_path: Path) -> None:
+    """A path that does not exist is unreadable input."""
+    proc = _run(str(tmp_path / "nope.jsonl"))
+    assert (proc.returncode, proc.stderr.startswith("Error: ")) == (2, True)
+
+
+def test_the_console_script_exits_1_on_findings(broken: Path) -> None:
+    """Through the real entry point too (not only click's test runner)."""
+    assert _run(str(broken)).returncode == 1
+
+
+def test_a_transcript_cut_in_its_last_record_is_checked_with_a_note(clean: Path) -> None:
+    """A recorder killed mid-write: the rest is analysed, and the report says the file was cut."""
+    with open(clean, "ab") as fh:
+        fh.write(b'{"t":9.0,"ch":"out","da')
+    res = CliRunner().invoke(check_command, [str(clean)])
+    assert res.exit_code == 0
+    assert "note: transcript line 5" in res.output and "truncated last line" in res.output
