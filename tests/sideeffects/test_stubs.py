@@ -162,3 +162,16 @@ def test_listeners_that_cannot_start_raise_one_clear_error(monkeypatch: pytest.M
     monkeypatch.setattr(tempfile, "mkdtemp", refuse)
     with pytest.raises(SideEffectError, match="cannot start the side-effect listeners: Permission denied"):
         side_effects(ListSink(), http_sink=True, stubs=["ssh"])
+
+
+def test_an_argv_too_large_for_one_datagram_is_recorded_cut_and_marked(tmp_path: Path) -> None:
+    """A 1 MiB command line still gives one event: its first arguments, with `truncated: true`."""
+    got = ListSink()
+    big = ["x" * 100_000 for _ in range(10)]
+    with side_effects(got, stubs=["curl"]) as fx:
+        done = subprocess.run(["curl", *big], env=fx.child_env(os.environ), capture_output=True)
+    assert done.returncode == 255
+    [call] = [json.loads(data) for _, _, data in got.chunks]
+    assert call["truncated"] is True
+    assert call["argv"][0] == "curl" and 1 < len(call["argv"]) < 11
+    assert all(a == "x" * 100_000 for a in call["argv"][1:])

@@ -31,7 +31,7 @@ _SUN_PATH_MAX = 104  # bytes in a unix socket path, with its NUL (104 on macOS, 
 
 # Run by the shim with `python -I -S`: stdlib only, and it must start fast.
 REPORTER = r'''"""mcptape stub reporter: record this invocation, run nothing, exit 255."""
-import json, os, socket, sys
+import errno, json, os, socket, sys
 
 SOCKET = {socket_path!r}
 
@@ -61,15 +61,16 @@ def main():
                 sock.sendto(line.encode("utf-8"), SOCKET)
                 sent = True
             except OSError as exc:
-                if exc.errno != 90 or keep <= 1:  # 90: EMSGSIZE, the argv is too large
+                if exc.errno != errno.EMSGSIZE or keep <= 1:  # the argv is too large for a datagram
                     break
                 keep //= 2
                 record["argv"] = record["argv"][:keep]
                 record.pop("argv_b64", None)
                 record["truncated"] = True
     note = "recorded" if sent else "NOT recorded: mcptape is no longer listening"
-    sys.stderr.write(f"mcptape: {{name}} is stubbed (--stub {{name}}): not run, exit 255 ({{note}})\n")
-    sys.exit(255)
+    message = f"mcptape: {{name}} is stubbed (--stub {{name}}): not run, exit {exit_code} ({{note}})\n"
+    sys.stderr.write(message)
+    sys.exit({exit_code})
 
 
 main()
@@ -119,7 +120,7 @@ class Stubs:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._sock.bind(self.socket_path)
         reporter = os.path.join(self.dir, "report.py")
-        _write(reporter, REPORTER.format(socket_path=self.socket_path), 0o600)
+        _write(reporter, REPORTER.format(socket_path=self.socket_path, exit_code=EXIT_CODE), 0o600)
         for name in self.names:
             shim = SHIM.format(
                 python=shlex.quote(self.python), reporter=shlex.quote(reporter), name=shlex.quote(name)
