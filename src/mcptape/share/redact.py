@@ -22,11 +22,15 @@ from typing import Any
 from mcptape.share.jsonscan import STRING, Decoded
 from mcptape.share.placeholder import PLACEHOLDER, Key, placeholder
 from mcptape.share.rules import (
+    BUILTIN_IDS,
+    KEY_TRIGGERS,
     KV_TAIL,
     NEEDS_PLAUSIBLE,
+    PATTERN_TRIGGERS,
     TRIVIAL_VALUES,
     Rules,
     compile_builtin,
+    key_name_before,
     plausible,
 )
 
@@ -35,7 +39,10 @@ _COLON = re.compile(r"[ \t\r]*:[ \t\r]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
-_BUILTIN, _BUILTIN_IDS = compile_builtin()
+_ALL_IDS = frozenset(BUILTIN_IDS)
+_TRIGGER_WORDS = tuple((word, rule_id) for rule_id, words in PATTERN_TRIGGERS.items() for word in words)
+_SQUASH = str.maketrans("", "", "-_. \t\"'")
+_JSON_ESCAPED = re.compile(r'["\\/\x00-\x1f\x7f-\U0010ffff]')  # chars a JSON encoder may escape
 _INVALID_JSON_MARK = "\\?"  # keeps a string that held an invalid escape invalid after redaction
 _INVALID_UTF8_MARK = "\udcff"  # encodes back to the byte 0xff: an undecodable line stays undecodable
 
@@ -62,6 +69,12 @@ class Redactor:
         self._dirty = False
         self._cache: dict[str, str] = {}
         self._user_kv = _user_key_pattern(rules.extra_keys)
+        self._key_triggers = KEY_TRIGGERS + tuple(rules.extra_keys)
+        self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
+        self._builtin: re.Pattern[str] | None = None  # the patterns this line can match
+        self._use_literal = False
+        self._escapable = False  # a seen value holds a character JSON may escape
+        self._keys_seen: dict[str, bool] = {}
 
     # -- what it knows ---------------------------------------------------------------------
     def learn(self, value: str, label: str) -> None:
@@ -110,6 +123,8 @@ class Redactor:
         """Redact one line of text (no newline in it); returns `text` itself when nothing changed."""
         if self._dirty:
             self._rebuild_literal()
+        if not self._prepare(text):
+            return text
         edits: list[tuple[int, int, str]] = []  # raw start, raw end, replacement
         gaps: list[tuple[int, list[_Hit], str]] = []  # free text between strings: applied last
         tokens = list(STRING.finditer(text))
@@ -120,13 +135,13 @@ class Redactor:
             gaps.append((pos, self._hits(gap), gap))
             if i not in forced and gap.rstrip(" \t").endswith((":", "=")):
                 kv = KV_TAIL.search(gap)
-                if kv is not None and self.rules.is_secret_key(kv.group("k")):
+                if kv is not None and self._secret_key(kv.group("k")):
                     forced[i] = f"key:{kv.group('k')}"
             pos = m.end()
             colon = _COLON.match(text, m.end())
             if colon is not None:
                 name = _key_text(m.group())
-                if self.rules.is_secret_key(name):
+                if self._secret_key(name):
                     self._mark_value(text, tokens, i, colon.end(), f"key:{name}", forced, edits)
             contents = Decoded(m.group()[1:-1])
             label = forced.get(i)
@@ -151,6 +166,36 @@ class Redactor:
             pos = end
         out.append(text[pos:])
         return "".join(out)
+
+    def _prepare(self, text: str) -> bool:
+        """Pick the patterns this line can match (cheap substring tests); False when none can."""
+        low = text.lower()
+        hidden = "\\u" in text  # a \uXXXX escape could spell any trigger
+        if hidden:
+            ids = _ALL_IDS
+        else:
+            found = set()
+            for word, rule_id in _TRIGGER_WORDS:
+                if word in low:
+                    found.add(rule_id)
+            ids = frozenset(found)
+        if ids not in self._regexes:
+            self._regexes[ids] = compile_builtin(ids)
+        self._builtin = self._regexes[ids]
+        literal = False
+        if self._literal is not None:
+            if hidden or (self._escapable and "\\" in text):
+                literal = True
+            else:
+                for value in self._learnt:
+                    if value in text:
+                        literal = True
+                        break
+        self._use_literal = literal
+        if ids or literal or self.rules.patterns or self._user_kv is not None:
+            return True
+        squashed = low.translate(_SQUASH)
+        return any(word in squashed for word in self._key_triggers)
 
     def _mark_value(
         self,
@@ -207,18 +252,18 @@ class Redactor:
         if not text:
             return []
         hits: list[_Hit] = []
-        for m in _BUILTIN.finditer(text):
-            for idx, rule_id in enumerate(_BUILTIN_IDS):
-                s = m.start(f"s{idx}")
-                if s < 0:
+        for m in self._builtin.finditer(text) if self._builtin is not None else ():
+            group = next(g for g, v in m.groupdict().items() if v is not None and g[0] == "s")
+            idx = int(group[1:])
+            rule_id = BUILTIN_IDS[idx]
+            value = m.group(group)
+            if rule_id == "key-value":
+                name = key_name_before(text, m.start(f"k{idx}"), m.end(f"k{idx}"))
+                if not self._secret_key(name):
                     continue
-                value = m.group(f"s{idx}")
-                if rule_id == "key-value" and not self.rules.is_secret_key(m.group(f"k{idx}")):
-                    break
-                if value.lower() in TRIVIAL_VALUES or (rule_id in NEEDS_PLAUSIBLE and not plausible(value)):
-                    break
-                hits.append(_Hit(s, m.end(f"s{idx}"), f"pattern:{rule_id}", True))
-                break
+            if value.lower() in TRIVIAL_VALUES or (rule_id in NEEDS_PLAUSIBLE and not plausible(value)):
+                continue
+            hits.append(_Hit(m.start(group), m.end(group), f"pattern:{rule_id}", True))
         if self._user_kv is not None:
             for m in self._user_kv.finditer(text):
                 if m.group("s").lower() not in TRIVIAL_VALUES:
@@ -228,7 +273,7 @@ class Redactor:
                 s, e = m.span(1) if rx.groups else m.span()
                 if e > s:
                     hits.append(_Hit(s, e, f"user-pattern:{n}", True))
-        if self._literal is not None:
+        if self._use_literal and self._literal is not None:
             for m in self._literal.finditer(text):
                 hits.append(_Hit(m.start(), m.end(), self._learnt.get(m.group(), "seen"), False))
         if not hits:
@@ -295,7 +340,16 @@ class Redactor:
     def _rebuild_literal(self) -> None:
         values = sorted(self._learnt, key=len, reverse=True)
         self._literal = re.compile("|".join(re.escape(v) for v in values)) if values else None
+        self._escapable = any(_JSON_ESCAPED.search(v) for v in values)
         self._dirty = False
+
+    def _secret_key(self, name: str) -> bool:
+        known = self._keys_seen.get(name)
+        if known is None:
+            if len(self._keys_seen) > 4096:
+                self._keys_seen.clear()
+            known = self._keys_seen[name] = self.rules.is_secret_key(name)
+        return known
 
     # -- structured values -----------------------------------------------------------------
     def argv(self, argv: Iterable[str]) -> list[str]:

@@ -66,15 +66,16 @@ def normalise_key(name: str) -> str:
     return _STRIP.sub("", name.lower())
 
 
-# Free text: the prefix of a key name is anything key-like; the suffix must look secret.
+# Free text: a secret-looking key-name suffix, then `=` or `:`; the whole name (read backwards from
+# the suffix, see `key_name_before`) must be a secret key.
 _KV_KEY = (
-    r"(?P<k>[A-Za-z0-9_.-]*?(?:api[-_.]?key|token|secret|password|passwd|passphrase|"
-    r"private[-_.]?key|secret[-_.]?key|access[-_.]?key|credentials?))"
+    r"(?P<k>api[-_.]?key|token|secret|password|passwd|passphrase|"
+    r"private[-_.]?key|secret[-_.]?key|access[-_.]?key|credentials?)"
 )
 BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "authorization-header",
-        r"(?i:(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?i:authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
         r"(?:(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+)?(?P<s>[^\s\"',;]+))",
     ),
     ("cookie-header", r"(?i:(?<![A-Za-z0-9])(?:set-)?cookie[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\"'\r\n]+))"),
@@ -90,12 +91,38 @@ BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws-access-key-id", r"(?<![A-Za-z0-9])(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
     ("google-api-key", r"(?<![A-Za-z0-9])(?P<s>AIza[0-9A-Za-z_-]{35})"),
     ("jwt", r"(?<![A-Za-z0-9_-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"),
-    ("url-password", r"(?i:\b[a-z][a-z0-9+.-]*://[^/\s:@\"']+:(?P<s>[^/\s@\"']+)@)"),
-    (
-        "key-value",
-        r"(?i:(?<![A-Za-z0-9_.-])" + _KV_KEY + r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'&,;<>()\[\]{}]+))",
-    ),
+    ("url-password", r"://[^/\s:@\"']+:(?P<s>[^/\s@\"']+)@"),
+    ("key-value", r"(?i:" + _KV_KEY + r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'&,;<>()\[\]{}]+))"),
 )
+# Lower-case substrings without which a pattern cannot match: a line holding none of them skips it.
+# (Checked on the raw line; `\\u` escapes, which could hide them, disable the shortcut.)
+PATTERN_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "authorization-header": ("authorization",),
+    "cookie-header": ("cookie",),
+    "bearer": ("bearer", "basic"),
+    "private-key": ("private key",),
+    "openai-key": ("sk-",),
+    "stripe-key": ("k_live_", "k_test_"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "slack-token": ("xox",),
+    "aws-access-key-id": ("akia", "asia"),
+    "google-api-key": ("aiza",),
+    "jwt": ("eyj",),
+    "url-password": ("://", ":\\/\\/"),
+    "key-value": ("key", "token", "secret", "passw", "passphrase", "credential"),
+}
+# Every secret key name, normalised, contains one of these (user keys are added per run).
+KEY_TRIGGERS = ("auth", "key", "token", "secret", "passw", "passphrase", "cookie", "credential")
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def key_name_before(text: str, start: int, end: int) -> str:
+    """The whole key-like word ending at `end` whose secret-looking suffix starts at `start`."""
+    while start > 0 and text[start - 1] in _KEY_CHARS:
+        start -= 1
+    return text[start:end]
+
+
 # Patterns whose hit must also look like a credential (see `plausible`), to spare prose.
 NEEDS_PLAUSIBLE = frozenset({"bearer", "key-value", "cookie-header"})
 # A free-text `key = ` or `key: ` right before a string token: that string is the key's value.
@@ -113,14 +140,18 @@ def plausible(value: str) -> bool:
     return any(not c.isalnum() for c in value[1:-1]) and len(value) >= 12
 
 
-def compile_builtin() -> tuple[re.Pattern[str], list[str]]:
-    """One alternation of every built-in pattern; group `s<i>` is pattern i's secret."""
+def compile_builtin(ids: Iterable[str] | None = None) -> re.Pattern[str] | None:
+    """One alternation of the built-in patterns (all, or those named in `ids`); group `s<i>` is the
+    secret of `BUILTIN_IDS[i]`. None when no pattern is wanted."""
+    wanted = None if ids is None else set(ids)
     parts = []
-    ids = []
     for i, (rule_id, pattern) in enumerate(BUILTIN_PATTERNS):
-        parts.append(pattern.replace("(?P<s>", f"(?P<s{i}>").replace("(?P<k>", f"(?P<k{i}>"))
-        ids.append(rule_id)
-    return re.compile("|".join(parts)), ids
+        if wanted is None or rule_id in wanted:
+            parts.append(pattern.replace("(?P<s>", f"(?P<s{i}>").replace("(?P<k>", f"(?P<k{i}>"))
+    return re.compile("|".join(parts)) if parts else None
+
+
+BUILTIN_IDS = [rule_id for rule_id, _ in BUILTIN_PATTERNS]
 
 
 @dataclass
@@ -168,7 +199,7 @@ class Rules:
     def describe(self) -> dict[str, object]:
         """What the header records about the rules (never a value, nor a user regex: it may hold one)."""
         return {
-            "rules": ["secret-keys", *[rule_id for rule_id, _ in BUILTIN_PATTERNS], "seen-values"],
+            "rules": ["secret-keys", *BUILTIN_IDS, "seen-values"],
             "keys": sorted(self.extra_keys),
             "user_patterns": len(self.patterns),
             "env": self.use_env,
