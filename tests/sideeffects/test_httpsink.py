@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import json
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import ClassVar
 
 import pytest
 
+from mcptape.recorder import httpsink
 from mcptape.recorder.httpsink import HttpSink, redact_headers, redact_target
 from mcptape.recorder.sideeffects import side_effects
 from tests.conftest import console_script
@@ -241,3 +243,21 @@ def test_curl_in_the_server_process_tree_goes_through_the_sink(tmp_path: Path, c
         ("GET", f"{canary}/by-curl"),
         ("CONNECT", "example.invalid:443"),
     ]
+
+
+def test_a_request_that_stalls_mid_head_is_still_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that sends half a request and stops is recorded with what it sent once it times out."""
+    monkeypatch.setattr(httpsink, "IO_TIMEOUT", 0.2)
+    got = ListSink()
+    sink = HttpSink(got).start()
+    try:
+        with socket.create_connection((sink.host, sink.port), timeout=5) as conn:
+            conn.sendall(b"GET http://slow.example/ HTTP/1.1\r\nHost: slo")
+            reply = conn.recv(65536)
+    finally:
+        sink.stop()
+    assert reply.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    [(_, _, line)] = got.chunks
+    record = json.loads(line)
+    assert record["error"].startswith("connection lost: ")
+    assert record["raw"] == "GET http://slow.example/ HTTP/1.1\r\nHost: slo"

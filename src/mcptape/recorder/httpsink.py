@@ -18,6 +18,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,13 +56,16 @@ class _Reader:
     def __init__(self, conn: socket.socket) -> None:
         self.conn = conn
         self.buf = bytearray()
-        self.eof = False
+        self.received = 0
 
     def _fill(self) -> bool:
-        data = self.conn.recv(65536)
+        try:
+            data = self.conn.recv(65536)
+        except OSError as exc:  # a timeout or a reset: what arrived so far is still recorded
+            raise BadRequest(f"connection lost: {exc.strerror or exc}") from None
         if not data:
-            self.eof = True
             return False
+        self.received += len(data)
         self.buf += data
         return True
 
@@ -221,8 +225,9 @@ class HttpSink:
         self._listener.close()
         with self._lock:
             workers = list(self._workers)
+        deadline = time.monotonic() + grace
         for worker in workers:
-            worker.join(grace)
+            worker.join(max(0.0, deadline - time.monotonic()))
 
     # -- serving ---------------------------------------------------------------------------
     def _accept_loop(self) -> None:
@@ -255,7 +260,7 @@ class HttpSink:
             conn.settimeout(IO_TIMEOUT)
             self._handle(conn)
         except OSError:
-            pass  # the client went away mid-request: what arrived was recorded or never formed a head
+            pass  # the client went away before reading the answer; its request was recorded
         finally:
             conn.close()
             with self._lock:
@@ -266,7 +271,7 @@ class HttpSink:
         try:
             head = reader.head()
         except BadRequest as exc:
-            if reader.eof and not reader.buf:
+            if not reader.received:
                 return  # a connection that sent nothing (a port probe, our own wake-up)
             t = self.sink.now()
             self._record(t, {"error": str(exc), "raw": _text(bytes(reader.buf[:256])), "reply": 400})
