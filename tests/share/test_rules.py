@@ -191,3 +191,17 @@ def test_the_unredactor_substitutes_verified_values_json_escaped() -> None:
     line = ('{"password":"' + _ph(value) + '"}').encode()
     assert orjson.loads(un.line(line)) == {"password": value}
     assert un.line(f"raw {_ph(value)}".encode()) == f"raw {value}".encode()
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ('{"\\u0074oken":"abcdef123"}', "abcdef123"),
+        ('{"dsn":"postgres:\\/\\/admin:pw123456@db"}', "pw123456"),
+    ],
+)
+def test_escapes_cannot_hide_a_key_or_a_url_from_the_quick_checks(line: str, secret: str) -> None:
+    """The substring shortcut never skips a line whose trigger is spelled with JSON escapes."""
+    out = _redactor().text(line)
+    assert secret not in out and _ph(secret) in out
+    assert orjson.loads(out)
