@@ -1,0 +1,77 @@
+"""Replay a recorded session against a new build, and diff two sessions.
+
+    import mcptape
+    mcptape.replay("session.jsonl", ["python", "-m", "my_server"]).assert_same()
+
+`mcptape.replay` is this package, and calling it calls `replay` (`mcptape.replay.api.replay`).
+Public API (see docs/replay.md):
+
+    replay(path, command=None, *, output=None, ignore=(), pace=None, step_timeout=None,
+           shutdown_timeout=2.0, stderr=None, env=None, cwd=None, config=True) -> ReplayResult
+    diff_files(old, new, *, ignore=(), stderr=False, config=False) -> Diff
+    diff_events(old_events, new_events, rules=(), *, stderr=False) -> Diff      (pure)
+    parse_rule(text) -> Rule;  load_config(start=None) -> Config
+    ReplayResult: .same .exit_code .diff .run .new .render() .to_json() .assert_same() .update()
+    Diff: .pairs .differing .same .stdout_added/.stdout_removed .findings_added/.findings_removed
+          .exit_old/.exit_new .hidden .unused_rules;  Pair: .kind .scope .key .old .new .request
+          .changes (Change: .path .where .old .new .kind) .hidden (Hidden: .rule .path .old .new)
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcptape.replay.api import ReplayResult, diff_files, replay
+    from mcptape.replay.config import Config, load_config
+    from mcptape.replay.diff import Diff, Pair, diff_events
+    from mcptape.replay.ignore import Rule, parse_rule
+
+__all__ = [
+    "Config",
+    "Diff",
+    "Pair",
+    "ReplayResult",
+    "Rule",
+    "diff_events",
+    "diff_files",
+    "load_config",
+    "parse_rule",
+    "replay",
+]
+
+_WHERE = {
+    "ReplayResult": "mcptape.replay.api",
+    "diff_files": "mcptape.replay.api",
+    "replay": "mcptape.replay.api",
+    "Config": "mcptape.replay.config",
+    "load_config": "mcptape.replay.config",
+    "Diff": "mcptape.replay.diff",
+    "Pair": "mcptape.replay.diff",
+    "diff_events": "mcptape.replay.diff",
+    "Rule": "mcptape.replay.ignore",
+    "parse_rule": "mcptape.replay.ignore",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcptape.replay' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+class _CallableModule(types.ModuleType):
+    """Lets `mcptape.replay(path, command)` work although `mcptape.replay` is this package."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from mcptape.replay.api import replay as _replay
+
+        return _replay(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,225 @@
+"""The Python API: replay a transcript against a command, or diff two transcripts.
+
+import mcptape
+
+result = mcptape.replay("tests/transcripts/list-and-call.jsonl", ["python", "-m", "my_server"])
+result.assert_same()          # AssertionError whose message is the readable diff
+
+from mcptape.replay import diff_files
+diff = diff_files("old.jsonl", "new.jsonl", ignore=["tools/call:result._meta"])
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+from mcptape.replay.config import Config, load_config
+from mcptape.replay.diff import Diff, diff_events
+from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, Driver, Issue, Run
+from mcptape.replay.ignore import Rule, parse_rule
+from mcptape.replay.plan import make_plan
+from mcptape.transcript.events import Event, Header
+
+DEFAULT_STEP_TIMEOUT = 10.0
+
+
+@dataclass
+class ReplayResult:
+    """A replay: the recording, the new session, how the run went and the diff between them."""
+
+    original: Path
+    new: Path
+    command: list[str]
+    header: Header
+    run: Run
+    diff: Diff
+    notes: list[str] = field(default_factory=list)
+    kept: bool = True  # False when the temporary new session was removed (the sessions were the same)
+
+    @property
+    def issues(self) -> list[Issue]:
+        return self.run.issues
+
+    @property
+    def warnings(self) -> list[Issue]:
+        return [i for i in self.run.issues if not i.error]
+
+    @property
+    def same(self) -> bool:
+        """True when the new build behaved like the recording (and the replay ran to the end)."""
+        return self.diff.same and self.run.completed and not any(i.error for i in self.run.issues)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.same else EXIT_FINDINGS
+
+    def render(self, *, color: bool = False) -> str:
+        """The readable report (what `mcptape replay` prints)."""
+        from mcptape.replay.render import render_replay
+
+        return render_replay(self)
+
+    def to_json(self) -> dict[str, Any]:
+        from mcptape.replay.render import replay_to_json
+
+        return replay_to_json(self)
+
+    def assert_same(self) -> None:
+        """Raise AssertionError, with the readable diff as its message, unless `same`."""
+        if not self.same:
+            raise AssertionError(self.render())
+
+    def update(self) -> None:
+        """Replace the recording with the new session (snapshot-style), atomically."""
+        if not self.run.completed:
+            raise UsageError(
+                f"{self.original} not updated: the replay did not complete",
+                hint="fix the failure shown above, then run --update again",
+            )
+        replace_with(self.original, self.new)
+
+
+def rules_of(ignore: Iterable[str | Rule], config: Config | None) -> list[Rule]:
+    """The configured rules, then the given ones (strings parsed as `--ignore` rules)."""
+    rules = list(config.ignore) if config is not None else []
+    for rule in ignore:
+        rules.append(rule if isinstance(rule, Rule) else parse_rule(rule))
+    return rules
+
+
+def read_events(path: str | os.PathLike[str]) -> tuple[Header, list[Event], list[str]]:
+    """A transcript's header, events and reading notes (raises TranscriptError when unreadable)."""
+    from mcptape.transcript import open_transcript
+
+    transcript = open_transcript(path)
+    events = list(transcript.events())
+    notes = [f"{path}: transcript line {p.line}: {p.reason}" for p in transcript.problems]
+    return transcript.header, events, notes
+
+
+def replay(
+    path: str | os.PathLike[str],
+    command: Sequence[str] | None = None,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    ignore: Iterable[str | Rule] = (),
+    pace: str | None = None,
+    step_timeout: float | None = None,
+    shutdown_timeout: float = 2.0,
+    stderr: bool | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    config: Config | bool = True,
+) -> ReplayResult:
+    """Replay the client side of the transcript at `path` against `command`; diff the sessions.
+
+    `command` defaults to `[tool.mcptape] server`. The new session is recorded to `output`, or to
+    a temporary file (kept for inspection when the sessions differ, removed when they are the
+    same). `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
+    or False. Raises `MCPTapeError` for unreadable input or a command that cannot start.
+    """
+    cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
+    argv = list(command) if command else (list(cfg.server) if cfg is not None else [])
+    if not argv:
+        raise UsageError(
+            "no server command to replay against", hint="give one after --, or set [tool.mcptape] server"
+        )
+    pace = pace or (cfg.pace if cfg is not None and cfg.pace else CAUSAL)
+    if pace not in (CAUSAL, RECORDED):
+        raise UsageError(f"unknown pace {pace!r}", hint="use causal or recorded")
+    timeout = step_timeout or (
+        cfg.step_timeout if cfg is not None and cfg.step_timeout else DEFAULT_STEP_TIMEOUT
+    )
+    with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
+    rules = rules_of(ignore, cfg)
+    header, events, notes = read_events(path)
+    plan = make_plan(events)
+    temporary = output is None
+    new_path = (
+        Path(output)
+        if output is not None
+        else Path(tempfile.mkdtemp(prefix="mcptape-replay-")) / Path(path).name
+    )
+    if not temporary and new_path.resolve() == Path(path).resolve():
+        raise UsageError(
+            f"-o {new_path} is the transcript being replayed", hint="write the new session elsewhere"
+        )
+    driver = Driver(
+        plan,
+        argv,
+        new_path,
+        pace=pace,
+        step_timeout=timeout,
+        shutdown_timeout=shutdown_timeout,
+        env=env,
+        cwd=cwd,
+        header={"of": str(path), "pace": pace},
+    )
+    try:
+        run = driver.replay()
+    except BaseException:
+        if temporary:
+            shutil.rmtree(new_path.parent, ignore_errors=True)
+        raise
+    _, new_events, new_notes = read_events(new_path)
+    result = ReplayResult(
+        original=Path(path),
+        new=new_path,
+        command=argv,
+        header=header,
+        run=run,
+        diff=diff_events(events, new_events, rules, stderr=with_stderr),
+        notes=notes + new_notes,
+    )
+    analysis = result.diff.new_analysis
+    if analysis is not None and analysis.exec_calls:
+        run.issues.append(
+            Issue(
+                EXECUTED_ACTIONS,
+                f"the replay executed {analysis.exec_calls} action(s) on the executor tap or the HTTP sink: "
+                "it re-ran the session's side effects (the HTTP sink answered 502 and reached no host)",
+                error=False,
+            )
+        )
+    if temporary and result.same:
+        shutil.rmtree(new_path.parent, ignore_errors=True)
+        result.kept = False
+    return result
+
+
+def diff_files(
+    old: str | os.PathLike[str],
+    new: str | os.PathLike[str],
+    *,
+    ignore: Iterable[str | Rule] = (),
+    stderr: bool = False,
+    config: Config | bool = False,
+) -> Diff:
+    """The diff of two transcripts (nothing is run). Raises TranscriptError for unreadable input."""
+    cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
+    rules = rules_of(ignore, cfg)
+    _, old_events, _ = read_events(old)
+    _, new_events, _ = read_events(new)
+    return diff_events(old_events, new_events, rules, stderr=stderr)
+
+
+def replace_with(target: Path, source: Path) -> None:
+    """Copy `source` over `target` atomically (a temporary file in the same folder, then rename)."""
+    tmp = target.with_name(f".{target.name}.mcptape-update")
+    try:
+        shutil.copyfile(source, tmp)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise OutputError(f"cannot update {target}: {exc.strerror or exc}") from None

@@ -1,0 +1,157 @@
+"""`mcptape replay` and `mcptape diff` as click commands: options, output, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import orjson
+
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK
+
+_IGNORE_HELP = (
+    "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
+    "'tools/call:result.content[*].text|json.timestamp' "
+    "(|json goes inside a JSON document held in a string). Repeatable; added to [tool.mcptape] ignore."
+)
+
+
+def _emit(payload: dict[str, object] | str, as_json: bool) -> None:
+    if as_json:
+        assert isinstance(payload, dict)
+        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+    else:
+        assert isinstance(payload, str)
+        click.echo(payload, nl=False)
+
+
+@click.command(
+    "replay",
+    epilog="""\b
+Examples:
+  mcptape replay session.jsonl -- python -m my_server
+  mcptape replay session.jsonl --ignore 'tools/call:result.content[*].text|json.timestamp' -- ./server
+  mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
+
+Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
+)
+@click.argument("transcript", type=click.Path(path_type=Path, dir_okay=True))
+@click.argument("command", nargs=-1, metavar="[-- CMD [ARGS]...]")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the new session here (default: a temporary file, kept only when the sessions differ).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--pace",
+    type=click.Choice(["causal", "recorded"]),
+    default=None,
+    help="causal (default): before each client chunk, wait for the responses the original client "
+    "had received; recorded: reproduce the original timing.",
+)
+@click.option(
+    "--step-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="How long to wait for the new server's responses at each step (default 10).",
+)
+@click.option(
+    "--shutdown-timeout",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="After stdin is closed: wait this long before SIGTERM, then SIGKILL.",
+)
+@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=_IGNORE_HELP)
+@click.option("--stderr", "with_stderr", is_flag=True, default=None, help="Compare stderr lines too.")
+@click.option(
+    "--update", is_flag=True, help="After showing the diff, replace TRANSCRIPT with the new session."
+)
+@click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
+def replay_command(
+    transcript: Path,
+    command: tuple[str, ...],
+    output: Path | None,
+    as_json: bool,
+    pace: str | None,
+    step_timeout: float | None,
+    shutdown_timeout: float,
+    ignore: tuple[str, ...],
+    with_stderr: bool | None,
+    update: bool,
+    no_config: bool,
+) -> None:
+    """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
+
+    Sends the recorded client bytes exactly (malformed lines included), answers the server's
+    own requests (roots/list, sampling, elicitation, ping) with the recorded answers, records the
+    new session (executor tap and HTTP sink on: nothing reaches the network) and compares it with
+    the recording: responses by request id, notifications by method, stdout cleanliness,
+    executor calls, exec-after-reject, exit status. CMD defaults to [tool.mcptape] server.
+    """
+    from mcptape.replay.api import replay
+
+    result = replay(
+        transcript,
+        list(command) or None,
+        output=output,
+        ignore=ignore,
+        pace=pace,
+        step_timeout=step_timeout,
+        shutdown_timeout=shutdown_timeout,
+        stderr=with_stderr,
+        config=not no_config,
+    )
+    _emit(result.to_json() if as_json else result.render(), as_json)
+    if update and not result.same:
+        result.update()
+        click.echo(f"updated {transcript} with the new session", err=as_json)
+        raise SystemExit(EXIT_OK)
+    raise SystemExit(result.exit_code)
+
+
+@click.command(
+    "diff",
+    epilog="""\b
+Examples:
+  mcptape diff before.jsonl after.jsonl
+  mcptape diff before.jsonl after.jsonl --json --ignore 'tools/call:result._meta'
+
+Exit codes: 0 same, 1 different, 2 usage error or unreadable transcript.""",
+)
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=_IGNORE_HELP)
+@click.option("--stderr", "with_stderr", is_flag=True, help="Compare stderr lines too.")
+@click.option("--update", is_flag=True, help="After showing the diff, replace OLD with NEW.")
+@click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
+def diff_command(
+    old: Path,
+    new: Path,
+    as_json: bool,
+    ignore: tuple[str, ...],
+    with_stderr: bool,
+    update: bool,
+    no_config: bool,
+) -> None:
+    """Diff two transcripts of the same client session (nothing is run).
+
+    Responses are paired by request id and compared as JSON values (member order never matters);
+    notifications per method; then stdout cleanliness, executor calls, exec-after-reject and the
+    exit status (stderr with --stderr).
+    """
+    from mcptape.replay.api import diff_files, replace_with
+    from mcptape.replay.render import diff_to_json, render_diff_report
+
+    diff = diff_files(old, new, ignore=ignore, stderr=with_stderr, config=not no_config)
+    _emit(diff_to_json(diff) if as_json else render_diff_report(diff, str(old), str(new)), as_json)
+    if update and not diff.same:
+        replace_with(old, new)
+        click.echo(f"updated {old} with {new}", err=as_json)
+        raise SystemExit(EXIT_OK)
+    raise SystemExit(EXIT_OK if diff.same else EXIT_FINDINGS)

@@ -1,0 +1,288 @@
+"""The semantic diff of two sessions (pure): what the new build answered differently.
+
+Built on the check core (`analyze` with its `on_message`/`on_exec` callbacks: the one framer and
+classifier). Compared:
+
+* responses to the client's requests, paired by request id (the n-th request with an id is paired
+  with the n-th in the other session) and compared as JSON values;
+* server notifications and server->client requests, per method, in order (a server request's own
+  id is not compared: it is the new server's to choose);
+* executor calls (`exec`, `http`), per request they are attributed to, in order;
+* stdout cleanliness (lines that are not protocol), the other findings (`exec-after-reject`, ...)
+  and the exit status; stderr only when asked.
+
+`old` is the recorded session, `new` the replay (or any second transcript).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.check.analyze import Analyzer
+from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
+from mcptape.check.rules import UNANSWERED_REQUEST
+from mcptape.replay.compare import Change, Hidden, compare
+from mcptape.replay.ignore import BUILTIN, Rule
+from mcptape.transcript.events import Event
+
+RESPONSE, NOTIFICATION, SERVER_REQUEST, EXECUTOR = "response", "notification", "server-request", "executor"
+STDERR_KEPT = 4 << 20  # bytes of stderr kept per side for --stderr
+
+Key = tuple[Any, ...]
+
+
+@dataclass
+class Pair:
+    """One aligned pair: the old and the new version of a message (either may be missing).
+
+    `kind` is response / notification / server-request / executor; `scope` the method (for a
+    response: the method of the request it answers) or `exec`/`http`; `key` what aligned them:
+    ("id", id, n) for a response, (method, n) for a notification or server request,
+    (channel, request id, n) for an executor call. `request` is the client request a response
+    answers (from the old session when it has one).
+    """
+
+    kind: str
+    scope: str
+    key: Key
+    old: Message | ExecCall | None = None
+    new: Message | ExecCall | None = None
+    request: Message | None = None
+    changes: list[Change] = field(default_factory=list)
+    hidden: list[Hidden] = field(default_factory=list)
+
+    @property
+    def differs(self) -> bool:
+        return self.old is None or self.new is None or bool(self.changes)
+
+    @property
+    def request_id(self) -> Any:
+        return self.key[1] if self.kind == RESPONSE else None
+
+
+@dataclass(frozen=True)
+class ExitInfo:
+    exited: bool
+    code: int | None
+    signal: int | None
+
+    def __str__(self) -> str:
+        if not self.exited:
+            return "no exit recorded"
+        if self.signal is not None:
+            return f"killed by signal {self.signal}"
+        return f"exit code {self.code}"
+
+
+@dataclass
+class Diff:
+    """Everything that differs between two sessions, and what the ignore rules hid."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    stdout_added: list[Frame] = field(default_factory=list)
+    stdout_removed: list[Frame] = field(default_factory=list)
+    findings_added: list[Finding] = field(default_factory=list)
+    findings_removed: list[Finding] = field(default_factory=list)
+    exit_old: ExitInfo = ExitInfo(False, None, None)
+    exit_new: ExitInfo = ExitInfo(False, None, None)
+    stderr_compared: bool = False
+    stderr_added: list[bytes] = field(default_factory=list)
+    stderr_removed: list[bytes] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    old_analysis: Analysis | None = None
+    new_analysis: Analysis | None = None
+
+    @property
+    def differing(self) -> list[Pair]:
+        return [p for p in self.pairs if p.differs]
+
+    @property
+    def exit_differs(self) -> bool:
+        return (self.exit_old.code, self.exit_old.signal) != (self.exit_new.code, self.exit_new.signal)
+
+    @property
+    def hidden(self) -> list[tuple[Pair, Hidden]]:
+        return [(p, h) for p in self.pairs for h in p.hidden]
+
+    @property
+    def unused_rules(self) -> list[Rule]:
+        """User rules that hid nothing (a typo in a rule should not go unnoticed)."""
+        used = {h.rule for _, h in self.hidden}
+        return [r for r in self.rules if r not in used and r.origin != "built-in"]
+
+    @property
+    def same(self) -> bool:
+        return not (
+            self.differing
+            or self.stdout_added
+            or self.stdout_removed
+            or self.findings_added
+            or self.findings_removed
+            or self.exit_differs
+            or self.stderr_added
+            or self.stderr_removed
+        )
+
+
+class Side:
+    """What one session says, collected from the check core's callbacks."""
+
+    def __init__(self) -> None:
+        self.requests: dict[Any, int] = {}  # client request id -> requests seen with it
+        self.request_msgs: dict[Key, Message] = {}
+        self.items: dict[Key, tuple[str, str, Message | ExecCall]] = {}  # key -> (kind, scope, message)
+        self.order: list[Key] = []
+        self.per_method: Counter[tuple[str, str]] = Counter()
+        self.per_exec: Counter[tuple[str, Any]] = Counter()
+        self.stdout: list[Frame] = []
+        self.stderr = bytearray()
+        self.analysis = Analysis()
+
+    def add(self, key: Key, kind: str, scope: str, item: Message | ExecCall) -> None:
+        if key not in self.items:
+            self.order.append(key)
+        self.items[key] = (kind, scope, item)
+
+    def on_message(self, msg: Message) -> None:
+        for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            self._one(one)
+        if msg.channel == OUT and msg.rule is not None:
+            self.stdout.append(msg.frame)
+
+    def _one(self, msg: Message) -> None:
+        kind = msg.kind
+        if msg.channel == IN:
+            if kind is Kind.REQUEST and msg.id is not None:
+                n = self.requests.get(msg.id, 0) + 1
+                self.requests[msg.id] = n
+                self.request_msgs[("id", msg.id, n)] = msg
+            return
+        if (
+            kind is Kind.RESPONSE
+            or kind is Kind.ERROR_RESPONSE
+            or (
+                kind is Kind.INVALID and msg.method is None and type(msg.value) is dict and msg.id is not None
+            )
+        ):
+            rid = msg.id
+            n = self.requests.get(rid, 0)
+            key: Key = ("id", rid, n)
+            request = self.request_msgs.get(key)
+            scope = request.method if request is not None and request.method else "?"
+            self.add(key, RESPONSE, scope, msg)
+        elif msg.method is not None and kind in (Kind.NOTIFICATION, Kind.REQUEST, Kind.INVALID):
+            what = NOTIFICATION if kind is Kind.NOTIFICATION or msg.id is None else SERVER_REQUEST
+            self.per_method[(what, msg.method)] += 1
+            self.add((what, msg.method, self.per_method[(what, msg.method)]), what, msg.method, msg)
+
+    def on_exec(self, call: ExecCall) -> None:
+        ch = call.frame.channel
+        self.per_exec[(ch, call.attributed_to)] += 1
+        self.add(
+            (EXECUTOR, ch, call.attributed_to, self.per_exec[(ch, call.attributed_to)]), EXECUTOR, ch, call
+        )
+
+    def feed(self, events: Iterable[Event], *, keep_stderr: bool) -> None:
+        analyzer = Analyzer(on_message=self.on_message, on_exec=self.on_exec)
+        for event in events:
+            if keep_stderr and event.ch == ERR and len(self.stderr) < STDERR_KEPT:
+                self.stderr += event.data
+            analyzer.feed(event)
+        self.analysis = analyzer.finish()
+
+
+def collect(events: Iterable[Event], *, keep_stderr: bool = False) -> Side:
+    """Read one session's events through the check core."""
+    side = Side()
+    side.feed(events, keep_stderr=keep_stderr)
+    return side
+
+
+def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool = False) -> Diff:
+    """Compare two collected sessions."""
+    all_rules = [*rules, *BUILTIN]
+    result = Diff(rules=list(all_rules), stderr_compared=stderr)
+    result.old_analysis, result.new_analysis = old.analysis, new.analysis
+    keys = list(old.order) + [k for k in new.order if k not in old.items]
+    for key in keys:
+        o = old.items.get(key)
+        n = new.items.get(key)
+        kind, scope, _ = o if o is not None else n  # type: ignore[misc]
+        if kind == RESPONSE and scope == "?" and n is not None:
+            scope = n[1]
+        pair = Pair(kind, scope, key, o[2] if o else None, n[2] if n else None)
+        if kind == RESPONSE:
+            pair.request = old.request_msgs.get(key) or new.request_msgs.get(key)
+        if pair.old is not None and pair.new is not None:
+            scoped = [r for r in all_rules if r.applies_to(scope)]
+            pair.changes, pair.hidden = compare(_value(pair.old, kind), _value(pair.new, kind), scoped)
+        result.pairs.append(pair)
+    result.stdout_added, result.stdout_removed = _multiset(new.stdout, old.stdout, lambda f: f.raw)
+    ours = [f for f in old.analysis.findings if _counted(f)]
+    theirs = [f for f in new.analysis.findings if _counted(f)]
+    result.findings_added, result.findings_removed = _multiset(theirs, ours, _signature)
+    a, b = old.analysis, new.analysis
+    result.exit_old = ExitInfo(a.exited, a.exit_code, a.exit_signal)
+    result.exit_new = ExitInfo(b.exited, b.exit_code, b.exit_signal)
+    if stderr:
+        old_lines = bytes(old.stderr).splitlines(keepends=True)
+        new_lines = bytes(new.stderr).splitlines(keepends=True)
+        result.stderr_added, result.stderr_removed = _multiset(new_lines, old_lines, lambda x: x)
+    return result
+
+
+def diff_events(
+    old: Iterable[Event], new: Iterable[Event], rules: Sequence[Rule] = (), *, stderr: bool = False
+) -> Diff:
+    """The diff of two sessions given as transcript events (old = the recording)."""
+    return diff_sides(
+        collect(old, keep_stderr=stderr), collect(new, keep_stderr=stderr), rules, stderr=stderr
+    )
+
+
+def _value(item: Message | ExecCall, kind: str) -> Any:
+    if isinstance(item, ExecCall):
+        return item.value if item.value is not None else item.frame.body.decode("utf-8", "replace")
+    value = item.value
+    if kind == SERVER_REQUEST and type(value) is dict:
+        return {k: v for k, v in value.items() if k != "id"}
+    return value
+
+
+_STDOUT_RULES = {"non-protocol-output", "incomplete-frame", "invalid-message", "batch-not-allowed"}
+
+
+def _counted(finding: Finding) -> bool:
+    """Findings compared in the findings section (stdout lines and missing answers have their own)."""
+    if finding.rule == UNANSWERED_REQUEST:
+        return False
+    return not (finding.channel == OUT and finding.rule in _STDOUT_RULES)
+
+
+def _signature(finding: Finding) -> tuple[Any, ...]:
+    raw = finding.raw if finding.channel in (IN, OUT) else b""
+    return (finding.rule, finding.channel, finding.request_id, raw)
+
+
+def _multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any], list[Any]]:
+    """(items of `new` not in `old`, items of `old` not in `new`), counting repeats, in order."""
+    left = Counter(key(x) for x in old)
+    added = []
+    for x in new:
+        k = key(x)
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            added.append(x)
+    right = Counter(key(x) for x in new)
+    removed = []
+    for x in old:
+        k = key(x)
+        if right[k] > 0:
+            right[k] -= 1
+        else:
+            removed.append(x)
+    return added, removed

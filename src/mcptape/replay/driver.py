@@ -1,0 +1,241 @@
+"""Drive a new build with a recorded client: send, wait, answer the server's requests, shut down.
+
+The only part of replay that touches a process. The new server runs under a `Harness` (same
+recorder as `mcptape record`, executor tap and loopback HTTP sink on), so the replay is itself a
+transcript. Each stdout line the new server writes is classified by the check core.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape.check.classify import classify
+from mcptape.check.model import Kind, Message, RequestId
+from mcptape.recorder.harness import Harness, ServerGone
+from mcptape.recorder.session import ExitStatus
+from mcptape.replay.plan import Plan, is_answer, is_server_request
+
+CAUSAL, RECORDED = "causal", "recorded"
+UNANSWERABLE = -32601
+
+# Issue kinds (stable: `--json` prints them)
+STEP_TIMEOUT = "step-timeout"
+SERVER_EXITED = "server-exited"
+UNANSWERABLE_REQUEST = "unanswerable-request"
+EXECUTED_ACTIONS = "executed-actions"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """Something the replay itself ran into. `error` issues fail the replay; warnings do not."""
+
+    kind: str
+    message: str
+    error: bool = True
+
+
+@dataclass
+class Run:
+    """How the replay went: the new transcript, how far it got, how the server ended."""
+
+    path: Path
+    sent: int = 0
+    total: int = 0
+    completed: bool = False
+    status: ExitStatus | None = None
+    issues: list[Issue] = field(default_factory=list)
+    answered: int = 0  # server->client requests answered from the recording
+    seconds: float = 0.0
+
+
+class Driver:
+    """Replays `plan` against `command`, recording the new session to `path`."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        command: Sequence[str],
+        path: Path,
+        *,
+        pace: str = CAUSAL,
+        step_timeout: float = 10.0,
+        shutdown_timeout: float = 2.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        header: Mapping[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.plan = plan
+        self.command = list(command)
+        self.path = path
+        self.pace = pace
+        self.step_timeout = step_timeout
+        self.shutdown_timeout = shutdown_timeout
+        self.env = env
+        self.cwd = cwd
+        self.header = dict(header or {})
+        self.clock = clock
+        self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
+        self.served: dict[str, int] = {}  # server->client requests answered, by method
+        self.run = Run(path=path, total=len(plan.sends))
+        self.harness: Harness | None = None
+        self.gone = False
+
+    # -- the whole replay ------------------------------------------------------------------
+    def replay(self) -> Run:
+        """Start the server, send everything, wait for the answers, shut down (raises SpawnError)."""
+        started = self.clock()
+        harness = Harness(
+            self.command,
+            self.path,
+            http_sink=True,
+            env=self.env,
+            cwd=self.cwd,
+            shutdown_timeout=self.shutdown_timeout,
+            header={"replay": self.header} if self.header else None,
+        )
+        self.harness = harness
+        with harness:
+            self._feed(harness, started)
+            harness.close_stdin()
+            harness.note("replay: stdin closed")
+        self.run.status = harness.status
+        self.run.seconds = self.clock() - started
+        return self.run
+
+    def _feed(self, h: Harness, started: float) -> None:
+        plan = self.plan
+        required: Counter[RequestId] = Counter()
+        seen = 0
+        for send in plan.sends:
+            while seen < send.ready:
+                required[plan.responses[seen]] += 1
+                seen += 1
+            if self.pace == RECORDED:
+                self._pump_until(lambda: False, deadline=started + send.t)
+            elif not self._wait_responses(required, f"before client chunk {self.run.sent + 1}"):
+                return
+            if self.gone:
+                return
+            try:
+                h.send(send.data)
+            except ServerGone:
+                self._server_gone(
+                    f"it stopped reading its stdin after {self.run.sent} of {self.run.total} chunks"
+                )
+                return
+            self.run.sent += 1
+        final: Counter[RequestId] = Counter(plan.responses)
+        if self._wait_responses(final, "before closing stdin"):
+            self.run.completed = True
+
+    # -- waiting ---------------------------------------------------------------------------
+    def _wait_responses(self, required: Counter[RequestId], when: str) -> bool:
+        """Read the server's output until it has answered `required`, or fail the replay."""
+        if self._satisfied(required):
+            return True
+        deadline = self.clock() + self.step_timeout
+        self._pump_until(lambda: self._satisfied(required), deadline=deadline)
+        if self._satisfied(required):
+            return True
+        missing = sorted((rid for rid, n in required.items() if self.answered[rid] < n), key=str)
+        ids = ", ".join(repr(r) for r in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        if self.gone:
+            self._server_gone(f"it never answered request {ids}")
+        else:
+            message = (
+                f"no response to request {ids} within {self.step_timeout:g}s (--step-timeout) {when}; "
+                f"replay stopped after {self.run.sent} of {self.run.total} client chunks"
+            )
+            self.run.issues.append(Issue(STEP_TIMEOUT, message))
+            assert self.harness is not None
+            self.harness.note(f"replay: {message}")
+        return False
+
+    def _satisfied(self, required: Counter[RequestId]) -> bool:
+        answered = self.answered
+        return all(answered[rid] >= n for rid, n in required.items())
+
+    def _pump_until(self, done: Callable[[], bool], deadline: float) -> None:
+        """Handle the server's output until `done()`, the deadline, or the end of its stdout."""
+        h = self.harness
+        assert h is not None
+        while not done():
+            now = self.clock()
+            if self.gone or now >= deadline:
+                return
+            frame = h.next_frame(timeout=min(0.5, deadline - now))
+            if frame is None:
+                if h.eof.is_set():  # every frame is queued before the end is flagged
+                    self.gone = True
+                continue
+            self._handle(classify(frame))
+
+    # -- the server's lines ----------------------------------------------------------------
+    def _handle(self, msg: Message) -> None:
+        for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            if is_answer(one):
+                self.answered[one.id] += 1  # type: ignore[index]
+            elif is_server_request(one):
+                self._answer(one)
+
+    def _answer(self, request: Message) -> None:
+        """Answer a server->client request with the recorded client's answer for that method."""
+        method = request.method
+        rid = request.id
+        assert method is not None and rid is not None
+        queue = self.plan.answers.get(method)
+        self.served[method] = self.served.get(method, 0) + 1
+        if queue:
+            original = queue.popleft()
+            data = (
+                original.frame.raw
+                if original.id == rid and original.frame.complete
+                else _with_id(original.value, rid)
+            )
+            self.run.answered += 1
+        elif method == "ping":
+            data = orjson.dumps({"jsonrpc": "2.0", "id": rid, "result": {}}) + b"\n"
+        else:
+            n = self.served[method]
+            message = (
+                f"the new server sent {method} request {rid!r} (number {n} of this method); the recorded "
+                "client never answered that many, so replay answered with a JSON-RPC error"
+            )
+            self.run.issues.append(Issue(UNANSWERABLE_REQUEST, message))
+            error = {"code": UNANSWERABLE, "message": f"mcptape replay: no recorded answer to {method} #{n}"}
+            data = orjson.dumps({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n"
+        assert self.harness is not None
+        try:
+            self.harness.send(data)
+        except ServerGone:
+            self.gone = True
+
+    def _server_gone(self, why: str) -> None:
+        h = self.harness
+        assert h is not None
+        h.wait_exit(self.shutdown_timeout)
+        status = h.session.status
+        how = "exited" if status is None else f"ended ({_status_text(status)})"
+        message = (
+            f"the new server {how}: {why}; replay stopped after {self.run.sent} of {self.run.total} chunks"
+        )
+        self.run.issues.append(Issue(SERVER_EXITED, message))
+
+
+def _with_id(value: Any, rid: RequestId) -> bytes:
+    """The recorded answer with the new request's id (members in their recorded order)."""
+    if type(value) is dict:
+        value = {k: (rid if k == "id" else v) for k, v in value.items()}
+    return orjson.dumps(value) + b"\n"
+
+
+def _status_text(status: ExitStatus) -> str:
+    return f"signal {status.signal}" if status.signal is not None else f"exit code {status.code}"

@@ -1,0 +1,196 @@
+"""Ignore rules: which parts of a message the diff must not compare, and where they come from.
+
+A rule is `[SCOPE:]PATH`:
+
+    tools/call:result.content[*].text                     the whole text of every tools/call result
+    tools/call:result.content[*].text|json.timestamp      one member of the JSON document in that text
+    notifications/message:params.data                     a notification's member
+    *:result._meta                                        any method (same as no scope)
+    exec:pid                                              a member of every executor (`exec`) line
+    http:headers                                          a member of every HTTP sink (`http`) line
+
+SCOPE is the method a message belongs to (a response belongs to the method of the request it
+answers), `*`, `exec` or `http`. PATH starts at the message object: `result`, `error`, `params`.
+Steps: `.name` (a member), `["a.b"]` (a member whose name has dots or brackets), `[3]` (an array
+element), `[*]` or `.*` (any element or member), `|json` (parse this string as JSON and go on
+inside it). A rule hides the whole value it reaches, everything under it included.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mcptape.errors import UsageError
+
+ANY = "*"
+EXECUTOR_SCOPES = ("exec", "http")
+
+
+class JsonStep:
+    """The `|json` step: the string at this point holds a JSON document."""
+
+    _instance: JsonStep | None = None
+
+    def __new__(cls) -> JsonStep:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "JSON"
+
+
+JSON = JsonStep()
+Step = str | int | JsonStep
+Path = tuple[Step, ...]
+Pattern = tuple[str | int | JsonStep, ...]  # "*" matches any key, -1 any index
+
+_KEY = re.compile(r"[A-Za-z0-9_$@\-/]+|\*")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One ignore rule: its text (as the user wrote it), scope and path pattern, and its origin."""
+
+    text: str
+    scope: str
+    pattern: Pattern
+    origin: str = "--ignore"
+
+    def applies_to(self, scope: str) -> bool:
+        """`*` covers every method; executor lines only take rules scoped `exec` or `http`."""
+        if scope in EXECUTOR_SCOPES:
+            return self.scope == scope
+        return self.scope == ANY or self.scope == scope
+
+    def matches(self, path: Path) -> bool:
+        """True when this rule reaches `path` exactly (so it hides `path` and all under it)."""
+        pattern = self.pattern
+        return len(path) == len(pattern) and _prefix(pattern, path)
+
+    def enters_json(self, path: Path) -> bool:
+        """True when this rule goes on inside a JSON document embedded at `path`."""
+        pattern = self.pattern
+        n = len(path)
+        return len(pattern) > n and pattern[n] is JSON and _prefix(pattern, path)
+
+
+def _prefix(pattern: Pattern, path: Path) -> bool:
+    for want, got in zip(pattern, path, strict=False):
+        if want is JSON or got is JSON:
+            if want is not got:
+                return False
+        elif want == ANY:
+            if not isinstance(got, str):
+                return False
+        elif want == -1:
+            if not isinstance(got, int):
+                return False
+        elif want != got:
+            return False
+    return True
+
+
+def parse_rule(text: str, origin: str = "--ignore") -> Rule:
+    """Parse `[SCOPE:]PATH`, or raise UsageError naming what is wrong."""
+    raw = text.strip()
+    scope = ANY
+    rest = raw
+    colon = raw.find(":")
+    bracket = raw.find("[")
+    if colon > 0 and (bracket < 0 or colon < bracket):
+        scope, rest = raw[:colon], raw[colon + 1 :]
+    try:
+        pattern = parse_path(rest)
+    except ValueError as exc:
+        raise UsageError(
+            f"ignore rule {text!r} ({origin}): {exc}",
+            hint='write it as METHOD:PATH, e.g. "tools/call:result.content[*].text|json.timestamp"',
+        ) from None
+    return Rule(raw, scope or ANY, pattern, origin)
+
+
+def parse_path(text: str) -> Pattern:
+    """`result.content[*].text|json.ts` -> ("result", "content", -1, "text", JSON, "ts")."""
+    steps: list[str | int | JsonStep] = []
+    i = 0
+    n = len(text)
+    if not text:
+        raise ValueError("empty path")
+    expect_key = True
+    while i < n:
+        c = text[i]
+        if text.startswith("|json", i):
+            steps.append(JSON)
+            i += 5
+            expect_key = False
+            continue
+        if c == ".":
+            i += 1
+            expect_key = True
+            if i >= n:
+                raise ValueError("path ends with '.'")
+            continue
+        if c == "[":
+            end = text.find("]", i)
+            if end < 0:
+                raise ValueError(f"unclosed '[' at column {i + 1}")
+            inner = text[i + 1 : end]
+            if inner == "*":
+                steps.append(-1)
+            elif inner.isdigit():
+                steps.append(int(inner))
+            elif len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "\"'":
+                steps.append(inner[1:-1])
+            else:
+                raise ValueError(f"[{inner}] is not an index, [*] or a quoted name")
+            i = end + 1
+            expect_key = False
+            continue
+        if not expect_key:
+            raise ValueError(f"expected '.', '[' or '|json' at column {i + 1}")
+        m = _KEY.match(text, i)
+        if m is None:
+            raise ValueError(f"unexpected {c!r} at column {i + 1}")
+        steps.append(m.group())
+        i = m.end()
+        expect_key = False
+    return tuple(steps)
+
+
+def render_path(path: Path) -> str:
+    """("result", "content", 0, "text", JSON, "ts") -> `result.content[0].text|json.ts`."""
+    out: list[str] = []
+    for step in path:
+        if step is JSON:
+            out.append("|json")
+        elif isinstance(step, int):
+            out.append(f"[{step}]")
+        elif isinstance(step, str) and _KEY.fullmatch(step) and step != ANY:
+            out.append(f".{step}" if out else step)
+        else:
+            out.append(f"[{_quote(str(step))}]")
+    return "".join(out)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '\\"') + '"'
+
+
+def parse_rules(texts: Any, origin: str) -> list[Rule]:
+    """Rules from a list of strings (the config's `ignore`), or UsageError."""
+    if isinstance(texts, str):
+        texts = [texts]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise UsageError(f"{origin}: ignore must be a list of strings")
+    return [parse_rule(t, origin) for t in texts]
+
+
+# Volatile members of executor lines that change on every run (a process id, a local port).
+BUILTIN = (
+    Rule("http:peer_port", "http", ("peer_port",), "built-in"),
+    Rule("exec:pid", "exec", ("pid",), "built-in"),
+    Rule("exec:ppid", "exec", ("ppid",), "built-in"),
+)

@@ -1,0 +1,178 @@
+"""The pytest plugin: every transcript under the given paths becomes a test that replays it.
+
+    pytest tests/transcripts --mcptape-server "python -m my_server"
+    pytest tests/transcripts -n auto          # with [tool.mcptape] server = [...] in pyproject.toml
+
+It does nothing at all unless a server command is given (`--mcptape-server` or
+`[tool.mcptape] server`): then each `*.jsonl` file whose first line is an mcptape transcript
+header (and, when `[tool.mcptape] transcripts` is set, that lies under one of those folders)
+is collected as one item whose failure message is the diff. Works under pytest-xdist: each item
+replays in the worker that runs it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from mcptape.replay.api import ReplayResult
+    from mcptape.replay.config import Config
+
+_KEY = pytest.StashKey["_Settings | None"]()
+
+
+@dataclass
+class _Settings:
+    command: list[str]
+    config: Config
+    ignore: list[str]
+    update: bool
+    timeout: float | None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mcptape", "replay mcptape transcripts against a server")
+    group.addoption(
+        "--mcptape-server",
+        metavar="CMD",
+        default=None,
+        help="Replay every mcptape transcript collected against CMD (default: [tool.mcptape] server).",
+    )
+    group.addoption(
+        "--mcptape-ignore",
+        metavar="RULE",
+        action="append",
+        default=[],
+        help="An ignore rule for the diff, e.g. 'tools/call:result.content[*].text|json.timestamp'.",
+    )
+    group.addoption(
+        "--mcptape-update",
+        action="store_true",
+        default=False,
+        help="Rewrite each transcript that differs with the new session (snapshot-style).",
+    )
+    group.addoption(
+        "--mcptape-step-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="Seconds to wait for the server's responses at each replay step (default 10).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_KEY] = None
+    option = config.getoption("--mcptape-server")
+    pyproject = config.rootpath / "pyproject.toml"
+    if option is None and not _mentions_server(pyproject):
+        return  # the common case: not asked for, nothing imported, nothing collected
+    from mcptape.errors import MCPTapeError
+    from mcptape.replay.config import Config, command_of, load_config
+
+    try:
+        cfg = load_config(pyproject=pyproject) if pyproject.is_file() else Config()
+        command = command_of(option, "--mcptape-server") if option is not None else cfg.server
+    except MCPTapeError as exc:
+        raise pytest.UsageError(f"mcptape: {exc}") from None
+    if not command:
+        return
+    settings = _Settings(
+        command,
+        cfg,
+        list(config.getoption("--mcptape-ignore")),
+        bool(config.getoption("--mcptape-update")),
+        config.getoption("--mcptape-step-timeout"),
+    )
+    config.stash[_KEY] = settings
+
+
+def _mentions_server(pyproject: Path) -> bool:
+    """Cheap pre-check before parsing TOML: does the file have a [tool.mcptape] table at all?"""
+    try:
+        return b"[tool.mcptape]" in pyproject.read_bytes()
+    except OSError:
+        return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    settings = parent.config.stash.get(_KEY, None)
+    if settings is None or file_path.suffix != ".jsonl":
+        return None
+    roots = settings.config.transcripts
+    if roots and not any(file_path.resolve().is_relative_to(root) for root in roots):
+        return None
+    if not _is_transcript(file_path):
+        return None
+    return TranscriptFile.from_parent(parent, path=file_path)
+
+
+def _is_transcript(path: Path) -> bool:
+    """True when line 1 is an mcptape transcript header (a bad file is still collected if it says so)."""
+    import orjson
+
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 16)
+    except OSError:
+        return False
+    if b'"mcptape"' not in first:
+        return False
+    try:
+        header = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and "mcptape" in header
+
+
+class TranscriptFile(pytest.File):
+    """A transcript file: one item, the replay."""
+
+    def collect(self) -> list[pytest.Item]:
+        return [TranscriptItem.from_parent(self, name=self.path.name)]
+
+
+class ReplayDiffers(Exception):
+    """The replay differed; `str()` is the readable diff."""
+
+
+class TranscriptItem(pytest.Item):
+    """Replay one transcript against the configured server; fails with the diff."""
+
+    def runtest(self) -> None:
+        from mcptape.replay.api import replay
+
+        settings = self.config.stash[_KEY]
+        assert settings is not None
+        result: ReplayResult = replay(
+            self.path,
+            settings.command,
+            ignore=settings.ignore,
+            step_timeout=settings.timeout,
+            config=settings.config,
+        )
+        self.user_properties.append(("mcptape_new_transcript", str(result.new)))
+        if result.same:
+            return
+        if settings.update and result.run.completed:
+            result.update()
+            return
+        raise ReplayDiffers(result.render())
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        from mcptape.errors import MCPTapeError
+
+        if isinstance(excinfo.value, ReplayDiffers | MCPTapeError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"mcptape replay {self.path.name} -- {shlex.join(self._command())}"
+
+    def _command(self) -> list[str]:
+        settings = self.config.stash.get(_KEY, None)
+        return settings.command if settings is not None else []

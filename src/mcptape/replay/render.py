@@ -1,0 +1,293 @@
+"""The diff and the replay report as text (for people) and as JSON values (for machines).
+
+Every byte that comes from a transcript is shown through `textsafe.escape`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from mcptape.check.model import ExecCall, Finding, Frame, Message
+from mcptape.replay.compare import MISSING, Change, Hidden
+from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, Diff, Pair
+from mcptape.textsafe import escape, escape_text
+
+if TYPE_CHECKING:
+    from mcptape.replay.api import ReplayResult
+
+MAX_PAIRS = 50
+MAX_CHANGES = 20
+MAX_LINES = 10
+VALUE_LIMIT = 200
+NEWLINE = b"\n"
+
+
+def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A JSON value on one terminal-safe line (`(absent)` for a path missing on one side)."""
+    if value is MISSING:
+        return "(absent)"
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        text = repr(value)
+    if len(text) > limit:
+        text = text[:limit] + f"...(+{len(text) - limit} chars)"
+    return escape_text(text)
+
+
+def _line_of(item: Message | ExecCall | None) -> str:
+    if item is None:
+        return ""
+    frame = item.frame
+    return f"{frame.channel} line {frame.line}"
+
+
+def pair_title(pair: Pair) -> str:
+    """`response to tools/call (id 3)`, `notification notifications/message #2`, ..."""
+    scope = escape_text(pair.scope)
+    if pair.kind == RESPONSE:
+        title = f"response to {scope} (id {escape_text(repr(pair.key[1]))})"
+    elif pair.kind == NOTIFICATION:
+        title = f"notification {scope} #{pair.key[2]}"
+    elif pair.kind == EXECUTOR:
+        rid = pair.key[2]
+        who = f"request {escape_text(repr(rid))}" if rid is not None else "no request"
+        title = f"{scope} call #{pair.key[3]} for {who}"
+    else:
+        title = f"server request {scope} #{pair.key[2]}"
+    where = [
+        w
+        for w in (
+            _line_of(pair.old) and f"old {_line_of(pair.old)}",
+            _line_of(pair.new) and f"new {_line_of(pair.new)}",
+        )
+        if w
+    ]
+    return f"{title} [{', '.join(where)}]" if where else title
+
+
+def _change_line(change: Change) -> str:
+    return f"    {escape_text(change.where)}: {show_value(change.old)} -> {show_value(change.new)}"
+
+
+def _pair_lines(pair: Pair) -> list[str]:
+    lines = [f"  {pair_title(pair)}"]
+    if pair.new is None:
+        what = "no answer" if pair.kind == RESPONSE else "not sent"
+        lines.append(f"    {what} in the new session (old: {show_value(_value(pair.old))})")
+    elif pair.old is None:
+        lines.append(f"    only in the new session: {show_value(_value(pair.new))}")
+    else:
+        for change in pair.changes[:MAX_CHANGES]:
+            lines.append(_change_line(change))
+        if len(pair.changes) > MAX_CHANGES:
+            lines.append(f"    ... and {len(pair.changes) - MAX_CHANGES} more changed paths")
+    return lines
+
+
+def _value(item: Message | ExecCall | None) -> Any:
+    if item is None:
+        return MISSING
+    if isinstance(item, ExecCall) and item.value is None:
+        return item.frame.body.decode("utf-8", "replace")
+    return item.value
+
+
+def _frame_line(sign: str, frame: Frame) -> str:
+    return f"  {sign} {frame.channel} line {frame.line}: {escape(frame.body, limit=VALUE_LIMIT)}"
+
+
+def _finding_line(sign: str, finding: Finding) -> str:
+    return f"  {sign} {finding.rule}: {escape_text(finding.message)}"
+
+
+def render_diff(diff: Diff) -> list[str]:
+    """The per-message diff, then stdout, findings, exit status, stderr, and what rules hid."""
+    out: list[str] = []
+    differing = diff.differing
+    if differing:
+        out.append(f"messages: {len(differing)} differ")
+        for pair in differing[:MAX_PAIRS]:
+            out.extend(_pair_lines(pair))
+        if len(differing) > MAX_PAIRS:
+            out.append(f"  ... and {len(differing) - MAX_PAIRS} more differing messages (see --json)")
+    for sign, frames, what in (("+", diff.stdout_added, "new"), ("-", diff.stdout_removed, "gone")):
+        if frames:
+            out.append(f"stdout: {len(frames)} {what} line(s) that are not protocol")
+            out.extend(_frame_line(sign, f) for f in frames[:MAX_LINES])
+            if len(frames) > MAX_LINES:
+                out.append(f"  ... and {len(frames) - MAX_LINES} more")
+    for sign, findings, what in (("+", diff.findings_added, "new"), ("-", diff.findings_removed, "gone")):
+        if findings:
+            out.append(f"findings: {len(findings)} {what}")
+            out.extend(_finding_line(sign, f) for f in findings[:MAX_LINES])
+            if len(findings) > MAX_LINES:
+                out.append(f"  ... and {len(findings) - MAX_LINES} more")
+    if diff.exit_differs:
+        out.append(f"exit status: {diff.exit_old} -> {diff.exit_new}")
+    for sign, lines, what in (("+", diff.stderr_added, "new"), ("-", diff.stderr_removed, "gone")):
+        if lines:
+            out.append(f"stderr: {len(lines)} {what} line(s)")
+            out.extend(
+                f"  {sign} {escape(line.rstrip(NEWLINE), limit=VALUE_LIMIT)}" for line in lines[:MAX_LINES]
+            )
+            if len(lines) > MAX_LINES:
+                out.append(f"  ... and {len(lines) - MAX_LINES} more")
+    out.extend(render_hidden(diff))
+    return out
+
+
+def render_hidden(diff: Diff) -> list[str]:
+    """What the ignore rules hid (nothing is ignored silently), and the rules that hid nothing."""
+    out: list[str] = []
+    by_rule: dict[str, list[tuple[Pair, Hidden]]] = {}
+    for pair, hidden in diff.hidden:
+        by_rule.setdefault(hidden.rule.text, []).append((pair, hidden))
+    if by_rule:
+        total = sum(len(v) for v in by_rule.values())
+        out.append(f"ignored: {total} difference(s) hidden by rules")
+        for text, items in by_rule.items():
+            origin = items[0][1].rule.origin
+            out.append(f"  {escape_text(text)} ({escape_text(origin)}): hid {len(items)}")
+            for pair, hidden in items[:3]:
+                out.append(
+                    f"    {pair_title(pair)}: {escape_text(hidden.where)}: "
+                    f"{show_value(hidden.old, 80)} -> {show_value(hidden.new, 80)}"
+                )
+            if len(items) > 3:
+                out.append(f"    ... and {len(items) - 3} more")
+    for rule in diff.unused_rules:
+        out.append(f"ignore rule {escape_text(rule.text)} ({escape_text(rule.origin)}) hid nothing")
+    return out
+
+
+def render_diff_report(diff: Diff, old: str, new: str) -> str:
+    """What `mcptape diff` prints."""
+    lines = [f"mcptape diff: {escape_text(old)} -> {escape_text(new)}"]
+    body = render_diff(diff)
+    lines.extend(body)
+    lines.append("same" if diff.same else "different")
+    return "\n".join(lines) + "\n"
+
+
+def render_replay(result: ReplayResult) -> str:
+    """What `mcptape replay` prints (and the failure message of `assert_same` and the pytest item)."""
+    run = result.run
+    lines = [
+        f"mcptape replay: {escape_text(str(result.original))} "
+        f"against {escape_text(shlex.join(result.command))}",
+        f"  sent {run.sent} of {run.total} client chunks, answered {run.answered} server request(s) "
+        f"from the recording, {run.seconds:.2f}s; new session: {_where(result)}",
+    ]
+    for note in result.notes:
+        lines.append(f"  note: {escape_text(note)}")
+    for issue in run.issues:
+        label = "error" if issue.error else "warning"
+        lines.append(f"{label} ({issue.kind}): {escape_text(issue.message)}")
+    lines.extend(render_diff(result.diff))
+    analysis = result.diff.new_analysis
+    if analysis is not None and analysis.stderr.size and (not run.completed or result.diff.exit_differs):
+        head = bytes(analysis.stderr.head).splitlines()[-MAX_LINES:]
+        lines.append("stderr of the new build (last lines):")
+        lines.extend(f"  | {escape(line, limit=VALUE_LIMIT)}" for line in head)
+    lines.append("same" if result.same else "different")
+    return "\n".join(lines) + "\n"
+
+
+def _where(result: ReplayResult) -> str:
+    return escape_text(str(result.new)) if result.kept else "not kept (temporary, and the same)"
+
+
+# -- JSON ------------------------------------------------------------------------------------
+def _json_value(value: Any) -> Any:
+    return None if value is MISSING else value
+
+
+def _change_json(change: Change) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": change.where, "kind": change.kind}
+    if change.old is not MISSING:
+        out["old"] = change.old
+    if change.new is not MISSING:
+        out["new"] = change.new
+    return out
+
+
+def pair_to_json(pair: Pair) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": pair.kind, "scope": pair.scope, "title": pair_title(pair)}
+    if pair.kind == RESPONSE:
+        out["id"] = pair.key[1]
+    for side, item in (("old", pair.old), ("new", pair.new)):
+        out[side] = None if item is None else {"line": item.frame.line, "value": _value(item)}
+    out["changes"] = [_change_json(c) for c in pair.changes]
+    out["hidden"] = [
+        {"rule": h.rule.text, "path": h.where, "old": _json_value(h.old), "new": _json_value(h.new)}
+        for h in pair.hidden
+    ]
+    return out
+
+
+def _frame_json(frame: Frame) -> dict[str, Any]:
+    return {"channel": frame.channel, "line": frame.line, "offset": frame.offset, "raw": escape(frame.body)}
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule,
+        "channel": finding.channel,
+        "line": finding.line,
+        "request_id": finding.request_id,
+        "message": finding.message,
+        "raw": escape(finding.raw),
+    }
+
+
+def diff_to_json(diff: Diff) -> dict[str, Any]:
+    """The diff as a JSON value (`--json`): differing pairs and every pair a rule touched."""
+    shown = [p for p in diff.pairs if p.differs or p.hidden]
+    return {
+        "same": diff.same,
+        "messages": [pair_to_json(p) for p in shown],
+        "stdout": {
+            "added": [_frame_json(f) for f in diff.stdout_added],
+            "removed": [_frame_json(f) for f in diff.stdout_removed],
+        },
+        "findings": {
+            "added": [_finding_json(f) for f in diff.findings_added],
+            "removed": [_finding_json(f) for f in diff.findings_removed],
+        },
+        "exit": {"old": str(diff.exit_old), "new": str(diff.exit_new), "differs": diff.exit_differs},
+        "stderr": None
+        if not diff.stderr_compared
+        else {
+            "added": [escape(x) for x in diff.stderr_added],
+            "removed": [escape(x) for x in diff.stderr_removed],
+        },
+        "ignore_rules": [
+            {"rule": r.text, "origin": r.origin, "hid": sum(1 for _, h in diff.hidden if h.rule == r)}
+            for r in diff.rules
+        ],
+        "unused_rules": [r.text for r in diff.unused_rules],
+    }
+
+
+def replay_to_json(result: ReplayResult) -> dict[str, Any]:
+    run = result.run
+    out: dict[str, Any] = {
+        "same": result.same,
+        "transcript": str(result.original),
+        "new_transcript": str(result.new) if result.kept else None,
+        "command": result.command,
+        "sent": run.sent,
+        "total": run.total,
+        "completed": run.completed,
+        "answered_server_requests": run.answered,
+        "seconds": round(run.seconds, 3),
+        "exit": None if run.status is None else {"code": run.status.code, "signal": run.status.signal},
+        "issues": [{"kind": i.kind, "error": i.error, "message": i.message} for i in run.issues],
+        "notes": result.notes,
+    }
+    out["diff"] = diff_to_json(result.diff)
+    return out
