@@ -12,40 +12,33 @@ import time
 from typing import ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from mcptape.check.model import Finding
 from mcptape.errors import MCPTapeError
 from mcptape.textsafe import escape, escape_text
-from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.bindings import APP_BINDINGS
 from mcptape.tui.facts import RowFacts, collect_facts
-from mcptape.tui.model import Filters, ViewerModel
+from mcptape.tui.filtering import FilterActions
+from mcptape.tui.model import ViewerModel
 from mcptape.tui.query import parse_query
 from mcptape.tui.rowinfo import header_text
 from mcptape.tui.safe import safe_text
 from mcptape.tui.screens.help import HelpScreen
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.search import find_bytes
+from mcptape.tui.summary import landing, status_line, verdict
 from mcptape.tui.widgets.detail import DetailPane
 from mcptape.tui.widgets.header import SessionHeader
 from mcptape.tui.widgets.message_list import MessageList
 
-CHANNEL_FILTERS: list[tuple[str, frozenset[str] | None]] = [
-    ("all channels", None),
-    ("protocol (in+out)", frozenset({"in", "out"})),
-    ("stdout", frozenset({"out"})),
-    ("stdin", frozenset({"in"})),
-    ("stderr", frozenset({"err"})),
-    ("executor (exec+http)", frozenset({"exec", "http"})),
-]
 
-
-class ViewerApp(App[None]):
+class ViewerApp(FilterActions):
     """`mcptape view FILE`."""
 
     TITLE = "mcptape view"
@@ -53,17 +46,12 @@ class ViewerApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
 
     def __init__(self, index: TranscriptIndex, *, follow: bool = False, poll: float = 0.5) -> None:
-        super().__init__()
+        super().__init__(ViewerModel(index))
         self.index = index
-        self.model = ViewerModel(index)
         self.follow = follow
         self.poll = poll
         self.placed = False
         self.reason = ""
-        self.channel_filter = 0
-        self.method_filter: str | None = None
-        self.findings_filter: int = 0  # 0 off, 1 all findings, 2.. one rule each
-        self.stderr_pane = False
         self.last_search: bytes = b""
         self.search_text = ""
         self.analysing = False
@@ -89,14 +77,6 @@ class ViewerApp(App[None]):
                 )
             yield DetailPane(id="detail")
         yield Footer()
-
-    @property
-    def messages(self) -> MessageList:
-        return self.query_one("#messages", MessageList)
-
-    @property
-    def stderr_list(self) -> MessageList:
-        return self.query_one("#stderr", MessageList)
 
     @property
     def detail(self) -> DetailPane:
@@ -186,9 +166,23 @@ class ViewerApp(App[None]):
                 last[0] = now
                 self.call_from_thread(self._on_analysis_progress, done, total)
 
-        facts = collect_facts(self.index, progress=progress, cancelled=lambda: worker.is_cancelled)
+        def first_line(finding: Finding) -> None:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._on_first_line, finding)
+
+        facts = collect_facts(
+            self.index, progress=progress, cancelled=lambda: worker.is_cancelled, first_line=first_line
+        )
         if facts is not None and not worker.is_cancelled:
             self.call_from_thread(self._on_facts, facts)
+
+    def _on_first_line(self, finding: Finding) -> None:
+        """The first bad line is known before the check ends: go there now (unless the user moved)."""
+        if self.placed or self.messages.user_moved or finding.event < 0:
+            return
+        self.reason = f"cursor: first non-protocol line — {safe_text(finding.message)} (still checking…)"
+        self.messages.select_row(finding.event)
+        self.header_widget.set(reason=self.reason)
 
     def _on_analysis_progress(self, done: int, total: int) -> None:
         self.header_widget.set(verdict=f"checking {100 * done // max(total, 1)}%")
@@ -215,78 +209,21 @@ class ViewerApp(App[None]):
 
     # -- header ----------------------------------------------------------------------------------------
     def _status_line(self) -> str:
-        parts = [f"{len(self.index):,} rows"]
-        last = self._last_event_time()
-        if last is not None:
-            parts.append(f"duration {last:.3f}s")
-        analysis = self.model.facts.analysis if self.model.facts is not None else None
-        if analysis is not None:
-            if analysis.exited:
-                parts.append(
-                    f"exit signal {analysis.exit_signal}"
-                    if analysis.exit_signal is not None
-                    else f"exit {analysis.exit_code}"
-                )
-            else:
-                parts.append("no exit recorded")
-            if analysis.protocol_version:
-                parts.append(f"protocol {escape_text(analysis.protocol_version)}")
-        if self.index.truncated:
-            parts.append("last line truncated (recorder killed mid-write?)")
-        if self.follow:
-            parts.append("following")
-        return " · ".join(parts)
-
-    def _last_event_time(self) -> float | None:
-        for row in range(len(self.index) - 1, max(-1, len(self.index) - 50), -1):
-            event = self.index.event(row)
-            if isinstance(event, Event):
-                return event.t
-        return None
+        return status_line(self.index, self.model.facts, follow=self.follow)
 
     def _show_verdict(self, facts: RowFacts) -> None:
-        analysis = facts.analysis
-        if analysis is None:
-            return
-        if analysis.clean:
-            self.header_widget.set(verdict="verdict: clean (no findings)", verdict_style="bold green")
-            return
-        rules: dict[str, int] = {}
-        for finding in analysis.findings:
-            rules[finding.rule] = rules.get(finding.rule, 0) + 1
-        total = len(analysis.findings) + analysis.findings_truncated
-        summary = ", ".join(f"{rule} ×{n}" for rule, n in rules.items())
-        noun = "finding" if total == 1 else "findings"
-        self.header_widget.set(verdict=f"verdict: {total} {noun} — {summary}", verdict_style="bold red")
+        text, style = verdict(facts)
+        self.header_widget.set(verdict=text, verdict_style=style)
 
     def _place_cursor(self, facts: RowFacts) -> None:
         """First non-protocol line, else first finding, else the first row; say why in the header."""
         self.placed = True
-        analysis = facts.analysis
-        if self.messages.user_moved or analysis is None:
+        if self.messages.user_moved:
             self.reason = "cursor left where you put it"
             return
-        firsts = [(fnp.frame.event, ch, fnp) for ch, fnp in analysis.first_non_protocol.items() if fnp]
-        firsts = [item for item in firsts if item[0] >= 0]
-        if firsts:
-            row, ch, fnp = min(firsts, key=lambda item: item[0])
-            where = "stdout" if ch == "out" else "stdin" if ch == "in" else ch
-            self.reason = (
-                f"cursor: first non-protocol line on {where} (line {fnp.frame.line}, "
-                f"byte {fnp.frame.offset}): {safe_text(fnp.problem)}"
-            )
+        row, self.reason = landing(facts)
+        if row is not None:
             self.messages.select_row(row)
-            return
-        if facts.finding_rows:
-            row = facts.finding_rows[0]
-            finding = facts.findings[row][0]
-            self.reason = (
-                f"cursor: first finding ({finding.rule}); every line is protocol: "
-                f"{safe_text(finding.message)}"
-            )
-            self.messages.select_row(row)
-            return
-        self.reason = "every line is protocol and no rule found anything; cursor on the first row"
 
     # -- detail ------------------------------------------------------------------------------------
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
@@ -375,87 +312,6 @@ class ViewerApp(App[None]):
             self.notify(f"not found: {escape(needle, 60)}", severity="warning")
             return
         self._go(row)
-
-    # -- filters -----------------------------------------------------------------------------------
-    def _row_filters(self, *, stderr: bool = False) -> Filters:
-        if stderr:
-            return Filters(only_stderr=True)
-        rules = self._finding_rules()
-        rule = rules[self.findings_filter - 2] if self.findings_filter >= 2 else None
-        return Filters(
-            channels=CHANNEL_FILTERS[self.channel_filter][1],
-            method=self.method_filter,
-            finding_rule=rule,
-            findings_only=self.findings_filter > 0,
-            exclude_stderr=self.stderr_pane,
-        )
-
-    def _finding_rules(self) -> list[str]:
-        facts = self.model.facts
-        if facts is None or facts.analysis is None:
-            return []
-        return sorted({f.rule for f in facts.analysis.findings})
-
-    def _apply_filters(self, keep_row: int | None) -> None:
-        self.messages.set_view(self.model.build_view(self._row_filters()), keep_row)
-        if self.stderr_pane:
-            stderr_view = self.model.build_view(self._row_filters(stderr=True))
-            self.stderr_list.set_view(stderr_view, self.stderr_list.current_row)
-        labels = []
-        if self.channel_filter:
-            labels.append(CHANNEL_FILTERS[self.channel_filter][0])
-        if self.method_filter:
-            labels.append(f"method {escape_text(self.method_filter)}")
-        if self.findings_filter == 1:
-            labels.append("findings only")
-        elif self.findings_filter >= 2:
-            labels.append(f"finding {self._finding_rules()[self.findings_filter - 2]}")
-        columns = header_text()
-        if labels:
-            columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
-        self.query_one("#columns", Static).update(columns)
-
-    def _need_facts(self, what: str) -> bool:
-        if self.model.facts is None:
-            self.notify(f"{what} is available once the check has run", severity="warning")
-            return False
-        return True
-
-    def action_cycle_channel(self) -> None:
-        if not self._need_facts("the channel filter"):
-            return
-        self.channel_filter = (self.channel_filter + 1) % len(CHANNEL_FILTERS)
-        self._apply_filters(keep_row=self.messages.current_row)
-
-    def action_filter_findings(self) -> None:
-        if not self._need_facts("the findings filter"):
-            return
-        self.findings_filter = (self.findings_filter + 1) % (2 + len(self._finding_rules()))
-        if self.findings_filter == 1 and not self._finding_rules():
-            self.findings_filter = 0
-            self.notify("no findings in this transcript")
-        self._apply_filters(keep_row=self.messages.current_row)
-
-    def action_filter_method(self) -> None:
-        if not self._need_facts("the method filter"):
-            return
-        assert self.model.facts is not None
-        methods = ", ".join(m for m in self.model.facts.methods[1:21])
-        hint = f"empty clears the filter · seen: {escape_text(methods)}"
-        self.push_screen(PromptScreen("filter by method", hint, self.method_filter or ""), self._on_method)
-
-    def _on_method(self, text: str | None) -> None:
-        if text is None:
-            return
-        self.method_filter = text.strip() or None
-        self._apply_filters(keep_row=self.messages.current_row)
-
-    def action_toggle_stderr(self) -> None:
-        if not self._need_facts("the stderr pane"):
-            return
-        self.stderr_pane = not self.stderr_pane
-        self.stderr_list.set_class(not self.stderr_pane, "hidden")
-        self._apply_filters(keep_row=self.messages.current_row)
 
     # -- help --------------------------------------------------------------------------------------
     def action_help(self) -> None:

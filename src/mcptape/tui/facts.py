@@ -8,14 +8,13 @@ pair up and with what latency. It decides nothing itself. It runs in a worker th
 
 from __future__ import annotations
 
-import math
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
-from mcptape.check.rules import EXEC_AFTER_REJECT
+from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import parse_event
 from mcptape.tui import rowinfo as K
@@ -24,7 +23,7 @@ CHANNELS = ("", "in", "out", "err", "exec", "http", "eof", "exit", "note")
 CHANNEL_CODE = {name: code for code, name in enumerate(CHANNELS)}
 OTHER_CHANNEL = len(CHANNELS)
 KIND_CODE = {name: code for code, name in enumerate(K.KINDS)}
-_CHUNK = 4096
+_CHUNK = 2048
 
 
 @dataclass
@@ -36,7 +35,6 @@ class RowFacts:
     kind: bytearray = field(default_factory=bytearray)
     channel: bytearray = field(default_factory=bytearray)
     pair: array[int] = field(default_factory=lambda: array("i"))
-    latency: array[float] = field(default_factory=lambda: array("f"))
     method: array[int] = field(default_factory=lambda: array("H"))
     methods: list[str] = field(default_factory=lambda: [""])
     findings: dict[int, list[Finding]] = field(default_factory=dict)
@@ -45,6 +43,8 @@ class RowFacts:
     """For rows that are a later fragment of a multi-event frame: the frame's first row."""
     frame_rows: dict[int, tuple[int, ...]] = field(default_factory=dict)
     """For the first row of a multi-event frame: every row of that frame."""
+    first_line: Callable[[Finding], None] | None = None
+    """Called once, during the pass, with the first frame-level finding (the first bad line)."""
 
     def __post_init__(self) -> None:
         n = self.rows
@@ -52,7 +52,6 @@ class RowFacts:
             self.kind = bytearray([KIND_CODE[K.PENDING]]) * n
             self.channel = bytearray(n)
             self.pair = array("i", [-1]) * n
-            self.latency = array("f", [math.nan]) * n
             self.method = array("H", [0]) * n
 
     # -- queries -------------------------------------------------------------------------------------
@@ -68,12 +67,6 @@ class RowFacts:
             return None
         partner = self.pair[row]
         return None if partner < 0 else partner
-
-    def latency_of(self, row: int) -> float | None:
-        if row >= self.rows:
-            return None
-        value = self.latency[row]
-        return None if math.isnan(value) else value
 
     def method_of(self, row: int) -> str:
         return self.methods[self.method[row]] if row < self.rows else ""
@@ -125,6 +118,9 @@ class RowFacts:
 
     def on_finding(self, finding: Finding) -> None:
         row = finding.event
+        if self.first_line is not None and RULES[finding.rule].where == "classify":
+            first_line, self.first_line = self.first_line, None
+            first_line(finding)
         if finding.rule == EXEC_AFTER_REJECT:
             targets = [row] + [ref.event for ref in finding.related if ref.role == "exec"]
             for target in targets:
@@ -135,11 +131,11 @@ class RowFacts:
             self.findings.setdefault(row, []).append(finding)
 
     def on_pair(self, request_row: int, response_row: int, latency: float) -> None:
+        """A request and its response (the latency is shown as the difference of their times)."""
         if 0 <= request_row < self.rows and 0 <= response_row < self.rows:
             self.pair[request_row] = response_row
             self.pair[response_row] = request_row
             self.method[response_row] = self.method[request_row]
-            self.latency[response_row] = latency
 
     def _method_code(self, method: str) -> int:
         try:
@@ -160,12 +156,17 @@ def collect_facts(
     *,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    first_line: Callable[[Finding], None] | None = None,
 ) -> RowFacts | None:
-    """One pass over the rows indexed so far through the check core (None when cancelled)."""
+    """One pass over the rows indexed so far through the check core (None when cancelled).
+
+    `first_line(finding)` is called as soon as the first line-level finding is known, long before
+    the pass ends on a large file (the viewer moves its cursor there at once).
+    """
     from mcptape.check.analyze import Analyzer
 
     total = len(index)
-    facts = RowFacts(total)
+    facts = RowFacts(total, first_line=first_line)
     analyzer = Analyzer(
         on_message=facts.on_message,
         on_exec=facts.on_exec,

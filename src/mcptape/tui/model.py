@@ -147,7 +147,7 @@ class ViewerModel:
             preview = escape(event.data, PREVIEW)
         else:
             preview = escape(orjson.dumps(event.fields or {}), PREVIEW)
-        latency = self.facts.latency_of(row) if self.facts is not None else None
+        latency = self._latency(row, event)
         return RowInfo(
             row=row,
             t=event.t,
@@ -159,6 +159,14 @@ class ViewerModel:
             status=self.status(row, kind, message),
             kind=kind,
         )
+
+    def _latency(self, row: int, event: Event) -> float | None:
+        """For a response: its time minus its request's (the pair is the check core's)."""
+        partner = self.facts.pair_of(row) if self.facts is not None else None
+        if partner is None or partner > row:
+            return None
+        request = self.index.event(partner)
+        return event.t - request.t if isinstance(request, Event) else None
 
     def detail(self, row: int) -> Detail:
         info = self.describe(row)

@@ -1,0 +1,126 @@
+"""The viewer's filters: by channel, by method, to findings, and stderr in a pane of its own.
+
+Every filter works on the check core's per-row results (`RowFacts`), so it is available once the
+check has run; the list keeps the cursor on the same transcript row when a filter changes.
+"""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.widgets import Static
+
+from mcptape.textsafe import escape_text
+from mcptape.tui.model import Filters, ViewerModel
+from mcptape.tui.rowinfo import header_text
+from mcptape.tui.screens.prompt import PromptScreen
+from mcptape.tui.widgets.message_list import MessageList
+
+CHANNEL_FILTERS: list[tuple[str, frozenset[str] | None]] = [
+    ("all channels", None),
+    ("protocol (in+out)", frozenset({"in", "out"})),
+    ("stdout", frozenset({"out"})),
+    ("stdin", frozenset({"in"})),
+    ("stderr", frozenset({"err"})),
+    ("executor (exec+http)", frozenset({"exec", "http"})),
+]
+
+
+class FilterActions(App[None]):
+    """The filter state and the actions the filter keys run (the base of `ViewerApp`)."""
+
+    def __init__(self, model: ViewerModel) -> None:
+        super().__init__()
+        self.model = model
+        self.channel_filter = 0
+        self.method_filter: str | None = None
+        self.findings_filter = 0  # 0 off, 1 all findings, 2.. one rule each
+        self.stderr_pane = False
+
+    @property
+    def messages(self) -> MessageList:
+        return self.query_one("#messages", MessageList)
+
+    @property
+    def stderr_list(self) -> MessageList:
+        return self.query_one("#stderr", MessageList)
+
+    # -- filters -----------------------------------------------------------------------------------
+    def _row_filters(self, *, stderr: bool = False) -> Filters:
+        if stderr:
+            return Filters(only_stderr=True)
+        rules = self._finding_rules()
+        rule = rules[self.findings_filter - 2] if self.findings_filter >= 2 else None
+        return Filters(
+            channels=CHANNEL_FILTERS[self.channel_filter][1],
+            method=self.method_filter,
+            finding_rule=rule,
+            findings_only=self.findings_filter > 0,
+            exclude_stderr=self.stderr_pane,
+        )
+
+    def _finding_rules(self) -> list[str]:
+        facts = self.model.facts
+        if facts is None or facts.analysis is None:
+            return []
+        return sorted({f.rule for f in facts.analysis.findings})
+
+    def _apply_filters(self, keep_row: int | None) -> None:
+        self.messages.set_view(self.model.build_view(self._row_filters()), keep_row)
+        if self.stderr_pane:
+            stderr_view = self.model.build_view(self._row_filters(stderr=True))
+            self.stderr_list.set_view(stderr_view, self.stderr_list.current_row)
+        labels = []
+        if self.channel_filter:
+            labels.append(CHANNEL_FILTERS[self.channel_filter][0])
+        if self.method_filter:
+            labels.append(f"method {escape_text(self.method_filter)}")
+        if self.findings_filter == 1:
+            labels.append("findings only")
+        elif self.findings_filter >= 2:
+            labels.append(f"finding {self._finding_rules()[self.findings_filter - 2]}")
+        columns = header_text()
+        if labels:
+            columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
+        self.query_one("#columns", Static).update(columns)
+
+    def _need_facts(self, what: str) -> bool:
+        if self.model.facts is None:
+            self.notify(f"{what} is available once the check has run", severity="warning")
+            return False
+        return True
+
+    def action_cycle_channel(self) -> None:
+        if not self._need_facts("the channel filter"):
+            return
+        self.channel_filter = (self.channel_filter + 1) % len(CHANNEL_FILTERS)
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_filter_findings(self) -> None:
+        if not self._need_facts("the findings filter"):
+            return
+        self.findings_filter = (self.findings_filter + 1) % (2 + len(self._finding_rules()))
+        if self.findings_filter == 1 and not self._finding_rules():
+            self.findings_filter = 0
+            self.notify("no findings in this transcript")
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_filter_method(self) -> None:
+        if not self._need_facts("the method filter"):
+            return
+        assert self.model.facts is not None
+        methods = ", ".join(m for m in self.model.facts.methods[1:21])
+        hint = f"empty clears the filter · seen: {escape_text(methods)}"
+        self.push_screen(PromptScreen("filter by method", hint, self.method_filter or ""), self._on_method)
+
+    def _on_method(self, text: str | None) -> None:
+        if text is None:
+            return
+        self.method_filter = text.strip() or None
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_toggle_stderr(self) -> None:
+        if not self._need_facts("the stderr pane"):
+            return
+        self.stderr_pane = not self.stderr_pane
+        self.stderr_list.set_class(not self.stderr_pane, "hidden")
+        self._apply_filters(keep_row=self.messages.current_row)

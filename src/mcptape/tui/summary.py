@@ -1,0 +1,84 @@
+"""The header's sentences: session status, verdict, and where the cursor lands and why.
+
+Plain functions over the index and the check core's results (no textual), so they are tested
+directly. Every transcript-derived string is escaped here.
+"""
+
+from __future__ import annotations
+
+from mcptape.textsafe import escape_text
+from mcptape.transcript.events import Event
+from mcptape.transcript.index import TranscriptIndex
+from mcptape.tui.facts import RowFacts
+from mcptape.tui.safe import safe_text
+
+
+def last_event_time(index: TranscriptIndex) -> float | None:
+    """The time of the last well-formed event (the session's duration)."""
+    for row in range(len(index) - 1, max(-1, len(index) - 50), -1):
+        event = index.event(row)
+        if isinstance(event, Event):
+            return event.t
+    return None
+
+
+def status_line(index: TranscriptIndex, facts: RowFacts | None, *, follow: bool = False) -> str:
+    """Rows, duration, exit status, protocol version, truncation, follow mode."""
+    parts = [f"{len(index):,} rows"]
+    last = last_event_time(index)
+    if last is not None:
+        parts.append(f"duration {last:.3f}s")
+    analysis = facts.analysis if facts is not None else None
+    if analysis is not None:
+        if not analysis.exited:
+            parts.append("no exit recorded")
+        elif analysis.exit_signal is not None:
+            parts.append(f"exit signal {analysis.exit_signal}")
+        else:
+            parts.append(f"exit {analysis.exit_code}")
+        if analysis.protocol_version:
+            parts.append(f"protocol {escape_text(analysis.protocol_version)}")
+    if index.truncated:
+        parts.append("last line truncated (recorder killed mid-write?)")
+    if follow:
+        parts.append("following")
+    return " · ".join(parts)
+
+
+def verdict(facts: RowFacts) -> tuple[str, str]:
+    """The verdict text and its style."""
+    analysis = facts.analysis
+    if analysis is None:
+        return "verdict: pending", ""
+    if analysis.clean:
+        return "verdict: clean (no findings)", "bold green"
+    rules: dict[str, int] = {}
+    for finding in analysis.findings:
+        rules[finding.rule] = rules.get(finding.rule, 0) + 1
+    total = len(analysis.findings) + analysis.findings_truncated
+    summary = ", ".join(f"{rule} ×{n}" for rule, n in rules.items())
+    noun = "finding" if total == 1 else "findings"
+    return f"verdict: {total} {noun} — {summary}", "bold red"
+
+
+def landing(facts: RowFacts) -> tuple[int | None, str]:
+    """Where the cursor opens: the first non-protocol line, else the first finding; and why."""
+    analysis = facts.analysis
+    if analysis is None:
+        return None, ""
+    firsts = [(fnp.frame.event, ch, fnp) for ch, fnp in analysis.first_non_protocol.items() if fnp]
+    firsts = [item for item in firsts if item[0] >= 0]
+    if firsts:
+        row, ch, fnp = min(firsts, key=lambda item: item[0])
+        where = {"out": "stdout", "in": "stdin"}.get(ch, ch)
+        return row, (
+            f"cursor: first non-protocol line on {where} (line {fnp.frame.line}, "
+            f"byte {fnp.frame.offset}): {safe_text(fnp.problem)}"
+        )
+    if facts.finding_rows:
+        row = facts.finding_rows[0]
+        finding = facts.findings[row][0]
+        return row, (
+            f"cursor: first finding ({finding.rule}); every line is protocol: {safe_text(finding.message)}"
+        )
+    return None, "every line is protocol and no rule found anything; cursor on the first row"
