@@ -30,3 +30,21 @@ def test_sdk_session_recorded_with_redact(tmp_path: Path, echo_server: list[str]
     assert len(placeholders) >= 2 and len(set(placeholders)) == 1  # request and echoes: one placeholder
     _, analysis = analyze_file(str(path))
     assert analysis.clean, analysis.findings
+
+
+def test_a_redacted_transcript_replays_with_zero_differences(tmp_path: Path, echo_server: list[str]) -> None:
+    """The server only echoes the secret: replaying the redacted copy sends and gets the placeholder."""
+    import mcptape.replay.api as replay_api
+    from mcptape.share.copy import redact_file
+    from mcptape.share.rules import Rules
+
+    original = tmp_path / "sdk.jsonl"
+    sdk_session(recorded(echo_server, original), script=_echo_token)
+    assert TOKEN.encode() in original.read_bytes()
+    shared = tmp_path / "shared.jsonl"
+    redact_file(original, shared, Rules.build(), environ={})
+    assert TOKEN.encode() not in shared.read_bytes()
+    result = replay_api.replay(shared, echo_server, output=tmp_path / "new.jsonl", config=False)
+    assert result.same, result.diff
+    new = (tmp_path / "new.jsonl").read_bytes()
+    assert TOKEN.encode() not in new and b"my token is [redacted:" in new
