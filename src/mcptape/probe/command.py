@@ -1,0 +1,162 @@
+"""`mcptape probe` as a click command: its options, help and exit code. The work is in `runner`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+
+
+@click.command(
+    "probe",
+    context_settings={"allow_interspersed_args": False},
+    epilog="""\b
+Examples:
+  mcptape probe -- python -m my_server
+  mcptape probe -o probe-out --junit probe.xml -- npx -y @modelcontextprotocol/server-everything
+  mcptape probe --tool get_current_time --args '{"timezone": "UTC"}' -- uvx mcp-server-time
+
+Each case runs in a fresh server process with the executor tap and the HTTP sink on; its
+transcript is saved in DIR. Exit 0 when no case failed (warnings allowed), 1 when one did,
+2 on a usage error or when the server cannot be started.""",
+)
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    default="mcptape-probe",
+    show_default=True,
+    metavar="DIR",
+    help="Directory for the transcripts (one per case) and probe.json.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the report as JSON on stdout instead of the table."
+)
+@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
+@click.option("--tool", metavar="NAME", help="The tool the cases call (default: the first of tools/list).")
+@click.option(
+    "--args",
+    "args_json",
+    metavar="JSON",
+    help="Its arguments, a JSON object (default: minimal values derived from its inputSchema).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for each answer before reporting the server as hung.",
+)
+@click.option(
+    "--start-timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for the first answer (initialize, server/discover): the server's start-up.",
+)
+@click.option(
+    "--idle",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="The wait before the first request in the idle-start case.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1, max=32),
+    default=min(4, os.cpu_count() or 1),
+    show_default="min(4, CPUs)",
+    help="Cases run at the same time (each is its own server process).",
+)
+@click.option(
+    "--case", "only", multiple=True, metavar="ID", help="Run only this case (repeatable; start always runs)."
+)
+@click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
+def probe_command(
+    out_dir: str,
+    as_json: bool,
+    junit: str | None,
+    tool: str | None,
+    args_json: str | None,
+    timeout: float,
+    start_timeout: float,
+    idle: float,
+    jobs: int,
+    only: tuple[str, ...],
+    command: tuple[str, ...],
+) -> None:
+    """Probe a stdio MCP server against the hard inputs: the release gate in one command.
+
+    A clean start (handshake, tools/list, one valid call) under production-like variations must
+    keep stdout protocol-only; each hard input, sent after a valid handshake, must cause zero
+    executor calls and zero HTTP attempts; a valid request after a rejected one must execute only
+    itself. Progress goes to stderr; the report (table, or --json) to stdout.
+    """
+    from mcptape.probe.cases import CASES
+    from mcptape.probe.report import junit_xml, render_table, to_json
+    from mcptape.probe.runner import Plan, run_probe
+
+    arguments = _parse_args(args_json)
+    known = {case.id for case in CASES}
+    unknown = [c for c in only if c not in known]
+    if unknown:
+        raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
+    cases = [c for c in CASES if not only or c.id == "start" or c.id in only]
+    out = Path(out_dir).absolute()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
+    plan = Plan(
+        list(command),
+        out,
+        tool=tool,
+        arguments=arguments,
+        timeout=timeout,
+        start_timeout=start_timeout,
+        idle=idle,
+        jobs=jobs,
+        cases=cases,
+    )
+    result = run_probe(plan)
+    document = to_json(result)
+    _write(out / "probe.json", orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    if junit:
+        _write(Path(junit), junit_xml(result))
+    if as_json:
+        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_table(result))
+    sys.stdout.flush()
+    raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+def _parse_args(args_json: str | None) -> dict[str, Any] | None:
+    if args_json is None:
+        return None
+    try:
+        value = orjson.loads(args_json)
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(f"--args is not JSON: {exc}", hint='e.g. --args \'{"timezone": "UTC"}\'') from None
+    if not isinstance(value, dict):
+        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"timezone": "UTC"}\'')
+    return value
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {path}: {exc.strerror}", hint="check the path and its directory"
+        ) from None

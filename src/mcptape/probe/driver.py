@@ -1,0 +1,160 @@
+"""A minimal MCP client over the recorder's `Harness`: send requests, wait (bounded) for answers.
+
+Every wait has a deadline; a server that does not answer in time is reported as such, never
+waited on forever. The server's stdout frames are judged by the check core's `classify` (this
+module parses nothing itself); a request the server sends is answered (`ping` with an empty
+result, anything else with "method not found") so that no server stalls on the probe.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import orjson
+
+from mcptape.check.classify import classify
+from mcptape.check.model import Kind, Message
+from mcptape.check.protocol import META_VERSION_KEY, STATELESS_VERSION
+from mcptape.recorder.harness import Harness, ServerGone
+
+PROPOSED_VERSION = "2025-06-18"
+CLIENT_INFO = {"name": "mcptape-probe", "version": "1"}
+# The envelope every request of the stateless revision carries in `params._meta`.
+STATELESS_META = {
+    META_VERSION_KEY: STATELESS_VERSION,
+    "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+class Status(StrEnum):
+    ANSWERED = "answered"
+    TIMEOUT = "timeout"
+    GONE = "gone"  # the server closed stdout or stopped reading stdin
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How a request ended: its answer (`message`), or a timeout, or the server gone."""
+
+    status: Status
+    message: Message | None = None
+    waited: float = 0.0
+
+    @property
+    def value(self) -> dict[str, Any]:
+        value = self.message.value if self.message is not None else None
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        result = self.value.get("result")
+        return result if isinstance(result, dict) else None
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        error = self.value.get("error")
+        return error if isinstance(error, dict) else None
+
+
+def same_id(a: Any, b: Any) -> bool:
+    """JSON-RPC id equality: `true` is never `1`, and `9` is not `"9"`."""
+    return type(a) is type(b) and a == b
+
+
+class Driver:
+    """Drives one server under a `Harness` with bounded waits."""
+
+    def __init__(self, harness: Harness, timeout: float, start_timeout: float | None = None) -> None:
+        self.h = harness
+        self.timeout = timeout
+        self.start_timeout = max(timeout, start_timeout or timeout)  # the first answer waits for start-up
+        self.version: str | None = None
+        self.stateless = False
+
+    # -- sending ---------------------------------------------------------------------------
+    def send(self, data: bytes) -> bool:
+        """Write bytes to the server; False when it no longer reads its stdin."""
+        try:
+            self.h.send(data)
+        except ServerGone:
+            return False
+        return True
+
+    def send_json(self, message: Any) -> bool:
+        return self.send(orjson.dumps(message) + b"\n")
+
+    def request(
+        self, method: str, rid: Any, params: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> Reply:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None or self.stateless:
+            message["params"] = self.with_meta(params or {})
+        return self.call(message, timeout)
+
+    def call(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
+        """Send a request object and wait for the answer with its id."""
+        if self.stateless:
+            message = {**message, "params": self.with_meta(message.get("params") or {})}
+        if not self.send_json(message):
+            return Reply(Status.GONE)
+        return self.wait_for(message["id"], timeout)
+
+    def notify(self, method: str) -> bool:
+        return self.send_json({"jsonrpc": "2.0", "method": method})
+
+    def with_meta(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not self.stateless:
+            return params
+        meta = {**STATELESS_META, **(params.get("_meta") or {})}
+        return {**params, "_meta": meta}
+
+    # -- waiting ---------------------------------------------------------------------------
+    def wait_for(self, rid: Any, timeout: float | None = None) -> Reply:
+        """The server's answer to request `rid`, within `timeout` (default: the driver's)."""
+        start = time.monotonic()
+        deadline = start + (self.timeout if timeout is None else timeout)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Reply(Status.TIMEOUT, waited=time.monotonic() - start)
+            frame = self.h.next_frame(remaining)
+            if frame is None:
+                if self.h.eof.is_set():
+                    return Reply(Status.GONE, waited=time.monotonic() - start)
+                continue
+            message = classify(frame, self.version)
+            if message.kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE) and same_id(message.id, rid):
+                return Reply(Status.ANSWERED, message, time.monotonic() - start)
+            if message.kind is Kind.REQUEST:
+                self._answer_server(message)
+
+    def _answer_server(self, message: Message) -> None:
+        if message.method == "ping":
+            self.send_json({"jsonrpc": "2.0", "id": message.id, "result": {}})
+        else:
+            error = {"code": -32601, "message": f"mcptape probe does not implement {message.method}"}
+            self.send_json({"jsonrpc": "2.0", "id": message.id, "error": error})
+
+    # -- the handshakes --------------------------------------------------------------------
+    def initialize(self, rid: Any = 1) -> Reply:
+        """initialize, then notifications/initialized; learns the negotiated version."""
+        params = {"protocolVersion": PROPOSED_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+        reply = self.request("initialize", rid, params, self.start_timeout)
+        result = reply.result
+        if result is not None:
+            version = result.get("protocolVersion")
+            self.version = version if isinstance(version, str) else PROPOSED_VERSION
+            self.notify("notifications/initialized")
+        return reply
+
+    def discover(self, rid: Any = 1) -> Reply:
+        """server/discover at the stateless revision; on a result, later requests carry `_meta`."""
+        reply = self.request("server/discover", rid, {"_meta": STATELESS_META}, self.start_timeout)
+        if reply.result is not None:
+            self.version = STATELESS_VERSION
+            self.stateless = True
+        return reply

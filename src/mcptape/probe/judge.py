@@ -1,0 +1,277 @@
+"""The verdict of one case, from the check core's analysis of its transcript and what the probe knows.
+
+The check core says what every line is (`analyze_file`: classified messages, executor calls,
+findings). The probe adds what only it knows: which `in` frame was the bad one (it carries the
+case's marker), which ids that frame carried, and which request was the valid one sent after it.
+An executor or HTTP call belongs to the bad frame when it names one of its ids or carries the
+marker, or, naming nothing, when it happened between the bad frame and the valid request after it.
+
+Verdicts: FAIL when the bad frame caused an action, was accepted (answered with a result), when the
+valid request after it made more calls than a valid call alone or carried the marker, when stdout
+held anything but protocol, or when the server hung. A warning when the server dropped the bad
+frame without a word (tolerant), accepted a well-formed but suspect frame without a visible action
+(lenient cases), or did not exit when stdin closed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcptape.check import rules
+from mcptape.check.analyze import analyze_file
+from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Finding, Message
+from mcptape.check.protocol import batches_allowed
+from mcptape.probe.cases import INPUT, Case
+from mcptape.probe.driver import same_id
+from mcptape.probe.observed import AFTER_ID, CALL_ID, Observed, Verdict
+from mcptape.recorder.session import ExitStatus
+from mcptape.textsafe import escape
+
+SHOW = 120  # bytes of a raw line quoted in a reason
+# The findings that say a stdout line is not protocol (the others, on ids, follow from the case).
+FRAME_RULES = frozenset(
+    {rules.NON_PROTOCOL_OUTPUT, rules.INCOMPLETE_FRAME, rules.INVALID_MESSAGE, rules.BATCH_NOT_ALLOWED}
+)
+
+
+@dataclass
+class CaseResult:
+    """One row of the report."""
+
+    case: Case
+    verdict: Verdict
+    did: str
+    reasons: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    transcript: Path | None = None
+    seconds: float = 0.0
+    exit: str | None = None
+    executed: int = 0  # executor calls caused by the bad frame
+    http: int = 0  # HTTP attempts caused by the bad frame
+    baseline: int | None = None  # executor calls + HTTP attempts of one valid call (start case)
+    marker: str | None = None
+    blocking: bool = False  # the clean start failed: the other cases cannot run
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict is Verdict.FAIL
+
+
+def not_run(case: Case, why: str) -> CaseResult:
+    return CaseResult(case, Verdict.FAIL, why, [why])
+
+
+def exit_text(status: ExitStatus | None) -> str | None:
+    if status is None:
+        return None
+    return f"signal {status.signal}" if status.signal is not None else f"exit {status.code}"
+
+
+@dataclass
+class _Seen:
+    """The transcript, as the check core classified it."""
+
+    messages: list[Message] = field(default_factory=list)
+    calls: list[ExecCall] = field(default_factory=list)
+
+    def first_in(self, test: Any) -> float | None:
+        times = [m.frame.t for m in self.messages if m.channel == IN and test(m)]
+        return min(times) if times else None
+
+
+def judge(observed: Observed, baseline: int | None) -> CaseResult:
+    """The verdict of one case (`baseline`: calls one valid request makes, from the start case)."""
+    seen = _Seen()
+    _, analysis = analyze_file(str(observed.path), on_message=seen.messages.append, on_exec=seen.calls.append)
+    result = CaseResult(
+        observed.case,
+        Verdict.PASS,
+        "",
+        transcript=observed.path,
+        seconds=observed.seconds,
+        exit=exit_text(observed.status),
+        marker=observed.marker,
+    )
+    out_errors = [f for f in analysis.findings if f.channel == OUT and f.rule in FRAME_RULES]
+    if out_errors:
+        first = out_errors[0]
+        result.reasons.append(f"stdout is not protocol-only: {first.message}: {escape(first.raw, SHOW)}")
+    if observed.hung:
+        result.reasons.append(f"hung: {observed.hung}")
+    if observed.case.group == INPUT:
+        flagged = _judge_input(observed, seen, result, baseline)
+    else:
+        flagged = set()
+        _judge_start(observed, seen, result)
+    if out_errors:
+        result.did = f"non-protocol bytes on stdout (out line {out_errors[0].line}); {result.did}"
+    result.findings = [
+        f for f in analysis.findings if f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged
+    ]
+    if observed.lingered is not None:
+        result.reasons.append(
+            f"warning: did not exit within {observed.lingered:.1f}s after stdin closed (terminated)"
+        )
+    fails = [r for r in result.reasons if not r.startswith("warning: ")]
+    if fails:
+        result.verdict = Verdict.FAIL
+    elif result.verdict is not Verdict.NA and result.reasons:
+        result.verdict = Verdict.WARN
+    return result
+
+
+def _judge_start(observed: Observed, seen: _Seen, result: CaseResult) -> None:
+    parts: list[str] = []
+    if observed.discover is not None:
+        parts.append(f"no stateless revision: {observed.discover}")
+        if observed.discover.startswith("no answer"):
+            result.reasons.append(f"warning: {observed.discover}")
+    elif observed.case.discover and observed.stateless:
+        parts.append("server/discover answered (2026-07-28)")
+    elif observed.version:
+        parts.append(f"handshake ok ({observed.version})")
+    if observed.gone:
+        result.reasons.append(f"the server ended the session before answering {observed.gone}")
+        parts.append(f"ended the session before answering {observed.gone}")
+    if observed.refused:
+        result.reasons.append(observed.refused)
+        parts.append("handshake refused")
+    if observed.tools is not None:
+        parts.append(f"{len(observed.tools)} tools")
+    t_call = seen.first_in(lambda m: m.value is not None and same_id(_id(m.value), CALL_ID))
+    if t_call is not None and not observed.hung and not observed.gone:
+        made = [c for c in seen.calls if c.frame.t >= t_call]
+        result.baseline = len(made)
+        name = observed.call.tool if observed.call is not None else None
+        parts.append(f"{name or 'tools/list'} made {len(made)} executor/HTTP calls")
+        if observed.call_error:
+            result.reasons.append(
+                f"warning: the valid call {name} was refused ({observed.call_error}); "
+                "give real arguments with --tool NAME --args JSON"
+            )
+    status = observed.status
+    if (
+        status is not None
+        and (status.code not in (0, None) or status.signal is not None)
+        and observed.lingered is None
+    ):
+        result.reasons.append(f"warning: the server exited with {exit_text(status)} after stdin closed")
+    if observed.hung:
+        parts.append(observed.hung)
+    result.blocking = observed.case.id == "start" and bool(observed.hung or observed.gone or observed.refused)
+    parts.append(result.exit or "still running")
+    result.did = "; ".join(parts)
+
+
+def _id(value: Any) -> Any:
+    return value.get("id", _NO_ID) if isinstance(value, dict) else _NO_ID
+
+
+_NO_ID = object()
+
+
+def _judge_input(observed: Observed, seen: _Seen, result: CaseResult, baseline: int | None) -> set[int]:
+    """Attribute calls and answers to the bad frame and to the valid request after it."""
+    case, bad, marker = observed.case, observed.bad, observed.marker.encode()
+    ids: tuple[Any, ...] = bad.ids if bad is not None else ()
+    t_bad = seen.first_in(lambda m: marker in m.frame.raw)
+    t_after = seen.first_in(lambda m: same_id(_id(m.value), AFTER_ID))
+    bad_calls: list[ExecCall] = []
+    after_calls: list[ExecCall] = []
+    inherited: list[ExecCall] = []
+    for call in seen.calls:
+        if t_bad is None or call.frame.t < t_bad:
+            continue
+        named = (
+            _NO_ID
+            if call.value is None
+            else call.value.get("request_id", call.value.get("requestId", _NO_ID))
+        )
+        carries = marker in call.frame.raw
+        if same_id(named, AFTER_ID):
+            (inherited if carries else after_calls).append(call)
+        elif carries or any(same_id(named, i) for i in ids):
+            bad_calls.append(call)  # it names the bad frame
+        elif t_after is None or call.frame.t < t_after:
+            bad_calls.append(call)  # it names nothing, and came before the valid request
+        else:
+            after_calls.append(call)
+    rejected, accepted = _answers(seen, t_bad, ids)
+    parts: list[str] = []
+    if accepted:
+        parts.append("accepted it (answered with a result)")
+    elif rejected:
+        parts.append(f"rejected it ({', '.join(rejected)})")
+    else:
+        parts.append("no answer to it")
+    result.http = sum(1 for c in bad_calls if c.frame.channel == HTTP)
+    result.executed = len(bad_calls) - result.http
+    if bad_calls:
+        first = bad_calls[0].frame
+        parts.append(f"executed it ({result.executed} exec, {result.http} http)")
+        result.reasons.append(
+            f"the bad frame caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
+            f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
+        )
+    elif accepted:
+        if case.lenient:
+            result.reasons.append("warning: accepted it (answered with a result); no executor call seen")
+        else:
+            result.reasons.append("accepted the bad frame (answered it with a result)")
+    closed = observed.gone is not None or case.eof
+    if not rejected and not accepted and not closed and not observed.hung:
+        result.reasons.append("warning: tolerant: dropped the bad frame silently (no error response)")
+    if inherited:
+        first = inherited[0].frame
+        result.reasons.append(
+            f"the valid request after the reject inherited the bad frame: {first.channel} line {first.line}: "
+            f"{escape(first.body, SHOW)}"
+        )
+    if baseline is not None and len(after_calls) > baseline:
+        result.reasons.append(
+            f"the valid request after the reject made {len(after_calls)} executor/HTTP calls "
+            f"(a valid call alone makes {baseline})"
+        )
+    if observed.hung:
+        parts.append(observed.hung)
+    elif closed:
+        parts.append(f"closed the session ({result.exit or 'still running'})")
+    elif t_after is not None:
+        parts.append(
+            f"next request ran alone ({len(after_calls)} calls)"
+            if not inherited
+            else "next request inherited it"
+        )
+    if case.id == "batch" and batches_allowed(observed.version) and not bad_calls:
+        result.verdict = Verdict.NA
+        result.reasons = [r for r in result.reasons if not r.startswith("accepted")]
+        parts.append(f"batches are allowed in {observed.version}")
+    result.did = "; ".join(parts)
+    return {c.frame.event for c in bad_calls + inherited if c.frame.channel in EXECUTOR_CHANNELS}
+
+
+def _answers(seen: _Seen, t_bad: float | None, ids: tuple[Any, ...]) -> tuple[list[str], int]:
+    """The server's answers to the bad frame: error codes (rejects) and the number of results."""
+    rejected: list[str] = []
+    accepted = 0
+    if t_bad is None:
+        return rejected, accepted
+    for message in seen.messages:
+        if message.channel != OUT or message.frame.t < t_bad:
+            continue
+        values = message.value if isinstance(message.value, list) else [message.value]
+        for value in values:
+            if not isinstance(value, dict):
+                continue
+            rid = _id(value)
+            ours = any(same_id(rid, i) for i in ids)
+            error = value.get("error")
+            result = value.get("result")
+            if ours and isinstance(result, dict) and result.get("isError") is not True:
+                accepted += 1
+            elif ours or (rid is None and error is not None):
+                code = error.get("code") if isinstance(error, dict) else None
+                rejected.append(f"error {code}" if code is not None else "isError result")
+    return rejected, accepted

@@ -1,0 +1,46 @@
+"""What the probe saw while it drove one case (the live facts the transcript alone does not say)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from mcptape.probe.cases import Bad, Call, Case
+from mcptape.recorder.session import ExitStatus
+
+PING_ID = "probe-ping"
+AFTER_ID = "probe-after"
+CALL_ID = 3  # the valid call of a start case (1 = initialize or server/discover, 2 = tools/list)
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    WARN = "warning"
+    FAIL = "FAIL"
+    NA = "n/a"
+
+
+@dataclass
+class Observed:
+    """The live record of one case: what was sent, what went unanswered, how the server ended."""
+
+    case: Case
+    path: Path
+    marker: str
+    command: list[str]
+    bad: Bad | None = None
+    call: Call | None = None
+    version: str | None = None
+    stateless: bool = False
+    tools: list[dict[str, Any]] | None = None
+    hung: str | None = None  # what went unanswered within the timeout
+    gone: str | None = None  # the server ended the session before answering this
+    refused: str | None = None  # a handshake step answered with an error
+    call_error: str | None = None  # the valid call of a start case was answered with an error
+    discover: str | None = None  # server/discover not supported (how it said so)
+    lingered: float | None = None  # seconds waited after stdin closed, when the server stayed up
+    status: ExitStatus | None = None
+    seconds: float = 0.0
+    steps: list[str] = field(default_factory=list)

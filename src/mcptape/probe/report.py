@@ -1,0 +1,179 @@
+"""The probe's reports: a readable table, JSON for machines, JUnit XML for CI.
+
+Every string that may hold a server's bytes or words goes through `textsafe` before it reaches a
+terminal (the table); JSON and XML carry them escaped by their own encoders.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from mcptape.check.model import Finding
+from mcptape.probe.judge import CaseResult
+from mcptape.probe.observed import Verdict
+from mcptape.probe.runner import ProbeResult
+from mcptape.textsafe import escape, escape_text
+
+FINDINGS_SHOWN = 5
+
+
+def counts(probe: ProbeResult) -> dict[str, int]:
+    tally = {v.value: 0 for v in Verdict}
+    for result in probe.results:
+        tally[result.verdict.value] += 1
+    return tally
+
+
+def summary_line(probe: ProbeResult) -> str:
+    tally = counts(probe)
+    parts = [
+        f"{tally[Verdict.PASS.value]} passed",
+        f"{tally[Verdict.WARN.value]} warnings",
+        f"{tally[Verdict.FAIL.value]} failed",
+    ]
+    if tally[Verdict.NA.value]:
+        parts.append(f"{tally[Verdict.NA.value]} not applicable")
+    verdict = "FAIL" if probe.failed else "ok"
+    return f"{verdict}: {', '.join(parts)} in {probe.seconds:.1f}s"
+
+
+def render_table(probe: ProbeResult) -> str:
+    """The report for a terminal: one row per case, then the details of what did not pass."""
+    rows = [(r.case.id, r.verdict.value, escape_text(r.did)) for r in probe.results]
+    width = max([len("case")] + [len(r[0]) for r in rows])
+    lines = [f"mcptape probe: {escape_text(shlex.join(probe.plan.command))}"]
+    if probe.call is not None:
+        what = (
+            f"tools/call {probe.call.tool} {escape_text(_json(probe.call.arguments))}"
+            if probe.call.tool
+            else "tools/list"
+        )
+        lines.append(f"valid request: {what}; one valid call makes {probe.baseline} executor/HTTP calls")
+    lines.append("")
+    lines.append(f"{'case':<{width}}  {'verdict':<7}  what the server did")
+    lines.append(f"{'-' * width}  {'-' * 7}  {'-' * 19}")
+    for case_id, verdict, did in rows:
+        lines.append(f"{case_id:<{width}}  {verdict:<7}  {did}")
+    details = [r for r in probe.results if r.verdict in (Verdict.FAIL, Verdict.WARN)]
+    if details:
+        lines.append("")
+    for result in details:
+        lines.append(f"{result.case.id} ({result.verdict.value}): {result.case.title}")
+        for reason in result.reasons:
+            lines.append(f"  - {escape_text(reason)}")
+        shown = [f for f in result.findings if f.severity == "error"][:FINDINGS_SHOWN]
+        for finding in shown:
+            lines.append(f"  check: {_finding_text(finding)}")
+        if result.transcript is not None:
+            lines.append(f"  transcript: {result.transcript}   (mcptape check / mcptape view it)")
+    lines.append("")
+    lines.append(summary_line(probe))
+    return "\n".join(lines) + "\n"
+
+
+def _finding_text(finding: Finding) -> str:
+    where = f"{finding.channel} line {finding.line} (byte {finding.offset})"
+    return f"{finding.rule} at {where}: {escape_text(finding.message)}: {escape(finding.raw, 80)}"
+
+
+def _json(value: Any) -> str:
+    import orjson
+
+    return orjson.dumps(value).decode()
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule,
+        "severity": str(finding.severity),
+        "channel": finding.channel,
+        "line": finding.line,
+        "offset": finding.offset,
+        "raw": finding.raw.decode("utf-8", "backslashreplace"),
+        "message": finding.message,
+    }
+
+
+def case_json(result: CaseResult) -> dict[str, Any]:
+    return {
+        "id": result.case.id,
+        "group": result.case.group,
+        "title": result.case.title,
+        "verdict": result.verdict.value,
+        "did": result.did,
+        "reasons": result.reasons,
+        "executor_calls": result.executed,
+        "http_attempts": result.http,
+        "exit": result.exit,
+        "seconds": round(result.seconds, 3),
+        "marker": result.marker,
+        "transcript": str(result.transcript) if result.transcript is not None else None,
+        "findings": [finding_json(f) for f in result.findings],
+    }
+
+
+def to_json(probe: ProbeResult) -> dict[str, Any]:
+    call = probe.call
+    return {
+        "command": probe.plan.command,
+        "transcripts": str(probe.plan.out_dir),
+        "valid_request": None if call is None else {"tool": call.tool, "arguments": call.arguments},
+        "baseline_calls": probe.baseline,
+        "failed": probe.failed,
+        "counts": counts(probe),
+        "seconds": round(probe.seconds, 3),
+        "cases": [case_json(r) for r in probe.results],
+    }
+
+
+def junit_xml(probe: ProbeResult) -> bytes:
+    """JUnit XML: one testcase per case; failures as <failure>, n/a as <skipped>, warnings in system-out."""
+    tally = counts(probe)
+    suite = ET.Element(
+        "testsuite",
+        name="mcptape probe",
+        tests=str(len(probe.results)),
+        failures=str(tally[Verdict.FAIL.value]),
+        errors="0",
+        skipped=str(tally[Verdict.NA.value]),
+        time=f"{probe.seconds:.3f}",
+    )
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="command", value=_xml_safe(_json(probe.plan.command)))
+    for result in probe.results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"mcptape.probe.{result.case.group}",
+            name=result.case.id,
+            time=f"{result.seconds:.3f}",
+        )
+        text = "\n".join(
+            [
+                result.case.title,
+                f"did: {result.did}",
+                *result.reasons,
+                *(f"check: {_finding_text(f)}" for f in result.findings[:FINDINGS_SHOWN]),
+                f"transcript: {result.transcript}",
+            ]
+        )
+        if result.verdict is Verdict.FAIL:
+            failure = ET.SubElement(
+                case, "failure", message=_xml_safe(result.reasons[0] if result.reasons else result.did)
+            )
+            failure.text = _xml_safe(text)
+        elif result.verdict is Verdict.NA:
+            ET.SubElement(case, "skipped", message=_xml_safe(result.did))
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = _xml_safe(text)
+    ET.indent(suite)
+    body: bytes = ET.tostring(suite, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"
+
+
+def _xml_safe(text: str) -> str:
+    """XML 1.0 cannot hold most control characters, even escaped: show them as \\xNN."""
+    return escape_text(text) if any(ord(c) < 0x20 and c not in "\n\t" for c in text) else text

@@ -1,0 +1,236 @@
+"""A hand-written line-based MCP server for the probe's tests: strict by default, one defect on demand.
+
+    python pb_server.py                          # strict: every bad frame rejected, nothing executed
+    python pb_server.py --defect concatenated    # one known defect (see DEFECTS)
+    python pb_server.py --action http            # the tool acts by HTTP (through the proxy) not the tap
+
+Its one tool, `deploy(target: string)`, reports its action on the executor tap with
+`mcptape.tap.executed("deploy", request_id=...)` (or sends `GET http://deploy.invalid/<target>`
+with `--action http`). Strict means: each line is read as bytes with a size limit, decoded as UTF-8
+without replacement, parsed as exactly one JSON object, checked as a JSON-RPC request (string or
+integer id, object params, known tool, declared arguments only), and only then executed. A bad
+line gets a JSON-RPC error (id null when its id cannot be trusted) and executes nothing.
+Standard library plus `mcptape.tap`, so it starts in a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+import urllib.request
+from typing import Any
+
+from mcptape import tap
+
+LIMIT = 1 << 20  # bytes per line
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+STATELESS = "2026-07-28"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+TOOL = {
+    "name": "deploy",
+    "description": "Deploy a preview (reports the action on the executor tap).",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"target": {"type": "string"}},
+        "required": ["target"],
+        "additionalProperties": False,
+    },
+}
+
+DEFECTS = {
+    "tolerant": "finds the first JSON object anywhere in a line (noise around it ignored) and runs it",
+    "concatenated": "runs every JSON object of a line, one after the other",
+    "bool-id": "accepts any id, booleans included",
+    "string-params": "decodes params given as a JSON string and runs them",
+    "banner": "prints a banner on stdout at start-up",
+    "verbose-noise": "prints debug lines on stdout when $DEBUG is set",
+    "silent-drop": "drops malformed lines without answering (never runs them)",
+    "hang": "stops answering (and ignores SIGTERM) once it receives a batch",
+    "inherit": "rejects a bad line, then retries it with the next valid tools/call",
+}
+
+
+class Bad(Exception):
+    """A frame to reject: JSON-RPC error `code`, and the id to answer with (None = null)."""
+
+    def __init__(self, code: int, message: str, rid: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.rid = rid
+
+
+class Server:
+    def __init__(self, defect: str | None, action: str) -> None:
+        self.defect = defect
+        self.action = action
+        self.out = sys.stdout.buffer
+        self.rejected: bytes | None = None
+
+    # -- output ----------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self.out.flush()
+
+    def error(self, rid: Any, code: int, message: str) -> None:
+        self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+
+    def debug(self, text: str) -> None:
+        if self.defect == "verbose-noise" and os.environ.get("DEBUG"):
+            self.out.write(f"[debug] {text}\n".encode())
+            self.out.flush()
+        print(f"pb_server: {text}", file=sys.stderr, flush=True)
+
+    # -- input -----------------------------------------------------------------------------
+    def run(self) -> None:
+        if self.defect == "banner":
+            self.out.write(b"pb_server 1.0 ready on stdio\n")
+            self.out.flush()
+        self.debug("started")
+        stdin = sys.stdin.buffer
+        while True:
+            line = stdin.readline(LIMIT + 1)
+            if not line:
+                return
+            if len(line) > LIMIT and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):  # skip the rest of the oversized line
+                    line = stdin.readline(LIMIT)
+                self.error(None, -32600, f"line longer than {LIMIT} bytes")
+                continue
+            if not line.endswith(b"\n"):
+                self.debug("stream ended inside a line: ignored")
+                return
+            self.line(line[:-1])
+
+    def line(self, raw: bytes) -> None:
+        try:
+            for message in self.decode(raw):
+                self.handle(message)
+        except Bad as bad:
+            self.debug(f"rejected: {bad}")
+            if self.defect == "silent-drop":
+                return
+            if self.defect == "inherit":
+                self.rejected = raw
+            self.error(bad.rid, bad.code, str(bad))
+
+    def decode(self, raw: bytes) -> list[Any]:
+        if self.defect == "tolerant":
+            text = raw.decode("utf-8", "replace")
+            start = text.find("{")
+            if start < 0:
+                raise Bad(-32700, "parse error")
+            value, _ = json.JSONDecoder().raw_decode(text, start)
+            return [value]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Bad(-32700, "parse error: not UTF-8") from None
+        if self.defect == "concatenated":
+            values, pos, decoder = [], 0, json.JSONDecoder()
+            while pos < len(text):
+                try:
+                    value, pos = decoder.raw_decode(text, pos)
+                except ValueError:
+                    raise Bad(-32700, "parse error") from None
+                values.append(value)
+            return values
+        try:
+            return [json.loads(text)]
+        except ValueError:
+            raise Bad(-32700, "parse error") from None
+
+    # -- messages --------------------------------------------------------------------------
+    def handle(self, msg: Any) -> None:
+        if isinstance(msg, list) and self.defect == "hang":
+            self.debug("batch received: hanging")
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            while True:
+                time.sleep(3600)
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
+            raise Bad(-32600, "invalid request")
+        rid = msg.get("id")
+        if "id" in msg and not self.good_id(rid):
+            raise Bad(-32600, "invalid request: id must be a string or an integer")
+        params = msg.get("params", {})
+        if isinstance(params, str) and self.defect == "string-params":
+            params = json.loads(params)
+        if not isinstance(params, dict):
+            raise Bad(-32602, "invalid params: not an object", rid)
+        method = msg["method"]
+        if "id" not in msg:
+            return  # notifications (initialized, cancelled) need no answer
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            version = asked if asked in VERSIONS else VERSIONS[-1]
+            self.result(
+                rid,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "pb_server", "version": "1.0"},
+                },
+            )
+        elif method == "server/discover":
+            self.result(
+                rid,
+                {
+                    "supportedVersions": [STATELESS],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "pb_server", "version": "1.0"},
+                },
+            )
+        elif method == "ping":
+            self.result(rid, {})
+        elif method == "tools/list":
+            self.result(rid, {"tools": [TOOL]})
+        elif method == "tools/call":
+            self.call(rid, params)
+        else:
+            self.error(rid, -32601, f"method not found: {method}")
+
+    def good_id(self, rid: Any) -> bool:
+        if self.defect == "bool-id":
+            return rid is not None
+        return type(rid) is int or type(rid) is str
+
+    def result(self, rid: Any, result: dict[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def call(self, rid: Any, params: dict[str, Any]) -> None:
+        arguments = params.get("arguments", {})
+        if params.get("name") != "deploy":
+            raise Bad(-32602, f"unknown tool {params.get('name')!r}", rid)
+        if (
+            not isinstance(arguments, dict)
+            or set(arguments) != {"target"}
+            or not isinstance(arguments["target"], str)
+        ):
+            raise Bad(-32602, "invalid arguments: exactly one string argument, target", rid)
+        if self.rejected is not None:  # the inherit defect: the rejected line comes back
+            tap.executed("deploy", request_id=rid, retried=self.rejected.decode("utf-8", "replace"))
+            self.rejected = None
+        target = arguments["target"]
+        if self.action == "http":
+            try:
+                urllib.request.urlopen(f"http://deploy.invalid/{target}", timeout=5).close()
+            except OSError:
+                pass  # the sink answers 502
+        else:
+            tap.executed("deploy", request_id=rid, target=target)
+        self.result(rid, {"content": [{"type": "text", "text": f"deployed {target}"}]})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--defect", choices=sorted(DEFECTS))
+    parser.add_argument("--action", choices=("tap", "http"), default="tap")
+    args = parser.parse_args()
+    Server(args.defect, args.action).run()
+
+
+if __name__ == "__main__":
+    main()
