@@ -14,6 +14,7 @@ non-protocol, and no newline is ever added or removed.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -75,6 +76,8 @@ class Redactor:
         self._use_literal = False
         self._escapable = False  # a seen value holds a character JSON may escape
         self._keys_seen: dict[str, bool] = {}
+        self._triggers: dict[frozenset[str], re.Pattern[str]] = {}
+        self._marks: list[int] | None = None
 
     # -- what it knows ---------------------------------------------------------------------
     def learn(self, value: str, label: str) -> None:
@@ -132,7 +135,8 @@ class Redactor:
         pos = 0
         for i, m in enumerate(tokens):
             gap = text[pos : m.start()]
-            gaps.append((pos, self._hits(gap), gap))
+            if self._may_hit(pos, m.start()):
+                gaps.append((pos, self._hits(gap), gap))
             if i not in forced and gap.rstrip(" \t").endswith((":", "=")):
                 kv = KV_TAIL.search(gap)
                 if kv is not None and self._secret_key(kv.group("k")):
@@ -143,14 +147,15 @@ class Redactor:
                 name = _key_text(m.group())
                 if self._secret_key(name):
                     self._mark_value(text, tokens, i, colon.end(), f"key:{name}", forced, edits)
-            contents = Decoded(m.group()[1:-1])
             label = forced.get(i)
             if label is not None:
-                self._whole(contents, m.start() + 1, label, edits)
-            else:
+                self._whole(Decoded(m.group()[1:-1]), m.start() + 1, label, edits)
+            elif self._may_hit(m.start() + 1, m.end() - 1):
+                contents = Decoded(m.group()[1:-1])
                 for hit in self._hits(contents.text):
                     self._edit(contents, m.start() + 1, hit.start, hit.end, hit.value, hit.label, edits)
-        gaps.append((pos, self._hits(text[pos:]), text[pos:]))
+        if self._may_hit(pos, len(text)):
+            gaps.append((pos, self._hits(text[pos:]), text[pos:]))
         if any(hits for _, hits, _ in gaps):
             self._gap_edits(text, gaps, edits)
         if not edits:
@@ -192,10 +197,38 @@ class Redactor:
                         literal = True
                         break
         self._use_literal = literal
+        self._marks = self._trigger_marks(text, low, ids, hidden)
         if ids or literal or self.rules.patterns or self._user_kv is not None:
             return True
         squashed = low.translate(_SQUASH)
         return any(word in squashed for word in self._key_triggers)
+
+    def _trigger_marks(self, text: str, low: str, ids: frozenset[str], hidden: bool) -> list[int] | None:
+        """Sorted offsets where a pattern's trigger word or a seen value starts: a stretch of text
+        holding none of them cannot match and is skipped. None: every stretch must be searched."""
+        if hidden or self.rules.patterns or self._user_kv is not None or len(low) != len(text):
+            return None
+        marks: list[int] = []
+        if ids:
+            rx = self._triggers.get(ids)
+            if rx is None:
+                words = sorted({w for w, rule_id in _TRIGGER_WORDS if rule_id in ids}, key=len, reverse=True)
+                rx = self._triggers[ids] = re.compile("|".join(re.escape(w) for w in words))
+            marks.extend(m.start() for m in rx.finditer(low))
+        if self._use_literal and self._literal is not None:
+            if self._escapable and "\\" in text:
+                return None
+            marks.extend(m.start() for m in self._literal.finditer(text))
+            marks.sort()
+        return marks
+
+    def _may_hit(self, start: int, end: int) -> bool:
+        """Can raw text `start..end` hold a secret (a trigger starts inside it)?"""
+        marks = self._marks
+        if marks is None:
+            return True
+        i = bisect.bisect_left(marks, start)
+        return i < len(marks) and marks[i] < end
 
     def _mark_value(
         self,
