@@ -6,6 +6,7 @@ import asyncio
 import re
 from html import unescape
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from mcptape.tui.app import ViewerApp
@@ -35,7 +36,7 @@ async def wait_for(pilot: Pilot[None], condition: object, timeout: float = 5.0) 
     await pilot.pause()
 
 
-def screen_text(app: ViewerApp) -> str:
+def screen_text(app: App[None]) -> str:
     """What the terminal shows right now, as plain text (from the SVG screenshot's text runs)."""
     svg = app.export_screenshot()
     rows: dict[float, list[tuple[float, str]]] = {}

@@ -92,3 +92,25 @@ def hostile_session(path: Path) -> Path:
         Event(0.020, "exit", fields={"code": 1, "signal": None}),
     ]
     return write(path, events)
+
+
+def forecast_session(path: Path, *, sky: str, extra_log: bool = False, version: str = "1.0") -> Path:
+    """A clean weather session; `sky` is the forecast the tool answers (to make two builds differ)."""
+    result = INIT_RESULT.replace('"version":"1.0"', f'"version":"{version}"')
+    events = [
+        req(0.0, 0, "initialize", INIT_PARAMS),
+        ok(0.004, 0, result),
+        Event(0.005, "in", text='{"jsonrpc":"2.0","method":"notifications/initialized"}\n'),
+        req(0.010, 1, "tools/list"),
+        ok(0.012, 1, '{"tools":[{"name":"forecast","inputSchema":{"type":"object"}}]}'),
+        req(0.020, 2, "tools/call", '{"name":"forecast","arguments":{"city":"Lyon"}}'),
+    ]
+    if extra_log:
+        events.append(Event(0.025, "out", text="cache miss for Lyon\n"))
+    events += [
+        ok(0.031, 2, f'{{"content":[{{"type":"text","text":"{sky}"}}]}}'),
+        req(0.040, 3, "ping"),
+        ok(0.041, 3),
+        Event(0.050, "exit", fields={"code": 0, "signal": None}),
+    ]
+    return write(path, events)

@@ -29,7 +29,7 @@ from mcptape.tui.model import ViewerModel
 from mcptape.tui.query import parse_query
 from mcptape.tui.rowinfo import header_text
 from mcptape.tui.safe import safe_text
-from mcptape.tui.screens.help import HelpScreen
+from mcptape.tui.screens.help import HelpScreen, binding_rows
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.search import find_bytes
 from mcptape.tui.summary import landing, status_line, verdict
@@ -66,11 +66,9 @@ class ViewerApp(FilterActions):
         with Vertical(id="main"):
             with Vertical(id="lists"):
                 yield Static(header_text(), id="columns")
+                yield MessageList(self.model.line, self.model.build_view(self._row_filters()), id="messages")
                 yield MessageList(
-                    self.model.describe, self.model.build_view(self._row_filters()), id="messages"
-                )
-                yield MessageList(
-                    self.model.describe,
+                    self.model.line,
                     self.model.build_view(self._row_filters(stderr=True)),
                     id="stderr",
                     classes="hidden",
@@ -315,13 +313,4 @@ class ViewerApp(FilterActions):
 
     # -- help --------------------------------------------------------------------------------------
     def action_help(self) -> None:
-        seen: dict[str, tuple[list[str], str]] = {}
-        for binding in [active.binding for active in self.screen.active_bindings.values()]:
-            if binding.id is None:
-                continue
-            keys, _ = seen.setdefault(binding.id, ([], binding.description))
-            display = self.get_key_display(binding)
-            if display not in keys:
-                keys.append(display)
-        rows = [(" ".join(keys), description, binding_id) for binding_id, (keys, description) in seen.items()]
-        self.push_screen(HelpScreen(sorted(rows, key=lambda r: r[2])))
+        self.push_screen(HelpScreen(binding_rows(self)))

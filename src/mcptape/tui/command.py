@@ -1,40 +1,26 @@
-"""`mcptape view FILE [OTHER]`: open the viewer (bad input fails before the app starts)."""
+"""`mcptape view FILE [OTHER]`: open the viewer, or the diff viewer with two transcripts.
+
+Bad input (missing, empty, foreign, header-truncated, future-version files, a bad keymap) fails
+with one `Error:` line and exit 2 before the app starts. `view_file` and `view_diff` are what other
+commands call (`mcptape demo`, `mcptape replay --view`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from mcptape.errors import UsageError
+if TYPE_CHECKING:
+    from mcptape.replay.diff import Diff
 
 
-@click.command("view")
-@click.argument("transcript", type=click.Path(dir_okay=True, path_type=Path))
-@click.argument("other", required=False, type=click.Path(dir_okay=True, path_type=Path))
-@click.option("--follow", "-f", is_flag=True, help="Keep reading a transcript that is still being written.")
-@click.option(
-    "--keymap",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="TOML file rebinding keys by binding id (default: $XDG_CONFIG_HOME/mcptape/keymap.toml).",
-)
-def view_command(transcript: Path, other: Path | None, follow: bool, keymap: Path | None) -> None:
-    """Inspect a transcript in the terminal: lands on the first non-protocol line.
-
-    \b
-    Keys: ] / [ next / previous finding, / search raw bytes, p request<->response,
-    c channel filter, m method filter, f findings filter, e stderr pane, x hex, ? help, q quit.
-    An unreadable, empty or foreign file exits 2 with one Error: line before the viewer starts.
-    """
+def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -> None:
+    """Open the viewer on one transcript (blocks until the user quits)."""
     from mcptape.transcript.index import TranscriptIndex
 
-    if other is not None:
-        raise UsageError(
-            "the diff viewer (mcptape view OLD NEW) is not available in this build",
-            hint="compare two sessions with: mcptape diff OLD NEW",
-        )
-    index = TranscriptIndex(transcript)  # validates the header: one clear error, exit 2, no textual yet
+    index = TranscriptIndex(path)  # validates the header: one clear error, exit 2, no textual yet
     try:
         from mcptape.tui.app import ViewerApp
         from mcptape.tui.bindings import load_keymap
@@ -46,3 +32,58 @@ def view_command(transcript: Path, other: Path | None, follow: bool, keymap: Pat
         app.run()
     finally:
         index.close()
+
+
+def view_diff(diff: Diff, old_name: str, new_name: str) -> None:
+    """Open the diff viewer on a diff replay computed (blocks until the user quits)."""
+    from mcptape.tui.diff_app import DiffApp
+
+    DiffApp(diff, old_name, new_name).run()
+
+
+@click.command("view")
+@click.argument("transcript", type=click.Path(path_type=Path))
+@click.argument("other", required=False, type=click.Path(path_type=Path))
+@click.option("--follow", "-f", is_flag=True, help="Keep reading a transcript that is still being written.")
+@click.option(
+    "--keymap",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="TOML file rebinding keys by binding id (default: $XDG_CONFIG_HOME/mcptape/keymap.toml).",
+)
+@click.option(
+    "--ignore", multiple=True, metavar="RULE", help="With OLD NEW: an ignore rule, as for mcptape diff."
+)
+@click.option(
+    "--no-config", is_flag=True, help="With OLD NEW: do not read [tool.mcptape] from pyproject.toml."
+)
+def view_command(
+    transcript: Path,
+    other: Path | None,
+    follow: bool,
+    keymap: Path | None,
+    ignore: tuple[str, ...],
+    no_config: bool,
+) -> None:
+    """Inspect a transcript in the terminal; it opens on the first non-protocol line.
+
+    With two transcripts (OLD NEW), show them side by side, aligned by request id, on the first
+    differing pair.
+
+    \b
+    Keys: ] / [ next / previous finding, / search raw bytes, n / N next / previous match,
+    p request<->response, c channel filter, m method filter, f findings filter,
+    e stderr pane, x hex, d detail pane, ? every key and its binding id, q quit.
+    An unreadable, empty or foreign file exits 2 with one Error: line before the viewer starts.
+    """
+    if other is None:
+        view_file(transcript, follow=follow, keymap=keymap)
+        return
+    from mcptape.errors import UsageError
+
+    if follow:
+        raise UsageError("--follow works with one transcript, not with OLD NEW")
+    from mcptape.replay.api import diff_files
+
+    diff = diff_files(transcript, other, ignore=ignore, config=not no_config)
+    view_diff(diff, transcript.name, other.name)

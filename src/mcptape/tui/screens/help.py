@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from mcptape.tui.rowinfo import KINDS
+
+
+def binding_rows(app: App[Any]) -> list[tuple[str, str, str]]:
+    """(keys as currently mapped, description, binding id) for every binding with an id in reach."""
+    seen: dict[str, tuple[list[str], str]] = {}
+    for active in app.screen.active_bindings.values():
+        binding = active.binding
+        if binding.id is None:
+            continue
+        keys, _ = seen.setdefault(binding.id, ([], binding.description))
+        display = app.get_key_display(binding)
+        if display not in keys:
+            keys.append(display)
+    rows = [(" ".join(keys), description, binding_id) for binding_id, (keys, description) in seen.items()]
+    return sorted(rows, key=lambda row: row[2])
 
 
 class HelpScreen(ModalScreen[None]):

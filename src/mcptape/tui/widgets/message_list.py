@@ -1,8 +1,9 @@
 """The message list: a Line-API ScrollView that renders only the rows on screen.
 
-Rows come from a `RowView` (which transcript rows, in which order) and a `describe` callable
-(what a row shows); neither is materialised for the whole file. Rendered strips are kept in an
-LRU cache keyed by row, so scrolling back and forth does not re-read or re-decode anything.
+Rows come from a `RowView` (which rows, in which order) and a `line` callable (a row's plain,
+already escaped text and its kind, which picks the style); neither is materialised for the whole
+file. Rendered strips are kept in an LRU cache keyed by row, so scrolling back and forth does not
+re-read or re-decode anything. The diff viewer uses the same widget with one row per pair.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mcptape.tui.bindings import LIST_BINDINGS
-from mcptape.tui.rowinfo import KINDS, RowInfo, row_text
+from mcptape.tui.rowinfo import KINDS
 from mcptape.tui.rowview import RowView
+
+DIFF_KINDS = ("same", "changed", "added", "removed")
 
 
 class MessageList(ScrollView, can_focus=True):
@@ -32,7 +35,7 @@ class MessageList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = list(LIST_BINDINGS)
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "message-list--cursor",
-        *(f"message-list--{kind}" for kind in KINDS),
+        *(f"message-list--{kind}" for kind in (*KINDS, *DIFF_KINDS)),
     }
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -47,14 +50,14 @@ class MessageList(ScrollView, can_focus=True):
 
     def __init__(
         self,
-        describe: Callable[[int], RowInfo],
+        line: Callable[[int], tuple[str, str]],
         view: RowView,
         *,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self.describe = describe
+        self.line = line
         self.view = view
         self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(1024)
         self.user_moved = False
@@ -163,11 +166,11 @@ class MessageList(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, selected: bool, width: int) -> Strip:
         self.rendered_rows.add(row)
-        info = self.describe(row)
-        style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{info.kind}")
+        plain, kind = self.line(row)
+        style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{kind}")
         if selected:
             style += self.get_component_rich_style("message-list--cursor")
-        text = Text(row_text(info), style=style, no_wrap=True, end="")
+        text = Text(plain, style=style, no_wrap=True, end="")
         segments = list(text.render(self.app.console))
         return Strip(segments).crop_extend(0, width, style)
 

@@ -1,0 +1,153 @@
+"""What the diff viewer shows: replay's `Diff` as rows (one per aligned pair) and a detail text.
+
+Nothing is compared here: the pairs, their alignment and their changed paths are replay's diff
+(built on the check core). This module only lays them out, escaping every transcript byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.text import Text
+
+from mcptape.check.model import ExecCall, Message
+from mcptape.replay.compare import MISSING
+from mcptape.replay.diff import Diff, Pair
+from mcptape.textsafe import escape
+from mcptape.tui.rowinfo import fit
+from mcptape.tui.safe import safe_text
+
+SHORT = {"response": "resp", "notification": "notif", "server-request": "sreq", "executor": "exec"}
+MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
+SIDE = 56
+
+
+def pair_kind(pair: Pair) -> str:
+    """same / changed / added (new only) / removed (old only)."""
+    if pair.old is None:
+        return "added"
+    if pair.new is None:
+        return "removed"
+    return "changed" if pair.changes else "same"
+
+
+def key_text(pair: Pair) -> str:
+    if pair.kind == "response":
+        return f"#{pair.key[1]}"
+    return f"n={pair.key[-1]}"
+
+
+def raw_of(item: Message | ExecCall | None) -> bytes | None:
+    return None if item is None else item.frame.raw
+
+
+def preview(item: Message | ExecCall | None) -> str:
+    raw = raw_of(item)
+    return "(none)" if raw is None else escape(raw.rstrip(b"\n"), SIDE)
+
+
+def columns_text() -> Text:
+    head = " ".join(["  ", fit("kind", 5), fit("method", 20), fit("key", 7), fit("old", SIDE), "new"])
+    return Text(head)
+
+
+def pair_line(pair: Pair) -> tuple[str, str]:
+    """One row: marker, kind, method, key, old and new side by side; and its style kind.
+
+    A changed pair shows its first changed path on both sides (the rest is in the detail pane);
+    other pairs show the start of their raw bytes.
+    """
+    kind = pair_kind(pair)
+    old, new = preview(pair.old), preview(pair.new)
+    if pair.changes:
+        first = pair.changes[0]
+        more = f" (+{len(pair.changes) - 1} more)" if len(pair.changes) > 1 else ""
+        where = safe_text(first.where)
+        old = f"{where}: {_value(first.old)}{more}"
+        new = f"{where}: {_value(first.new)}{more}"
+    cells = [
+        MARK[kind] + " ",
+        fit(SHORT.get(pair.kind, pair.kind), 5),
+        fit(safe_text(pair.scope), 20),
+        fit(safe_text(key_text(pair)), 7),
+        fit(old, SIDE),
+        new,
+    ]
+    return " ".join(cells), kind
+
+
+def _value(value: Any) -> str:
+    if value is MISSING:
+        return "(missing)"
+    try:
+        text = orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        text = repr(value)
+    return safe_text(text if len(text) <= 300 else text[:300] + "…")
+
+
+def pair_detail(pair: Pair) -> Text:
+    """The selected pair: what aligned it, the changed paths, what rules hid, both sides' bytes."""
+    kind = pair_kind(pair)
+    out = Text(end="")
+    title = f"{pair.kind} · {safe_text(pair.scope)} · {safe_text(key_text(pair))} · {kind}"
+    if pair.changes:
+        title += f" ({len(pair.changes)} path{'s' if len(pair.changes) != 1 else ''})"
+    out.append(title + "\n", style="bold")
+    for change in pair.changes:
+        out.append(f"  {change.kind} {safe_text(change.where)}: ", style="bold yellow")
+        out.append(f"{_value(change.old)} → {_value(change.new)}\n")
+    for hidden in pair.hidden:
+        rule = f"{safe_text(hidden.rule.text)} ({safe_text(hidden.rule.origin)})"
+        out.append(f"  hidden by {rule}: {safe_text(hidden.where)}\n", style="dim")
+    if pair.request is not None:
+        out.append("request  ", style="bold")
+        out.append(escape(pair.request.frame.raw, 400) + "\n", style="dim")
+    for label, item in (("old", pair.old), ("new", pair.new)):
+        out.append(f"{label:<9}", style="bold")
+        raw = raw_of(item)
+        out.append(("(none)" if raw is None else escape(raw, 2000)) + "\n")
+    return out
+
+
+def session_summary(diff: Diff, old_name: str, new_name: str) -> tuple[str, str]:
+    """The header's two lines: which sessions, how they ended; what differs overall."""
+    first = f"OLD {safe_text(old_name)} ({diff.exit_old}) ⇄ NEW {safe_text(new_name)} ({diff.exit_new})"
+    differing = len(diff.differing)
+    parts = [f"{len(diff.pairs)} pairs, {differing} differ"]
+    if diff.stdout_added or diff.stdout_removed:
+        parts.append(f"non-protocol stdout +{len(diff.stdout_added)} −{len(diff.stdout_removed)}")
+    if diff.findings_added or diff.findings_removed:
+        parts.append(f"findings +{len(diff.findings_added)} −{len(diff.findings_removed)}")
+    if diff.exit_differs:
+        parts.append("exit status differs")
+    if diff.stderr_added or diff.stderr_removed:
+        parts.append(f"stderr +{len(diff.stderr_added)} −{len(diff.stderr_removed)}")
+    verdict = "same" if diff.same else "DIFFERENT"
+    return first, f"{verdict}: " + " · ".join(parts)
+
+
+def session_detail(diff: Diff) -> Text:
+    """Differences that are not pairs: stray stdout lines, findings, stderr (shown under the pair)."""
+    out = Text(end="")
+    sections: list[tuple[str, list[bytes]]] = [
+        ("non-protocol stdout lines only in NEW", [f.raw for f in diff.stdout_added]),
+        ("non-protocol stdout lines only in OLD", [f.raw for f in diff.stdout_removed]),
+        ("stderr lines only in NEW", list(diff.stderr_added)),
+        ("stderr lines only in OLD", list(diff.stderr_removed)),
+    ]
+    for title, lines in sections:
+        if lines:
+            out.append(f"\n{title}\n", style="bold underline")
+            for raw in lines[:20]:
+                out.append(escape(raw, 300) + "\n")
+    for title, findings in (
+        ("findings only in NEW", diff.findings_added),
+        ("findings only in OLD", diff.findings_removed),
+    ):
+        if findings:
+            out.append(f"\n{title}\n", style="bold underline")
+            for finding in findings[:20]:
+                out.append(f"{finding.rule}: {safe_text(finding.message)}\n")
+    return out
