@@ -126,3 +126,13 @@ def test_the_header_says_which_rules_ran(redacted_copy: Path) -> None:
     assert "SH_SERVICE_TOKEN" in info["env"]
     assert header.command[-2] == "--api-key"
     assert PLACEHOLDER.fullmatch(header.command[-1])
+
+
+def test_record_redact_ends_with_what_it_found(live: Session) -> None:
+    """Before `exit`, a note says how many secrets were replaced and which rules found them."""
+    events = list(open_transcript(live.transcript).events())
+    note = events[-2]
+    assert note.ch == "note" and events[-1].ch == "exit"
+    assert str(note.get("msg")).startswith("record --redact: ")
+    labels = {label for found in note.get("redacted")["found"].values() for label in found}
+    assert {"argv:--api-key", "env:SH_SERVICE_TOKEN", "key:password", "key:access_token"} <= labels

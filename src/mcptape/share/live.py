@@ -140,6 +140,10 @@ class RedactingWriter(TranscriptWriter):
             elif ch == "exit":
                 for name in list(self._framers):
                     self._close_channel(name)
+                self._release(force=True)
+                found = {d: sorted(labels) for d, labels in sorted(self.redactor.found.items())}
+                msg = f"record --redact: {self.redactor.replaced} secret(s) replaced ({len(found)} distinct)"
+                super().fields(t, "note", msg=msg, redacted={"found": found})
             elif ch == "note":
                 fields = self.redactor.value(fields)
             self._release(force=True)
