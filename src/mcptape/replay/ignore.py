@@ -128,6 +128,8 @@ def parse_path(text: str) -> Pattern:
             expect_key = False
             continue
         if c == ".":
+            if expect_key:
+                raise ValueError(f"a member name is missing at column {i + 1}")
             i += 1
             expect_key = True
             if i >= n:

@@ -1,0 +1,72 @@
+"""The pytest plugin: a folder of transcripts becomes one test per transcript, failing with the diff."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+from tests.replay.conftest import rp
+
+
+def corpus(tmp_path: Path, v1_tape: Path) -> Path:
+    """transcripts/: two recordings of the same session, one with a changed response, and a non-transcript."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "same.jsonl").write_bytes(v1_tape.read_bytes())
+    changed = []
+    for line in v1_tape.read_bytes().splitlines(keepends=True):
+        record = orjson.loads(line)
+        if record.get("ch") == "out" and "Hello, Ada!" in record.get("data", ""):
+            line = line.replace(b"Hello, Ada!", b"Hello, Bob!")
+        changed.append(line)
+    (folder / "changed.jsonl").write_bytes(b"".join(changed))
+    (folder / "data.jsonl").write_bytes(b'{"not": "a transcript"}\n')
+    return folder
+
+
+def run_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_plugin_collects_a_folder_and_one_changed_response_fails_exactly_one_item(
+    tmp_path: Path, v1_tape: Path
+) -> None:
+    """`pytest transcripts/ --mcptape-server CMD`: 2 items, the changed one fails with the diff."""
+    folder = corpus(tmp_path, v1_tape)
+    proc = run_pytest(tmp_path, str(folder), "--mcptape-server", shlex.join(rp()))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed, 1 passed" in proc.stdout
+    assert "FAILED transcripts/changed.jsonl::changed.jsonl" in proc.stdout
+    assert 'result.content[0].text: "Hello, Bob!" -> "Hello, Ada!"' in proc.stdout
+    assert "Traceback" not in proc.stdout
+
+
+def test_plugin_reads_the_server_from_pyproject_and_runs_under_xdist(tmp_path: Path, v1_tape: Path) -> None:
+    """[tool.mcptape] server and transcripts in pyproject.toml, `-n 2`: the same verdicts across workers."""
+    folder = corpus(tmp_path, v1_tape)
+    server = ", ".join(f'"{a}"' for a in rp())
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.mcptape]\nserver = [{server}]\ntranscripts = ["transcripts"]\n'
+    )
+    proc = run_pytest(tmp_path, "-n", "2", str(folder))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed, 1 passed" in proc.stdout
+    assert "changed.jsonl" in proc.stdout and "Hello, Bob!" in proc.stdout
+
+
+def test_plugin_does_nothing_without_a_server(tmp_path: Path, v1_tape: Path) -> None:
+    """No --mcptape-server and no [tool.mcptape] server: transcripts are not collected at all."""
+    folder = corpus(tmp_path, v1_tape)
+    proc = run_pytest(tmp_path, str(folder))
+    assert proc.returncode == 5, proc.stdout + proc.stderr  # pytest's "no tests collected"
+    assert "no tests ran" in proc.stdout
