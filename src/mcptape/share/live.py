@@ -53,7 +53,8 @@ class RedactingWriter(TranscriptWriter):
         self.hold = hold
         self._framers: dict[str, ChannelFramer] = {}
         self._partial: dict[str, int] = {}  # bytes of an unterminated line held per channel
-        self._lines: deque[tuple[float, float, str, bytes]] = deque()  # (arrival, t, ch, raw)
+        # (arrival, t, channel, raw lines, redacted lines, redactor version they were redacted at)
+        self._lines: deque[tuple[float, float, str, bytes, bytes, int]] = deque()
         self._held = 0
         self._cond = threading.Condition()
         self._closed = False
@@ -102,25 +103,31 @@ class RedactingWriter(TranscriptWriter):
         self._hold(frames)
 
     def _hold(self, frames: list[Frame]) -> None:
-        arrival = time.monotonic()
-        for frame in frames:
-            self.redactor.line(frame.raw)  # learn its secrets now; it is redacted again when written
-            self._lines.append((arrival, frame.t, frame.channel, frame.raw))
-            self._held += len(frame.raw)
-        if frames:
-            self._cond.notify()
+        """Redact the lines one read completed now (that teaches their secrets) and hold them."""
+        if not frames:
+            return
+        raw = b"".join(f.raw for f in frames)
+        redacted = self.redactor.block(raw)
+        self._lines.append(
+            (time.monotonic(), frames[-1].t, frames[-1].channel, raw, redacted, self.redactor.version)
+        )
+        self._held += len(raw)
+        self._cond.notify()
 
     def _release(self, *, force: bool = False) -> None:
-        """Write the held lines that are due (all of them with `force`); called with the lock held."""
+        """Write the held lines that are due (all of them with `force`); called with the lock held.
+
+        Lines are redacted again if a secret was learnt since: an echo held here is then caught."""
         if not self._lines:
             return
         due = time.monotonic() - self.hold
         out = bytearray()
-        line = self.redactor.line
         while self._lines and (force or self._lines[0][0] <= due):
-            _, t, ch, raw = self._lines.popleft()
+            _, t, ch, raw, redacted, version = self._lines.popleft()
             self._held -= len(raw)
-            out += encode_chunk(t, ch, line(raw))
+            if version != self.redactor.version:
+                redacted = self.redactor.block(raw)
+            out += encode_chunk(t, ch, redacted)
         if out:
             self.write_raw(bytes(out))
 

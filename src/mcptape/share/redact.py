@@ -122,6 +122,24 @@ class Redactor:
             return data
         return out.encode("utf-8", "surrogateescape") + (b"\n" if nl else b"")
 
+    @property
+    def version(self) -> int:
+        """Grows whenever a new secret value is learnt (a line redacted before may now redact more)."""
+        return len(self._learnt)
+
+    def block(self, data: bytes) -> bytes:
+        """Several whole lines at once: one quick check for the whole block, then line by line."""
+        if self._dirty:
+            self._rebuild_literal()
+        text = data.decode("utf-8", "surrogateescape")
+        if not self._prepare(text):
+            return data
+        lines = text.split("\n")
+        out = [self.text(line) for line in lines]
+        if all(a is b for a, b in zip(out, lines, strict=True)):
+            return data
+        return "\n".join(out).encode("utf-8", "surrogateescape")
+
     def text(self, text: str) -> str:
         """Redact one line of text (no newline in it); returns `text` itself when nothing changed."""
         if self._dirty:
