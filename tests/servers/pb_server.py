@@ -3,6 +3,7 @@
     python pb_server.py                          # strict: every bad frame rejected, nothing executed
     python pb_server.py --defect concatenated    # one known defect (see DEFECTS)
     python pb_server.py --action http            # the tool acts by HTTP (through the proxy) not the tap
+    python pb_server.py --close-on-reject        # strict, and ends the session after a bad line
 
 Its one tool, `deploy(target: string)`, reports its action on the executor tap with
 `mcptape.tap.executed("deploy", request_id=...)` (or sends `GET http://deploy.invalid/<target>`
@@ -51,6 +52,7 @@ DEFECTS = {
     "silent-drop": "drops malformed lines without answering (never runs them)",
     "hang": "stops answering (and ignores SIGTERM) once it receives a batch",
     "inherit": "rejects a bad line, then retries it with the next valid tools/call",
+    "exit-noise": "prints a traceback on stdout and exits 1 when stdin closes",
 }
 
 
@@ -64,9 +66,10 @@ class Bad(Exception):
 
 
 class Server:
-    def __init__(self, defect: str | None, action: str) -> None:
+    def __init__(self, defect: str | None, action: str, close_on_reject: bool = False) -> None:
         self.defect = defect
         self.action = action
+        self.close_on_reject = close_on_reject
         self.out = sys.stdout.buffer
         self.rejected: bytes | None = None
 
@@ -87,13 +90,17 @@ class Server:
     # -- input -----------------------------------------------------------------------------
     def run(self) -> None:
         if self.defect == "banner":
-            self.out.write(b"pb_server 1.0 ready on stdio\n")
+            self.out.write(b"\x1b[32mpb_server 1.0 ready on stdio\x1b[0m\n")
             self.out.flush()
         self.debug("started")
         stdin = sys.stdin.buffer
         while True:
             line = stdin.readline(LIMIT + 1)
             if not line:
+                if self.defect == "exit-noise":
+                    self.out.write(b"Traceback (most recent call last):\nBrokenPipeError: stdin closed\n")
+                    self.out.flush()
+                    sys.exit(1)
                 return
             if len(line) > LIMIT and not line.endswith(b"\n"):
                 while line and not line.endswith(b"\n"):  # skip the rest of the oversized line
@@ -116,6 +123,9 @@ class Server:
             if self.defect == "inherit":
                 self.rejected = raw
             self.error(bad.rid, bad.code, str(bad))
+            if self.close_on_reject:
+                self.debug("closing the session after a reject")
+                sys.exit(0)
 
     def decode(self, raw: bytes) -> list[Any]:
         if self.defect == "tolerant":
@@ -228,8 +238,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--defect", choices=sorted(DEFECTS))
     parser.add_argument("--action", choices=("tap", "http"), default="tap")
+    parser.add_argument("--close-on-reject", action="store_true", help="exit after answering a bad line")
     args = parser.parse_args()
-    Server(args.defect, args.action).run()
+    Server(args.defect, args.action, args.close_on_reject).run()
 
 
 if __name__ == "__main__":

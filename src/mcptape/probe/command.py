@@ -11,6 +11,7 @@ import click
 import orjson
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+from mcptape.probe.cases import DEFAULT_OVERSIZE
 
 
 @click.command(
@@ -79,6 +80,14 @@ transcript is saved in DIR. Exit 0 when no case failed (warnings allowed), 1 whe
     help="Cases run at the same time (each is its own server process).",
 )
 @click.option(
+    "--oversize",
+    type=click.IntRange(min=1024),
+    default=DEFAULT_OVERSIZE,
+    show_default=True,
+    metavar="BYTES",
+    help="Length of the oversized line.",
+)
+@click.option(
     "--case", "only", multiple=True, metavar="ID", help="Run only this case (repeatable; start always runs)."
 )
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
@@ -92,6 +101,7 @@ def probe_command(
     start_timeout: float,
     idle: float,
     jobs: int,
+    oversize: int,
     only: tuple[str, ...],
     command: tuple[str, ...],
 ) -> None:
@@ -126,6 +136,7 @@ def probe_command(
         start_timeout=start_timeout,
         idle=idle,
         jobs=jobs,
+        oversize=oversize,
         cases=cases,
     )
     result = run_probe(plan)

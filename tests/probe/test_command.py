@@ -1,0 +1,126 @@
+"""`mcptape probe` on the command line: report on stdout, progress on stderr, exit codes, JSON, JUnit."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import orjson
+
+from tests.probe.support import PB_SERVER
+
+
+def run(mcptape_bin: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [mcptape_bin, "probe", *args], cwd=cwd, capture_output=True, timeout=120, check=False
+    )
+
+
+def test_a_clean_server_exits_0_with_a_table_json_and_junit(tmp_path: Path, mcptape_bin: str) -> None:
+    """The table goes to stdout, progress to stderr, probe.json and the JUnit file are written, exit 0."""
+    proc = run(
+        mcptape_bin,
+        "-o",
+        "out",
+        "--junit",
+        "probe.xml",
+        "--timeout",
+        "3",
+        "--idle",
+        "0.1",
+        "--case",
+        "debug-line",
+        "--case",
+        "batch",
+        "--",
+        *PB_SERVER,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    table = proc.stdout.decode()
+    assert "case" in table and "verdict" in table and "what the server did" in table
+    assert "\ndebug-line " in table and table.rstrip().splitlines()[-1].startswith("ok: 3 passed")
+    assert b"[ 3/3]" in proc.stderr and b"transcripts in" in proc.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "batch.jsonl",
+        "debug-line.jsonl",
+        "probe.json",
+        "start.jsonl",
+    ]
+    suite = ET.parse(tmp_path / "probe.xml").getroot()
+    assert suite.get("tests") == "3" and suite.get("failures") == "0"
+    assert [c.get("name") for c in suite.iter("testcase")] == ["start", "debug-line", "batch"]
+
+
+def test_a_failing_server_exits_1_and_json_names_the_failure(tmp_path: Path, mcptape_bin: str) -> None:
+    """--json prints one document with every case; a defect makes the exit code 1 and a JUnit failure."""
+    proc = run(
+        mcptape_bin,
+        "-o",
+        "out",
+        "--json",
+        "--junit",
+        "probe.xml",
+        "--timeout",
+        "3",
+        "--case",
+        "concatenated",
+        "--",
+        *PB_SERVER,
+        "--defect",
+        "concatenated",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stderr
+    document = orjson.loads(proc.stdout)
+    assert document == orjson.loads((tmp_path / "out" / "probe.json").read_bytes())
+    cases = {c["id"]: c for c in document["cases"]}
+    assert document["failed"] is True and cases["start"]["verdict"] == "pass"
+    assert cases["concatenated"]["verdict"] == "FAIL" and cases["concatenated"]["executor_calls"] == 2
+    assert {f["rule"] for f in cases["concatenated"]["findings"]} >= {
+        "non-protocol-input",
+        "exec-after-reject",
+    }
+    failures = list(ET.parse(tmp_path / "probe.xml").getroot().iter("failure"))
+    assert len(failures) == 1 and "2 executor call(s)" in (failures[0].get("message") or "")
+
+
+def test_server_bytes_in_the_table_are_escaped(tmp_path: Path, mcptape_bin: str) -> None:
+    """An ANSI-coloured banner on stdout fails the start, and is shown escaped, never raw."""
+    proc = run(
+        mcptape_bin,
+        "-o",
+        "out",
+        "--timeout",
+        "3",
+        "--case",
+        "start",
+        "--",
+        *PB_SERVER,
+        "--defect",
+        "banner",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert b"\x1b" not in proc.stdout and b"\x1b" not in proc.stderr
+    assert b"\\x1b[32mpb_server 1.0 ready" in proc.stdout
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path, mcptape_bin: str) -> None:
+    """Bad --args, an unknown case, an unlisted tool, a missing program: one Error line, exit 2."""
+    for args, says in [
+        (["--args", "{nope", "--", *PB_SERVER], b"--args is not JSON"),
+        (["--args", "[1]", "--", *PB_SERVER], b"--args must be a JSON object"),
+        (["--case", "nope", "--", *PB_SERVER], b"unknown case 'nope'"),
+        (
+            ["--tool", "nope", "--", *PB_SERVER],
+            b"--tool nope: the server lists no such tool (it lists: deploy)",
+        ),
+        (["--", str(tmp_path / "no-such-server")], b"Error: "),
+    ]:
+        proc = run(mcptape_bin, "-o", "out", "--timeout", "3", *args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stderr)
+        lines = proc.stderr.decode().splitlines()
+        assert [line for line in lines if line.startswith("Error: ")] == [lines[-1]] and says in proc.stderr
+        assert b"Traceback" not in proc.stderr and proc.stdout == b""
