@@ -26,12 +26,13 @@ from mcptape.check.report import render_text
 from mcptape.errors import OutputError
 from mcptape.share.copy import Summary, redact_file
 from mcptape.share.rules import Rules
-from mcptape.textsafe import escape, escape_text
+from mcptape.textsafe import escape, escape_text, hexdump
 from mcptape.transcript import Header, open_transcript
 from mcptape.transcript.files import open_output
 
 CONTEXT = 2  # lines shown before and after the first offending line
 SHOW = 400  # bytes of one line shown in the report
+HEX = 64  # bytes of the first offending line shown as a hex dump
 FILES = ("report.md", "stderr.txt", "transcript.jsonl")
 
 
@@ -217,6 +218,10 @@ def render(
             if f.line != frame.line:
                 rows.append(f"        | ({_describe(f)})")
         out.append(_fence("\n".join(rows)))
+        out.append("")
+        out.append(f"First {min(len(frame.raw), HEX)} bytes of line {frame.line}:")
+        out.append("")
+        out.append(_fence(hexdump(frame.raw[:HEX])))
     out += ["", f"## Findings ({total})", ""]
     if total == 0:
         out.append("None.")
