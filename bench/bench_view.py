@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -83,25 +82,23 @@ def generate(path: Path, events: int) -> None:
         fh.write(orjson.dumps(new_header(["python", "-m", "bench_server"], "/tmp").to_record()) + b"\n")
         buf = bytearray()
         buf += encode_chunk(0.0, "out", b"bench server starting (debug)\n")
-        n = 1
+        n = 1  # the banner; the exit event comes last
         rid = 0
         while n < events - 1:
             t = rid * 0.001
             req = {"jsonrpc": "2.0", "id": rid, "method": "tools/call"}
             req["params"] = {"name": "echo", "arguments": {"text": text}}
             res = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}}
-            buf += encode_chunk(t, "in", orjson.dumps(req) + b"\n")
-            n += 1
+            records = [encode_chunk(t, "in", orjson.dumps(req) + b"\n")]
             if rid % 1000 == 7:
-                buf += encode_chunk(
-                    t + 0.0002, "exec", orjson.dumps({"action": "echo", "request_id": rid}) + b"\n"
-                )
-                n += 1
+                call = orjson.dumps({"action": "echo", "request_id": rid}) + b"\n"
+                records.append(encode_chunk(t + 0.0002, "exec", call))
             if rid % 500 == 3:
-                buf += encode_chunk(t + 0.0003, "err", b"INFO handled request %d\n" % rid)
-                n += 1
-            buf += encode_chunk(t + 0.0005, "out", orjson.dumps(res) + b"\n")
-            n += 1
+                records.append(encode_chunk(t + 0.0003, "err", b"INFO handled request %d\n" % rid))
+            records.append(encode_chunk(t + 0.0005, "out", orjson.dumps(res) + b"\n"))
+            for record in records[: events - 1 - n]:
+                buf += record
+            n += min(len(records), events - 1 - n)
             rid += 1
             if len(buf) > 1 << 20:
                 fh.write(buf)
@@ -136,7 +133,6 @@ def main() -> None:
         check=True,
         capture_output=True,
         text=True,
-        env={**os.environ, "TEXTUAL": ""},
     )
     result = json.loads(child.stdout.strip().splitlines()[-1])
     mb = size / (1 << 20)

@@ -57,8 +57,6 @@ class ViewerApp(FilterActions):
         self.analysing = False
         self.reanalyse = False
         self.indexing = False
-        self.opened_at = time.perf_counter()
-        self.first_paint: float | None = None
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -97,10 +95,6 @@ class ViewerApp(FilterActions):
         self.start_indexing()
         if self.follow:
             self.set_interval(self.poll, self._poll_growth)
-
-    def on_idle(self) -> None:
-        if self.first_paint is None and len(self.index):
-            self.first_paint = time.perf_counter() - self.opened_at
 
     # -- indexing and analysis workers ------------------------------------------------------------
     def start_indexing(self) -> None:
