@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from mcptape.check.analyze import Analyzer, analyze, messages, ordered
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcptape.check.analyze import Analyzer, analyze, analyze_file, messages, ordered
 from mcptape.check.model import Kind, Message
-from mcptape.transcript import Event
+from mcptape.transcript import Event, open_transcript
+from mcptape.transcript.writer import new_header, write_transcript
 from tests.check.helpers import error, events, request, result, run
 
 
@@ -100,3 +105,37 @@ def test_pending_state_does_not_grow_with_answered_requests() -> None:
     assert analysis.findings == []
     assert analyzer.client.pending == {}
     assert len(analyzer.client.closed) + len(analyzer.client.older) <= 2 * 4096 + 2
+
+
+line_items = st.one_of(
+    st.sampled_from(
+        [
+            request(1, "ping"),
+            result(1),
+            request(2, "tools/call", {"name": "a", "arguments": {"x": "é\\n"}}),
+            error(2),
+            b"debug: hi\n",
+            b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n',
+            b"\xff\xfe\n",
+            b"{}\r\n",
+            b'{"jsonrpc":"2.0","id":3,',
+        ]
+    ),
+    st.binary(max_size=30),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["in", "out", "exec", "err"]), line_items), max_size=20))
+def test_the_file_reader_and_the_event_api_give_the_same_analysis(
+    tmp_path_factory: pytest.TempPathFactory, items: list[tuple[str, bytes]]
+) -> None:
+    """analyze_file (fast record reader) and analyze(events) agree on every finding."""
+    path = tmp_path_factory.mktemp("eq") / "t.jsonl"
+    evs = [Event(round(0.001 * (i + 1), 6), ch, raw=data, index=i) for i, (ch, data) in enumerate(items)]
+    write_transcript(path, new_header(["srv"], "/"), evs)
+    _, from_file = analyze_file(str(path))
+    from_events = analyze(open_transcript(path).events())
+    assert from_file.findings == from_events.findings
+    assert from_file.first_non_protocol == from_events.first_non_protocol
+    assert from_file.messages == from_events.messages

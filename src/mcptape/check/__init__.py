@@ -33,12 +33,17 @@ Analysis (`mcptape.check.analyze`)
     ordered(events: Iterable[Event]) -> Iterator[Event]     events by `t` across channels
     messages(events: Iterable[Event]) -> Iterator[Message]  time-ordered in/out messages, each
         classified with the protocol version known at that point (for replay's diff)
-    analyze(events, *, on_message=None, on_exec=None, on_finding=None) -> Analysis
+    analyze(events, *, on_message=None, on_exec=None, on_finding=None, on_pair=None) -> Analysis
         streaming, memory independent of the transcript's length. Callbacks:
-        on_message(Message), on_exec(ExecCall), on_finding(Finding); each value carries the
-        transcript event indexes it came from (`frame.events`, `finding.event`).
-    analyze_file(path) -> tuple[Header, Analysis]    raises TranscriptError for unreadable input
-    Analyzer(): .feed(event), .finish() -> Analysis, .version   (the incremental form)
+        on_message(Message) for every in/out line, on_exec(ExecCall) for every exec/http line,
+        on_finding(Finding), on_pair(request event index, response event index, latency s);
+        each value carries the transcript event indexes it came from (`frame.events`,
+        `finding.event`). Callbacks fire in time order, after a bounded reorder delay.
+    analyze_file(path, *, on_message=..., on_exec=..., on_finding=..., on_pair=...)
+        -> tuple[Header, Analysis]     raises TranscriptError for unreadable input
+    Analyzer(*, on_message, on_exec, on_finding, on_pair, max_findings=10_000)
+        .feed(event) / .push(t, ch, text|bytes|fields, index), .finish() -> Analysis,
+        .version (the protocol version reached so far)
 
 Rules (`mcptape.check.rules`)
     RULES: dict[str, Rule]      Rule(id, severity, summary) for every public rule id

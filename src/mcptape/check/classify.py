@@ -107,6 +107,11 @@ def shape(value: Any, channel: str, version: str | None) -> Shape:
     """Kind, method, id and problem of one parsed JSON value that is not a batch."""
     if type(value) is not dict:
         return Kind.INVALID, None, None, f"a JSON {type_name(value)}, not a JSON-RPC message object"
+    if "method" not in value and "error" not in value and value.get("jsonrpc") == "2.0":
+        # The most common line of all, a successful response, judged in a few lookups.
+        rid = value.get("id")
+        if (type(rid) is int or type(rid) is str) and type(value.get("result")) is dict:
+            return Kind.RESPONSE, None, rid, None
     method = value.get("method", _MISSING)
     rid = value.get("id", _MISSING)
     good_id = rid if (type(rid) is int or type(rid) is str) else None

@@ -64,7 +64,7 @@ class Pairing:
                     del self.extra[rid]
             else:
                 del self.pending[rid]
-                self._remember(rid, "answered")
+                self.remember(rid, "answered")
             return pending, None
         state = self.closed.get(rid) or self.older.get(rid)
         if state == "cancelled":
@@ -76,9 +76,9 @@ class Pairing:
     def cancel(self, rid: Any) -> None:
         """`notifications/cancelled`: the request may stay unanswered, a late answer is fine."""
         if (type(rid) is int or type(rid) is str) and self.pending.pop(rid, None) is not None:
-            self._remember(rid, "cancelled")
+            self.remember(rid, "cancelled")
 
-    def _remember(self, rid: RequestId, state: str) -> None:
+    def remember(self, rid: RequestId, state: str = "answered") -> None:
         closed = self.closed
         closed[rid] = state
         if len(closed) > RECENT:
