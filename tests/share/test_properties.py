@@ -6,12 +6,17 @@ import json
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcptape.share.live import redacting_writer
 from mcptape.share.placeholder import Key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
+from mcptape.transcript import open_transcript
+from mcptape.transcript.files import open_output
+from mcptape.transcript.writer import new_header
 
 KEY = Key(b"\x01" * 16, "01" * 16)
 SECRET = "Zk9-secret-value-4417"
@@ -123,3 +128,40 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b'{"params":{"api_key":"Av3ry-s3cret"}}\n',
+                b"log: using sk-abcdefghijklmnopqrstuvwx now\n",
+                b"plain line\n",
+                b'{"jsonrpc":"2.0","id":1,"result":{}}\n',
+            ]
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.integers(1, 40), max_size=8),
+)
+def test_record_redact_output_does_not_depend_on_how_reads_were_cut(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[bytes], cuts: list[int]
+) -> None:
+    """However the stream is cut into reads, the live writer writes the same redacted lines."""
+    stream = b"".join(lines)
+    path = tmp_path_factory.mktemp("cuts") / "live.jsonl"
+    writer = redacting_writer(open_output(path), clock_start=0.0, command=["srv"], environ={}, key=KEY)
+    writer.header(new_header(["srv"], "/tmp"))
+    pos = 0
+    for n in cuts:
+        writer.chunk(0.1, "out", stream[pos : pos + n])
+        pos += n
+    writer.chunk(0.2, "out", stream[pos:])
+    writer.fields(0.3, "eof", of="out")
+    writer.close()
+    got = [e.data for e in open_transcript(path).events() if e.ch == "out"]
+    expected = Redactor(Rules.build(use_env=False), KEY)
+    assert got == [expected.line(line) for line in lines]
+    assert b"sk-abcdefghij" not in path.read_bytes() and b"Av3ry-s3cret" not in path.read_bytes()

@@ -18,7 +18,7 @@ from typing import Any
 
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.model import Frame
-from mcptape.share.placeholder import KEY_ENV, choose_key
+from mcptape.share.placeholder import KEY_ENV, Key, choose_key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
 from mcptape.transcript.events import Header
@@ -182,10 +182,11 @@ def redacting_writer(
     command: Sequence[str],
     environ: Mapping[str, str],
     rules: Rules | None = None,
+    key: Key | None = None,
 ) -> RedactingWriter:
     """The writer `record --redact` uses: built-in rules, the environment's secrets, the argv's."""
     rules = Rules.build() if rules is None else rules
-    redactor = Redactor(rules, choose_key(environ))
+    redactor = Redactor(rules, choose_key(environ) if key is None else key)
     names = redactor.learn_environment(environ) if rules.use_env else []
     user_key = environ.get(KEY_ENV)
     if user_key:
