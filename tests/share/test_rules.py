@@ -205,3 +205,12 @@ def test_escapes_cannot_hide_a_key_or_a_url_from_the_quick_checks(line: str, sec
     out = _redactor().text(line)
     assert secret not in out and _ph(secret) in out
     assert orjson.loads(out)
+
+
+def test_the_unredactor_never_splits_a_line() -> None:
+    """A value holding a newline goes back inside JSON strings (escaped) but not into bare text."""
+    value = "two\nlines"
+    info = {"salt": KEY.salt, "found": {_ph(value)[10:-1]: ["key:password"]}}
+    un = Unredactor.build(info, [("password", value)], environ={})
+    assert un.line(('{"p":"' + _ph(value) + '"}\n').encode()) == b'{"p":"two\\nlines"}\n'
+    assert un.line(f"bare {_ph(value)}\n".encode()) == f"bare {_ph(value)}\n".encode()

@@ -137,7 +137,8 @@ class Unredactor:
         return out
 
     def line(self, data: bytes) -> bytes:
-        """`data` with every verified placeholder replaced by its value (JSON-escaped inside strings)."""
+        """`data` with every verified placeholder replaced by its value (JSON-escaped inside strings;
+        outside a string, a value holding a newline is not put back, so lines stay lines)."""
         if not self.by_digest or b"[redacted:" not in data:
             return data
         from mcptape.share.jsonscan import string_spans
@@ -150,8 +151,11 @@ class Unredactor:
             value = self.by_digest.get(m.group(1))
             if value is None:
                 continue
+            in_string = _within(inside, m.start())
+            if not in_string and ("\n" in value or "\r" in value):
+                continue  # a raw newline would split the line: leave the placeholder
             parts.append(text[pos : m.start()])
-            parts.append(_json_escape(value) if _within(inside, m.start()) else value)
+            parts.append(_json_escape(value) if in_string else value)
             pos = m.end()
         if not parts:
             return data
