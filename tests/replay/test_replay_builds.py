@@ -9,6 +9,7 @@ import orjson
 
 import mcptape
 from mcptape.replay.api import replay
+from mcptape.transcript import open_transcript
 from tests.conftest import console_script
 from tests.replay.conftest import rp
 
@@ -20,6 +21,17 @@ def test_replay_against_the_same_build_is_the_same(v1_tape: Path) -> None:
     assert result.exit_code == 0
     assert result.run.completed and result.run.sent == result.run.total > 0
     assert not result.kept  # a temporary new session is removed when it is the same
+
+
+def test_recorded_pacing_sends_no_chunk_earlier_than_in_the_recording(v1_tape: Path, tmp_path: Path) -> None:
+    """--pace recorded reproduces the original timing: each chunk goes out at or after its recorded time."""
+    new = tmp_path / "paced.jsonl"
+    result = replay(v1_tape, rp(), pace="recorded", output=new, config=False)
+    assert result.same, result.render()
+    old_times = [e.t for e in open_transcript(v1_tape).events() if e.ch == "in"]
+    new_times = [e.t for e in open_transcript(new).events() if e.ch == "in"]
+    assert len(new_times) == len(old_times)
+    assert all(n >= o - 0.01 for n, o in zip(new_times, old_times, strict=True))
 
 
 def test_replay_against_a_changed_tool_output_names_exactly_that_path(v1_tape: Path, tmp_path: Path) -> None:

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import orjson
 import pytest
 from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
 from mcptape.replay.api import replay
+from mcptape.transcript import open_transcript
 from tests.clients import sdk_session
 from tests.conftest import server_everything
 
@@ -45,9 +47,10 @@ async def three_server_requests(client: Client) -> dict[str, Any]:
     return {"texts": [c.content[0].text for c in (listed, sampled, elicited)]}  # type: ignore[union-attr]
 
 
-def test_server_everything_session_with_server_requests_replays_successfully(tmp_path: Path) -> None:
-    """Each server request of the replay gets the recorded client's answer, and nothing differs."""
-    tape = tmp_path / "everything.jsonl"
+@pytest.fixture(scope="module")
+def everything_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SDK session (legacy handshake) that triggers roots/list, sampling and elicitation."""
+    tape = tmp_path_factory.mktemp("everything") / "everything.jsonl"
     seen = sdk_session(
         server_everything(),
         record_to=tape,
@@ -61,8 +64,41 @@ def test_server_everything_session_with_server_requests_replays_successfully(tmp
     assert (
         "file:///work/project" in texts[0] and "a recorded completion" in texts[1] and "provided" in texts[2]
     )
-    result = replay(tape, server_everything(), output=tmp_path / "new.jsonl", config=False)
+    return tape
+
+
+def test_server_everything_session_with_server_requests_replays_successfully(
+    everything_tape: Path, tmp_path: Path
+) -> None:
+    """Each server request of the replay gets the recorded client's answer, and nothing differs."""
+    result = replay(everything_tape, server_everything(), output=tmp_path / "new.jsonl", config=False)
     assert result.same, result.render()
     assert result.run.answered >= 3  # roots/list, sampling/createMessage, elicitation/create
     methods = {p.scope for p in result.diff.pairs if p.kind == "server-request"}
     assert {"roots/list", "sampling/createMessage", "elicitation/create"} <= methods
+
+
+def test_a_server_request_the_recording_never_answered_gets_an_error_and_a_finding(
+    everything_tape: Path, tmp_path: Path
+) -> None:
+    """Without the recorded roots/list answer, replay answers the server with a JSON-RPC error and says so."""
+    lines = everything_tape.read_bytes().splitlines(keepends=True)
+    roots_ids = [
+        orjson.loads(orjson.loads(line)["data"])["id"]
+        for line in lines
+        if b"roots/list" in line and orjson.loads(line).get("ch") == "out"
+    ]
+    stripped = tmp_path / "no-roots-answer.jsonl"
+    stripped.write_bytes(
+        b"".join(
+            line for line in lines if not (b'"ch":"in"' in line and b"roots" in line and b"result" in line)
+        )
+    )
+    new = tmp_path / "new.jsonl"
+    result = replay(stripped, server_everything(), output=new, config=False)
+    assert not result.same
+    [issue] = [i for i in result.issues if i.kind == "unanswerable-request"]
+    assert "roots/list" in issue.message and issue.error
+    sent = [orjson.loads(e.data) for e in open_transcript(new).events() if e.ch == "in"]
+    errors = [m for m in sent if m.get("id") in roots_ids and "error" in m]
+    assert errors and errors[0]["error"]["code"] == -32601

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.replay.config import Config, load_config
-from mcptape.replay.diff import Diff, diff_events
+from mcptape.replay.diff import EXECUTOR, Diff, diff_events
 from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, Driver, Issue, Run
 from mcptape.replay.ignore import Rule, parse_rule
 from mcptape.replay.plan import make_plan
@@ -116,13 +117,15 @@ def replay(
     stderr: bool | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    stubs: Sequence[str] = (),
     config: Config | bool = True,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
     `command` defaults to `[tool.mcptape] server`. The new session is recorded to `output`, or to
     a temporary file (kept for inspection when the sessions differ, removed when they are the
-    same). `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
+    same). `stubs` names commands to replace with recording stubs (as `record --stub`).
+    `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
     or False. Raises `MCPTapeError` for unreadable input or a command that cannot start.
     """
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
@@ -160,6 +163,7 @@ def replay(
         shutdown_timeout=shutdown_timeout,
         env=env,
         cwd=cwd,
+        stubs=stubs,
         header={"of": str(path), "pace": pace},
     )
     try:
@@ -178,13 +182,15 @@ def replay(
         diff=diff_events(events, new_events, rules, stderr=with_stderr),
         notes=notes + new_notes,
     )
-    analysis = result.diff.new_analysis
-    if analysis is not None and analysis.exec_calls:
+    executed = Counter(p.scope for p in result.diff.pairs if p.kind == EXECUTOR and p.new is not None)
+    if executed:
+        counts = ", ".join(f"{n} on {ch}" for ch, n in sorted(executed.items()))
         run.issues.append(
             Issue(
                 EXECUTED_ACTIONS,
-                f"the replay executed {analysis.exec_calls} action(s) on the executor tap or the HTTP sink: "
-                "it re-ran the session's side effects (the HTTP sink answered 502 and reached no host)",
+                f"the replay executed actions ({counts}): it re-ran the session's side effects "
+                "(HTTP requests went to the sink, which answered 502 and reached no host; actions reported "
+                "on the executor tap really ran)",
                 error=False,
             )
         )

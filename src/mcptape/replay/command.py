@@ -71,6 +71,13 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 @click.option(
     "--update", is_flag=True, help="After showing the diff, replace TRANSCRIPT with the new session."
 )
+@click.option(
+    "--stub",
+    "stubs",
+    multiple=True,
+    metavar="NAME",
+    help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
+)
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
 def replay_command(
     transcript: Path,
@@ -83,6 +90,7 @@ def replay_command(
     ignore: tuple[str, ...],
     with_stderr: bool | None,
     update: bool,
+    stubs: tuple[str, ...],
     no_config: bool,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
@@ -104,6 +112,7 @@ def replay_command(
         step_timeout=step_timeout,
         shutdown_timeout=shutdown_timeout,
         stderr=with_stderr,
+        stubs=stubs,
         config=not no_config,
     )
     _emit(result.to_json() if as_json else result.render(), as_json)

@@ -69,6 +69,7 @@ class Driver:
         shutdown_timeout: float = 2.0,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        stubs: Sequence[str] = (),
         header: Mapping[str, Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -80,6 +81,7 @@ class Driver:
         self.shutdown_timeout = shutdown_timeout
         self.env = env
         self.cwd = cwd
+        self.stubs = list(stubs)
         self.header = dict(header or {})
         self.clock = clock
         self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
@@ -96,6 +98,7 @@ class Driver:
             self.command,
             self.path,
             http_sink=True,
+            stubs=self.stubs,
             env=self.env,
             cwd=self.cwd,
             shutdown_timeout=self.shutdown_timeout,
