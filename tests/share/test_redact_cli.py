@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -133,3 +134,23 @@ def test_the_live_writer_writes_held_lines_when_the_session_is_idle(tmp_path: Pa
         time.sleep(0.05)
     assert b'"data":"ready\\n"' in path.read_bytes()
     writer.close()
+
+
+@pytest.mark.parametrize(("flag", "imported"), [([], False), (["--redact"], True)])
+def test_only_record_redact_loads_the_redaction_code(tmp_path: Path, flag: list[str], imported: bool) -> None:
+    """The plain record path never imports mcptape.share (it must start and relay fast)."""
+    argv = [
+        sys.executable,
+        "-X",
+        "importtime",
+        "-m",
+        "mcptape",
+        "record",
+        "-q",
+        "-o",
+        str(tmp_path / "t.jsonl"),
+    ]
+    argv += [*flag, "--", sys.executable, "-c", "print('hi')"]
+    result = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert result.returncode == 0 and result.stdout == "hi\n"
+    assert ("mcptape.share.live" in result.stderr) is imported
