@@ -30,6 +30,7 @@ from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
 
 SHOW = 120  # bytes of a raw line quoted in a reason
+STDERR_KEPT = 8192  # bytes of the server's stderr kept for the report
 # The findings that say a stdout line is not protocol (the others, on ids, follow from the case).
 FRAME_RULES = frozenset(
     {rules.NON_PROTOCOL_OUTPUT, rules.INCOMPLETE_FRAME, rules.INVALID_MESSAGE, rules.BATCH_NOT_ALLOWED}
@@ -52,6 +53,7 @@ class CaseResult:
     http: int = 0  # HTTP attempts caused by the bad frame
     baseline: int | None = None  # executor calls + HTTP attempts of one valid call (start case)
     marker: str | None = None
+    stderr: bytes = b""  # the first bytes the server wrote on stderr (the report's separate attachment)
     blocking: bool = False  # the clean start failed: the other cases cannot run
 
     @property
@@ -93,6 +95,7 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         seconds=observed.seconds,
         exit=exit_text(observed.status),
         marker=observed.marker,
+        stderr=bytes(analysis.stderr.head[:STDERR_KEPT]),
     )
     out_errors = [f for f in analysis.findings if f.channel == OUT and f.rule in FRAME_RULES]
     if out_errors:

@@ -66,6 +66,13 @@ def render_table(probe: ProbeResult) -> str:
         shown = [f for f in result.findings if f.severity == "error"][:FINDINGS_SHOWN]
         for finding in shown:
             lines.append(f"  check: {_finding_text(finding)}")
+        if result.stderr:
+            first = result.stderr.split(b"\n", 1)[0]
+            more = result.stderr.count(b"\n") - (0 if result.stderr.endswith(b"\n") else -1) - 1
+            lines.append(
+                f"  stderr: {escape(first, 100)}"
+                + (f"   (+{more} lines in the transcript)" if more > 0 else "")
+            )
         if result.transcript is not None:
             lines.append(f"  transcript: {result.transcript}   (mcptape check / mcptape view it)")
     lines.append("")
@@ -110,6 +117,7 @@ def case_json(result: CaseResult) -> dict[str, Any]:
         "seconds": round(result.seconds, 3),
         "marker": result.marker,
         "transcript": str(result.transcript) if result.transcript is not None else None,
+        "stderr_head": result.stderr.decode("utf-8", "backslashreplace"),
         "findings": [finding_json(f) for f in result.findings],
     }
 
@@ -169,6 +177,9 @@ def junit_xml(probe: ProbeResult) -> bytes:
         else:
             out = ET.SubElement(case, "system-out")
             out.text = _xml_safe(text)
+        if result.stderr:
+            err = ET.SubElement(case, "system-err")
+            err.text = _xml_safe(result.stderr.decode("utf-8", "backslashreplace"))
     ET.indent(suite)
     body: bytes = ET.tostring(suite, encoding="utf-8", xml_declaration=False)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"
