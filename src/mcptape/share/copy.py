@@ -86,7 +86,8 @@ def redact_file(
     previous = transcript.header.extra.get("redacted")
     key = choose_key(env, previous if isinstance(previous, dict) else None)
     redactor = Redactor(rules, key)
-    env_names = redactor.learn_environment(env) if rules.use_env else []
+    if rules.use_env:
+        redactor.learn_environment(env)
     # Pass 1: learn every secret of the file.
     redact_header(transcript.header, redactor)
     for _ in redact_events(transcript.events(), redactor):
@@ -108,7 +109,6 @@ def redact_file(
         if body.failed is not None:
             raise OutputError(f"cannot write {scratch}: {body.failed.strerror or body.failed}")
         info = redactor.header_info()
-        info["env"] = env_names
         if isinstance(previous, dict):
             info["previous"] = {k: v for k, v in previous.items() if k != "found"}
         header = Header(

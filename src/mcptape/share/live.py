@@ -44,12 +44,10 @@ class RedactingWriter(TranscriptWriter):
         *,
         clock_start: float | None,
         redactor: Redactor,
-        env_names: list[str],
         hold: float = HOLD,
     ) -> None:
         super().__init__(fd, clock_start=clock_start)
         self.redactor = redactor
-        self.env_names = env_names
         self.hold = hold
         self._framers: dict[str, ChannelFramer] = {}
         self._partial: dict[str, int] = {}  # bytes of an unterminated line held per channel
@@ -65,7 +63,6 @@ class RedactingWriter(TranscriptWriter):
         with self._cond:
             info = self.redactor.header_info()
             info.pop("found")  # not known yet when the header is written
-            info["env"] = self.env_names
             redacted = Header(
                 version=header.version,
                 started=header.started,
@@ -187,11 +184,12 @@ def redacting_writer(
     """The writer `record --redact` uses: built-in rules, the environment's secrets, the argv's."""
     rules = Rules.build() if rules is None else rules
     redactor = Redactor(rules, choose_key(environ) if key is None else key)
-    names = redactor.learn_environment(environ) if rules.use_env else []
+    if rules.use_env:
+        redactor.learn_environment(environ)
     user_key = environ.get(KEY_ENV)
     if user_key:
         redactor.learn(user_key, f"env:{KEY_ENV}")
     redactor.argv(command)  # learn `--token VALUE` before the server can echo it
     redactor.found.clear()
     redactor.replaced = 0
-    return RedactingWriter(fd, clock_start=clock_start, redactor=redactor, env_names=names)
+    return RedactingWriter(fd, clock_start=clock_start, redactor=redactor)
