@@ -9,10 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from mcptape.errors import UsageError
 from mcptape.share.placeholder import PLACEHOLDER, verify
+from mcptape.share.unredact import load_unredactor
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
-from tests.share.leaky import ENV, PLANTED, Session, record_leaky
+from tests.share.leaky import ENV, PLANTED, REQ_SECRET, Session, record_leaky
 
 
 def _channel(path: Path, ch: str) -> bytes:
@@ -137,3 +139,25 @@ def test_record_redact_ends_with_what_it_found(live: Session) -> None:
     assert str(note.get("msg")).startswith("record --redact: ")
     labels = {label for found in note.get("redacted")["found"].values() for label in found}
     assert {"argv:--api-key", "env:SH_SERVICE_TOKEN", "key:password", "key:access_token"} <= labels
+
+
+def test_secrets_given_back_are_verified_then_substituted(redacted_copy: Path, live: Session) -> None:
+    """--secret NAME=VALUE: the right value replaces its placeholder; a wrong one is reported unmatched."""
+    for path in (redacted_copy, live.transcript):  # found in the header, or in record's closing note
+        un = load_unredactor(
+            path, [f"password={REQ_SECRET}", "other=not-a-secret-of-this-session"], environ={}
+        )
+        assert un.unmatched == ["other"]
+        ins = [e.data for e in open_transcript(path).events() if e.ch == "in"]
+        login = next(line for line in ins if b'"password"' in line)
+        assert REQ_SECRET.encode() in un.line(login)
+        assert orjson.loads(un.line(login))["params"]["arguments"]["password"] == REQ_SECRET
+
+
+def test_bad_secret_arguments_are_usage_errors(plain: Session, redacted_copy: Path) -> None:
+    """A malformed --secret (never echoed back) or secrets for an unredacted transcript: exit-2 errors."""
+    with pytest.raises(UsageError, match="expects NAME=VALUE") as info:
+        load_unredactor(redacted_copy, ["hunter2"], environ={})
+    assert "hunter2" not in str(info.value)
+    with pytest.raises(UsageError, match="not a redacted transcript"):
+        load_unredactor(plain.transcript, ["a=b"], environ={})
