@@ -70,3 +70,12 @@ def test_plugin_does_nothing_without_a_server(tmp_path: Path, v1_tape: Path) -> 
     proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 5, proc.stdout + proc.stderr  # pytest's "no tests collected"
     assert "no tests ran" in proc.stdout
+
+
+def test_plugin_update_rewrites_the_changed_transcript(tmp_path: Path, v1_tape: Path) -> None:
+    """--mcptape-update: the changed item passes and its transcript now holds the new answer."""
+    folder = corpus(tmp_path, v1_tape)
+    proc = run_pytest(tmp_path, str(folder), "--mcptape-server", shlex.join(rp()), "--mcptape-update")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
+    assert b"Hello, Bob!" not in (folder / "changed.jsonl").read_bytes()
