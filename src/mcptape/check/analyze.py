@@ -31,8 +31,8 @@ from mcptape.check.model import (
 from mcptape.check.session import Session
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
 
-FLUSH = 16384  # records buffered before the oldest are processed
-KEEP = 4096  # records kept back, at least, for records of other channels written late
+FLUSH = 4096  # records buffered before the oldest are processed
+KEEP = 2048  # records kept back, at least, for records of other channels written late
 WINDOW = 0.5  # seconds: records older than the newest by this much are processed anyway
 STDERR_HEAD = 64 * 1024
 

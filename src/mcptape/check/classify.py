@@ -78,9 +78,8 @@ def _not_json(text: str, exc: Exception) -> str:
         return "JSON nested too deeply"
     if text[:1] in ("{", "[", '"') and isinstance(exc, json.JSONDecodeError) and exc.pos >= len(text):
         return "truncated JSON value (the line ends inside it)"
-    if text[:1] in ("{", "["):
-        pos = exc.pos if isinstance(exc, json.JSONDecodeError) else 0
-        return f"malformed JSON at column {pos + 1}"
+    if text[:1] in ("{", "[") and isinstance(exc, json.JSONDecodeError) and exc.pos > 0:
+        return f"not JSON (column {exc.pos + 1}): {_preview(text)}"
     return f"not JSON: {_preview(text)}"
 
 
