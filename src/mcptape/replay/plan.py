@@ -66,7 +66,8 @@ def make_plan(events: Sequence[Event]) -> Plan:
             if one.channel == IN:
                 if one.kind is Kind.REQUEST and one.id is not None:
                     client_ids.add(one.id)
-                elif one.id is not None and one.id in server_requests and is_answer(one):
+                elif msg.kind is not Kind.BATCH and one.id in server_requests and is_answer(one):
+                    assert one.id is not None
                     method = server_requests.pop(one.id)
                     plan.answers.setdefault(method, deque()).append(one)
                     answer_events.update(one.frame.events)
