@@ -231,3 +231,19 @@ def test_a_server_that_executes_before_its_authorisation_check_is_caught(
     assert roles["request"].raw.count(b'"token":"wrong"') == 1
     assert b'"code":-32001' in roles["error-response"].raw
     assert orjson.loads(roles["request"].raw)["id"] == finding.request_id
+
+
+def test_rejects_count_rejected_requests_and_rejected_input_lines_apart_from_executor_calls() -> None:
+    """Rejects and executor calls are counted separately (the seed's two numbers)."""
+    analysis = run(
+        ("in", call(1)),
+        ("out", error(1)),
+        ("in", call(2)),
+        ("out", result(2, {"content": [], "isError": True})),
+        ("in", b"<html>\n"),
+        ("in", call(3)),
+        ("out", result(3, {"content": []})),
+    )
+    assert analysis.rejects == 3
+    assert analysis.exec_calls == 0
+    assert analysis.requests == 3

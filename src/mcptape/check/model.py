@@ -198,8 +198,8 @@ class Analysis:
     protocol_version: str | None = None
     stateless: bool = False
     messages: dict[str, int] = field(default_factory=lambda: {OUT: 0, IN: 0})
-    requests: int = 0
-    rejects: int = 0
+    requests: int = 0  # client requests (good ones)
+    rejects: int = 0  # requests rejected (error, isError, outside the schema) + rejected input lines
     exec_calls: int = 0
     latency: Latency = field(default_factory=Latency)
     stderr: Stderr = field(default_factory=Stderr)

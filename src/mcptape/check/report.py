@@ -68,7 +68,7 @@ def _summary(analysis: Analysis) -> list[str]:
     lines = [
         f"  protocol: {proto}",
         f"  messages: {analysis.messages[OUT]} out (server->client), {analysis.messages[IN]} in"
-        f" (client->server); {analysis.requests} client requests, {analysis.rejects} rejected;"
+        f" (client->server); {analysis.requests} client requests, {analysis.rejects} rejects;"
         f" {analysis.exec_calls} executor calls",
     ]
     lat = analysis.latency

@@ -147,6 +147,7 @@ class Session:
                 previous = Frame(ch, frame.line - 1, frame.offset - len(raw), raw, prev[1], True, prev[2])
             self._first[ch] = FirstNonProtocol(frame, problem, previous)
         if ch == IN:
+            self.result.rejects += 1
             ref = Ref("rejected-input", IN, frame.line, frame.offset, body, frame.event)
             self.attribution.frame_rejected(frame.t, ref, problem)
 
