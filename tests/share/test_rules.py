@@ -214,3 +214,11 @@ def test_the_unredactor_never_splits_a_line() -> None:
     un = Unredactor.build(info, [("password", value)], environ={})
     assert un.line(('{"p":"' + _ph(value) + '"}\n').encode()) == b'{"p":"two\\nlines"}\n'
     assert un.line(f"bare {_ph(value)}\n".encode()) == f"bare {_ph(value)}\n".encode()
+
+
+def test_a_secret_number_inside_a_longer_number_keeps_the_line_valid_json() -> None:
+    """A seen numeric secret found inside a larger number: the whole number becomes one quoted placeholder."""
+    r = _redactor()
+    r.text('{"password":123456}')
+    out = r.text('{"id":91234567,"n":123456}')
+    assert orjson.loads(out) == {"id": _ph("91234567"), "n": _ph("123456")}

@@ -135,7 +135,11 @@ class Redactor:
         out: list[str] = []
         pos = 0
         for start, end, replacement in edits:
-            if start < pos:  # overlapping edits: the first one already covers this text
+            if end <= pos:  # already covered by the previous edit
+                continue
+            if start < pos:  # overlaps it: what the previous edit left of this secret goes too
+                out.append(self.placeholder(text[pos:end], "overlap"))
+                pos = end
                 continue
             out.append(text[pos:start])
             out.append(replacement)
@@ -200,13 +204,13 @@ class Redactor:
         to a secret is replaced (by a quoted placeholder); elsewhere the placeholder, which is
         never valid JSON, goes in as it is."""
         valid = _is_json(text)
-        for offset, hits, _gap in gaps:
+        for offset, hits, gap in gaps:
             for hit in hits:
-                if valid:
-                    num = _NUMBER.fullmatch(hit.value)
-                    if num is not None:
-                        ph = self.placeholder(hit.value, hit.label)
-                        edits.append((offset + hit.start, offset + hit.end, f'"{ph}"'))
+                if valid:  # the whole number the secret is part of becomes one quoted placeholder
+                    for num in _NUMBER.finditer(gap):
+                        if num.start() <= hit.start and hit.end <= num.end():
+                            ph = self.placeholder(num.group(), hit.label)
+                            edits.append((offset + num.start(), offset + num.end(), f'"{ph}"'))
                     continue
                 replacement = self.placeholder(hit.value, hit.label)
                 if _has_undecodable(hit.value):
