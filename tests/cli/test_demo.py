@@ -27,3 +27,5 @@ def test_demo_records_a_clean_and_a_buggy_session(tmp_path: Path) -> None:
     assert str(buggy) in text
     assert "non-protocol-output" in text and "exec-after-reject" in text, "check runs on what was recorded"
     assert "clean: every stdout byte is protocol" in text
+    assert "is live" in text and "result.content[0].text" in text, "the replay names the changed path"
+    assert (tmp_path / "demo-replay.jsonl").exists()

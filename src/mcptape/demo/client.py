@@ -8,9 +8,10 @@ from pathlib import Path
 from mcptape.errors import MCPTapeError
 
 
-def server_command(buggy: bool) -> list[str]:
+def server_command(buggy: bool = False, changed: bool = False) -> list[str]:
     """The bundled demo server, as an MCP client config would start it."""
-    return [sys.executable, "-m", "mcptape.demo.server", *(["--buggy"] if buggy else [])]
+    flags = (["--buggy"] if buggy else []) + (["--changed"] if changed else [])
+    return [sys.executable, "-m", "mcptape.demo.server", *flags]
 
 
 def record_command(transcript: Path, server: list[str]) -> list[str]:

@@ -27,7 +27,8 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
 
     Runs the official MCP SDK client against the bundled server through `mcptape record`, once
     against a clean build and once against a buggy build (noise on stdout, an action taken before
-    its authorisation check), then shows what mcptape finds.
+    its authorisation check), checks both, replays the clean session against a changed build,
+    and opens the viewer on the buggy one.
     """
     output_dir.mkdir(parents=True, exist_ok=True)
     tapes = {}
@@ -48,7 +49,15 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
             click.echo("   clean: every stdout byte is protocol, nothing executed after a reject")
         else:
             click.echo(render_text(analysis, header, str(tapes[name])))
-    click.echo(f"Transcripts: {tapes['clean']} and {tapes['buggy']}")
+    from mcptape.demo.client import server_command
+    from mcptape.replay.api import replay
+
+    replayed = output_dir / "demo-replay.jsonl"
+    click.echo(f"== mcptape replay {tapes['clean']} -- <a new build whose deploy message changed>")
+    result = replay(tapes["clean"], server_command(changed=True), output=replayed, config=False)
+    click.echo(result.render(), nl=False)
+    click.echo("")
+    click.echo(f"Transcripts: {tapes['clean']}, {tapes['buggy']} and the replay {replayed}")
     if no_view or not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo(f"Next: mcptape view {tapes['buggy']}")
         return

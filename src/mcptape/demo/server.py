@@ -1,8 +1,9 @@
 """A small MCP server for the demo, built with the official SDK (mcp 2.x `MCPServer`).
 
-`python -m mcptape.demo.server` is the clean build. `--buggy` is the build the seed warns about:
-it prints a banner on stdout at start-up, and its `deploy_preview` tool starts the deployment
-before checking the token, so a rejected call still reaches the executor.
+`python -m mcptape.demo.server` is the clean build. `--changed` is a new build whose deploy
+message changed (the demo replays the clean session against it). `--buggy` is the build the
+seed warns about: it prints a banner on stdout at start-up, and its `deploy_preview` tool starts
+the deployment before checking the token, so a rejected call still reaches the executor.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from mcptape import tap
 
 DEMO_TOKEN = "demo-token"
 BUGGY = "--buggy" in sys.argv[1:]
+CHANGED = "--changed" in sys.argv[1:]  # a new build whose deploy message changed (for replay)
 
 app = MCPServer("mcptape-demo")
 
@@ -36,7 +38,7 @@ def deploy_preview(branch: str, token: str, ctx: Context) -> str:
         raise ToolError("unauthorised: bad token")
     if not BUGGY:
         tap.executed("deploy-preview", request_id=request_id, branch=branch)
-    return f"preview of {branch} deployed"
+    return f"preview of {branch} is live" if CHANGED else f"preview of {branch} deployed"
 
 
 def main() -> None:
