@@ -79,6 +79,7 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
 )
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
+@click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
 def replay_command(
     transcript: Path,
     command: tuple[str, ...],
@@ -92,6 +93,7 @@ def replay_command(
     update: bool,
     stubs: tuple[str, ...],
     no_config: bool,
+    view: bool,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -116,6 +118,10 @@ def replay_command(
         config=not no_config,
     )
     _emit(result.to_json() if as_json else result.render(), as_json)
+    if view:
+        from mcptape.tui.command import view_diff
+
+        view_diff(result.diff, str(transcript), str(output) if output is not None else "replay")
     if update and not result.same:
         result.update()
         click.echo(f"updated {transcript} with the new session", err=as_json)

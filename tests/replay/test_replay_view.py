@@ -1,0 +1,32 @@
+"""`mcptape replay --view` hands the diff it computed to the diff viewer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import mcptape.tui.command
+from mcptape.replay.command import replay_command
+from tests.conftest import PYTHON, ROOT, SERVERS
+
+
+def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The viewer receives the same Diff the report was made from, with both sessions' names."""
+    opened: list[tuple[Any, str, str]] = []
+    monkeypatch.setattr(mcptape.tui.command, "view_diff", lambda d, o, n: opened.append((d, o, n)))
+    tape = ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl"
+    out = tmp_path / "new.jsonl"
+    result = CliRunner().invoke(
+        replay_command,
+        [str(tape), "-o", str(out), "--view", "--no-config", "--", PYTHON, str(SERVERS / "echo_tool.py")],
+    )
+    assert result.exit_code == 0, result.output
+    assert len(opened) == 1
+    diff, old_name, new_name = opened[0]
+    assert diff.same
+    assert (old_name, new_name) == (str(tape), str(out))
