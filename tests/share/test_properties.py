@@ -20,6 +20,7 @@ from mcptape.transcript.writer import new_header
 
 KEY = Key(b"\x01" * 16, "01" * 16)
 SECRET = "Zk9-secret-value-4417"
+SECRET_NUMBER = 918273645
 SECRET_KEYS = ["api_key", "apiKey", "Authorization", "password", "client_secret", "x-auth-token", "Cookie"]
 plain_text = st.text(st.characters(codec="utf-8"), max_size=12)
 plain_keys = st.sampled_from(["name", "text", "type", "id", "arguments", "content", "data", "uri"])
@@ -50,7 +51,8 @@ def planted(draw: st.DrawFn) -> tuple[Any, int]:
             if not isinstance(child, dict):
                 break
             target = child
-        target[key] = SECRET
+        values = [SECRET, SECRET_NUMBER, [SECRET, "x" + SECRET], "Bearer " + SECRET]
+        target[key] = draw(st.sampled_from(values))
     return doc, count
 
 
@@ -64,7 +66,7 @@ def test_a_json_line_stays_the_same_json_without_its_secrets(
     seps = (",", ":") if compact else (", ", ": ")
     line = json.dumps(doc, ensure_ascii=ascii_only, separators=seps)
     out = Redactor(Rules.build(use_env=False), KEY).text(line)
-    assert SECRET not in out
+    assert SECRET not in out and str(SECRET_NUMBER) not in out
     assert "\n" not in out
     redacted = orjson.loads(out)
     assert _shape(redacted) == _shape(doc)
@@ -76,7 +78,9 @@ def _shape(value: Any) -> Any:
         return {k: _shape(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_shape(v) for v in value]
-    if isinstance(value, str) and (value == SECRET or value.startswith("[redacted:")):
+    if isinstance(value, str) and (SECRET in value or value.removeprefix("Bearer ").startswith("[redacted:")):
+        return "<secret>"
+    if value == SECRET_NUMBER:
         return "<secret>"
     return value
 
