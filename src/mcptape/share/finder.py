@@ -28,7 +28,6 @@ from mcptape.share.rules import (
 MIN_LEARNT = 6  # shorter values are replaced where found, but not searched for everywhere
 _ALL_IDS = frozenset(BUILTIN_IDS)
 _TRIGGER_WORDS = tuple((word, rule_id) for rule_id, words in PATTERN_TRIGGERS.items() for word in words)
-_SQUASH = str.maketrans("", "", "-_. \t\"'")
 _JSON_ESCAPED = re.compile(r'["\\/\x00-\x1f\x7f-\U0010ffff]')  # chars a JSON encoder may escape
 
 
@@ -52,7 +51,6 @@ class Finder:
         self._literal: re.Pattern[str] | None = None
         self._dirty = False
         self._user_kv = _user_key_pattern(rules.extra_keys)
-        self._key_triggers = KEY_TRIGGERS + tuple(rules.extra_keys)
         self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
         self._builtin: re.Pattern[str] | None = None  # the patterns the current line can match
         self._use_literal = False
@@ -103,8 +101,7 @@ class Finder:
         self._marks = self._trigger_marks(text, low, ids, hidden)
         if ids or literal or self.rules.patterns or self._user_kv is not None:
             return True
-        squashed = low.translate(_SQUASH)
-        return any(word in squashed for word in self._key_triggers)
+        return any(word in low for word in KEY_TRIGGERS)  # user keys set `_user_kv`: True above
 
     def _trigger_marks(self, text: str, low: str, ids: frozenset[str], hidden: bool) -> list[int] | None:
         """Sorted offsets where a pattern's trigger word or a seen value starts: a stretch of text

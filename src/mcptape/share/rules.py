@@ -111,8 +111,8 @@ PATTERN_TRIGGERS: dict[str, tuple[str, ...]] = {
     "url-password": ("://", ":\\/\\/"),
     "key-value": ("key", "token", "secret", "passw", "passphrase", "credential"),
 }
-# Every secret key name, normalised, contains one of these (user keys are added per run).
-KEY_TRIGGERS = ("auth", "key", "token", "secret", "passw", "passphrase", "cookie", "credential")
+# Every built-in secret key name, in any spelling (`pass_word`, `API-KEY`), contains one of these.
+KEY_TRIGGERS = ("key", "token", "secret", "pass", "auth", "cookie", "credential")
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
