@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import signal
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from mcptape.probe.driver import Driver, Status
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import absolute_paths
+from mcptape.recorder.harness import Harness
 from tests.probe.support import PB_SERVER, by_id, probe
 
 
@@ -140,3 +144,15 @@ def test_relative_paths_are_made_absolute_for_the_empty_directory(
         str(tmp_path / "sub" / "x.js"),
         "-v",
     ]
+
+
+def test_a_server_that_stops_reading_stdin_cannot_block_the_probe(tmp_path: Path) -> None:
+    """A write the server never takes is abandoned after the timeout, and the server is still ended."""
+    t0 = time.monotonic()
+    never_reads = [sys.executable, "-c", "import time; time.sleep(60)"]
+    with Harness(never_reads, tmp_path / "deaf.jsonl", shutdown_timeout=0.5) as harness:
+        driver = Driver(harness, timeout=1.0)
+        assert driver.send(b"x" * (8 << 20) + b"\n") is Status.TIMEOUT
+        assert driver.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n') is Status.TIMEOUT
+    assert harness.status is not None and harness.status.signal == signal.SIGTERM
+    assert time.monotonic() - t0 < 10

@@ -8,6 +8,7 @@ result, anything else with "method not found") so that no server stalls on the p
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -76,15 +77,25 @@ class Driver:
         self.stateless = False
 
     # -- sending ---------------------------------------------------------------------------
-    def send(self, data: bytes) -> bool:
-        """Write bytes to the server; False when it no longer reads its stdin."""
-        try:
-            self.h.send(data)
-        except ServerGone:
-            return False
-        return True
+    def send(self, data: bytes) -> Status | None:
+        """Write bytes to the server: None once written, GONE when it is gone, TIMEOUT when it stopped
+        reading (the write did not complete within the timeout; it is abandoned, and ends when the
+        harness stops the server)."""
+        outcome: list[Status | None] = []
 
-    def send_json(self, message: Any) -> bool:
+        def write() -> None:
+            try:
+                self.h.send(data)
+                outcome.append(None)
+            except ServerGone:
+                outcome.append(Status.GONE)
+
+        writer = threading.Thread(target=write, name="mcptape-probe-send", daemon=True)
+        writer.start()
+        writer.join(self.timeout)
+        return outcome[0] if outcome else Status.TIMEOUT
+
+    def send_json(self, message: Any) -> Status | None:
         return self.send(orjson.dumps(message) + b"\n")
 
     def request(
@@ -99,11 +110,12 @@ class Driver:
         """Send a request object and wait for the answer with its id."""
         if self.stateless:
             message = {**message, "params": self.with_meta(message.get("params") or {})}
-        if not self.send_json(message):
-            return Reply(Status.GONE)
+        failed = self.send_json(message)
+        if failed is not None:
+            return Reply(failed)
         return self.wait_for(message["id"], timeout)
 
-    def notify(self, method: str) -> bool:
+    def notify(self, method: str) -> Status | None:
         return self.send_json({"jsonrpc": "2.0", "method": method})
 
     def with_meta(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -110,10 +110,14 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             cases = []
     if cases and call is None:
         call = Call(None)
-    with ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe") as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe")
+    try:
         futures = [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
         for future in as_completed(futures):
             report(future.result())
+    finally:
+        # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
+        pool.shutdown(wait=True, cancel_futures=True)
     order = {case.id: i for i, case in enumerate(plan.cases)}
     results.sort(key=lambda r: order.get(r.case.id, len(order)))
     return ProbeResult(plan, call, baseline, results, time.monotonic() - t0)
@@ -233,7 +237,13 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
         return
     call = observed.call or Call(None)
     bad = observed.bad = case.build(call, observed.marker, plan.oversize) if case.build else None
-    if bad is None or not d.send(bad.data):
+    sent = d.send(bad.data) if bad is not None else Status.GONE
+    if sent is Status.TIMEOUT:
+        size = len(bad.data) if bad is not None else 0
+        observed.hung = f"the server stopped reading its stdin ({size} bytes not taken within {d.timeout:g}s)"
+        d.h.note(f"mcptape probe: {observed.hung}")
+        return
+    if sent is not None:
         observed.gone = "the hard input"
         return
     if case.eof:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -120,9 +121,24 @@ class Harness:
         """Close the server's stdin, let it exit (wait, SIGTERM, SIGKILL), close the transcript."""
         if self._reaper is not None:
             self.close_stdin()
+            session = self._session
+            if session is not None and not session.stdin_closed.wait(self.shutdown_timeout):
+                self._unstick(session)
             self._reaper.join()
         self._cleanup()
         return self.status
+
+    def _unstick(self, session: Recording) -> None:
+        """A server that stopped reading its stdin: the pump feeding it is stuck in a write, never
+        sees our EOF, so the shutdown clock never starts. End the server the same way instead."""
+        if session.exited.is_set():
+            return
+        session.note(f"server not reading its stdin {self.shutdown_timeout:g}s after it was closed: SIGTERM")
+        session.send_signal(signal.SIGTERM)
+        if session.exited.wait(self.shutdown_timeout):
+            return
+        session.note("server ignored SIGTERM: SIGKILL")
+        session.send_signal(signal.SIGKILL)
 
     def _cleanup(self) -> None:
         if self._effects is not None:
@@ -144,12 +160,12 @@ class Harness:
 
     def close_stdin(self) -> None:
         """Close the server's stdin (the client side), as a client ends a session."""
-        if self._stdin_w >= 0:
+        fd, self._stdin_w = self._stdin_w, -1  # forget it first: a `send` in another thread gets EBADF
+        if fd >= 0:
             try:
-                os.close(self._stdin_w)
+                os.close(fd)
             except OSError:
                 pass
-            self._stdin_w = -1
 
     def next_frame(self, timeout: float) -> Frame | None:
         """The server's next stdout line (incomplete at EOF), or None after `timeout` or at EOF."""
