@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from mcptape.probe.cases import BY_ID, Call
 from mcptape.probe.driver import Driver, Status
+from mcptape.probe.judge import judge
 from mcptape.probe.observed import Verdict
-from mcptape.probe.runner import absolute_paths
+from mcptape.probe.runner import Plan, absolute_paths, run_case
 from mcptape.recorder.harness import Harness
 from tests.probe.support import PB_SERVER, by_id, probe
 
@@ -156,3 +158,14 @@ def test_a_server_that_stops_reading_stdin_cannot_block_the_probe(tmp_path: Path
         assert driver.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n') is Status.TIMEOUT
     assert harness.status is not None and harness.status.signal == signal.SIGTERM
     assert time.monotonic() - t0 < 10
+
+
+def test_a_session_that_ends_before_the_hard_input_is_not_a_pass(tmp_path: Path) -> None:
+    """Closing the session is a good answer to a bad frame, not to the handshake that comes before it."""
+    quits = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
+    plan = Plan(quits, tmp_path, timeout=2.0, start_timeout=5.0)
+    row = judge(run_case(BY_ID["debug-line"], plan, Call("deploy", {"target": "x"})), 1)
+    assert row.verdict is Verdict.FAIL
+    assert row.reasons == [
+        "the hard input was never judged: the server ended the session before answering initialize"
+    ]

@@ -25,11 +25,13 @@ from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Find
 from mcptape.check.protocol import batches_allowed
 from mcptape.probe.cases import INPUT, Case
 from mcptape.probe.driver import same_id
-from mcptape.probe.observed import AFTER_ID, CALL_ID, Observed, Verdict
+from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_STEP, Observed, Verdict
 from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
 
 SHOW = 120  # bytes of a raw line quoted in a reason
+# Steps after the bad frame: a session that ends there closed on the reject (a good outcome).
+AFTER_BAD = frozenset({PING_STEP, AFTER_STEP})
 STDERR_KEPT = 8192  # bytes of the server's stderr kept for the report
 # The findings that say a stdout line is not protocol (the others, on ids, follow from the case).
 FRAME_RULES = frozenset(
@@ -223,8 +225,16 @@ def _judge_input(observed: Observed, seen: _Seen, result: CaseResult, baseline: 
             result.reasons.append("warning: accepted it (answered with a result); no executor call seen")
         else:
             result.reasons.append("accepted the bad frame (answered it with a result)")
-    closed = observed.gone is not None or case.eof
-    if not rejected and not accepted and not closed and not observed.hung:
+    closed = observed.gone in AFTER_BAD or case.eof
+    early = observed.refused or (
+        f"the server ended the session before answering {observed.gone}"
+        if observed.gone and not closed
+        else None
+    )
+    if early:
+        result.reasons.append(f"the hard input was never judged: {early}")
+        parts.append("ended before the hard input")
+    elif not rejected and not accepted and not closed and not observed.hung:
         result.reasons.append("warning: tolerant: dropped the bad frame silently (no error response)")
     if inherited:
         first = inherited[0].frame

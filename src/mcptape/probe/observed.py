@@ -12,6 +12,8 @@ from mcptape.recorder.session import ExitStatus
 
 PING_ID = "probe-ping"
 AFTER_ID = "probe-after"
+PING_STEP = "ping"  # the names of the steps after the bad frame, as `Observed.gone` records them
+AFTER_STEP = "the valid request after it"
 CALL_ID = 3  # the valid call of a start case (1 = initialize or server/discover, 2 = tools/list)
 
 

@@ -25,7 +25,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, judge, not_run
-from mcptape.probe.observed import AFTER_ID, CALL_ID, PING_ID, Observed
+from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
 from mcptape.recorder.harness import Harness
 from mcptape.textsafe import escape_text
 
@@ -249,10 +249,10 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
     if case.eof:
         d.h.close_stdin()
         return
-    if not _ok(d.request("ping", PING_ID), "ping", observed, d):
+    if not _ok(d.request("ping", PING_ID), PING_STEP, observed, d):
         return
     d.h.wait_exit(SETTLE)
-    _ok(d.call(call.request(AFTER_ID)), "the valid request after it", observed, d)
+    _ok(d.call(call.request(AFTER_ID)), AFTER_STEP, observed, d)
 
 
 def choose_call(tool: str | None, arguments: dict[str, Any] | None, tools: list[dict[str, Any]]) -> Call:
