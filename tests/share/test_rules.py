@@ -222,3 +222,13 @@ def test_a_secret_number_inside_a_longer_number_keeps_the_line_valid_json() -> N
     r.text('{"password":123456}')
     out = r.text('{"id":91234567,"n":123456}')
     assert orjson.loads(out) == {"id": _ph("91234567"), "n": _ph("123456")}
+
+
+def test_pem_keys_are_found_inside_json_and_their_raw_body_lines_with_the_documented_rule() -> None:
+    """A key inside a JSON string goes whole; raw body lines need the documented --redact rule."""
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+    pem = f"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----"
+    assert body not in _redactor().text('{"key":"' + pem + '"}')
+    r = _redactor(regexes=[r"^[A-Za-z0-9+/=]{16,}$"])
+    assert r.text(body) == _ph(body)
+    assert r.text("-----BEGIN PRIVATE KEY-----").startswith("[redacted:")
