@@ -129,3 +129,29 @@ def test_sdk_client_against_server_everything_with_server_requests_is_clean(
     server_requests = {m.method for m in seen if m.channel == "out" and m.kind == "request"}
     assert {"sampling/createMessage", "elicitation/create", "roots/list"} <= server_requests
     assert with_messages.findings == analysis.findings
+
+
+async def _forty_at_once(client: Client) -> dict[str, Any]:
+    import anyio
+
+    sums: list[Any] = []
+
+    async def one(i: int) -> None:
+        sums.append((await client.call_tool("add", {"a": i, "b": 1})).structured_content)
+
+    async with anyio.create_task_group() as tg:
+        for i in range(40):
+            tg.start_soon(one, i)
+    return {"calls": len(sums)}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_forty_concurrent_calls_pair_up_cleanly(tmp_path: Path, mode: str) -> None:
+    """Many requests in flight at once, answered out of order, recorded by separate threads: clean."""
+    path = tmp_path / "concurrent.jsonl"
+    result = sdk_session(
+        [sys.executable, str(SERVERS / "echo_tool.py")], record_to=path, script=_forty_at_once, mode=mode
+    )
+    assert result.results == {"calls": 40}
+    analysis = _check_clean(path)
+    assert analysis.latency.count == analysis.requests >= 41
