@@ -147,3 +147,18 @@ def test_a_transcript_cut_in_its_last_record_is_checked_with_a_note(clean: Path)
     res = CliRunner().invoke(check_command, [str(clean)])
     assert res.exit_code == 0
     assert "note: transcript line 5" in res.output and "truncated last line" in res.output
+
+
+def test_server_text_inside_finding_messages_is_escaped_in_text_and_json(tmp_path: Path) -> None:
+    """An error message chosen by the server cannot drive the terminal through any output."""
+    evil = error(1, -1, "no\x1b[2J\u202eway")
+    path = _write(
+        tmp_path / "evil.jsonl",
+        events(("in", request(1, "tools/call", {"name": "x"})), ("exec", b"boom\n"), ("out", evil)),
+    )
+    text = CliRunner().invoke(check_command, [str(path)]).output
+    doc = orjson.loads(CliRunner().invoke(check_command, [str(path), "--json"]).output)
+    assert "\x1b" not in text and "\u202e" not in text
+    (finding,) = doc["findings"]
+    assert "\x1b" not in finding["message"] and "\u202e" not in finding["message"]
+    assert "no\\x1b[2J\\u202eway" in finding["message"]

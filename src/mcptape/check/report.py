@@ -155,7 +155,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "offset": finding.offset,
         "raw": escape(finding.raw),
-        "message": finding.message,
+        "message": escape_text(finding.message),
         "request_id": finding.request_id,
         "t": finding.t,
         "event": finding.event,
@@ -173,7 +173,7 @@ def _first_json(first: FirstNonProtocol | None) -> dict[str, Any] | None:
         "offset": frame.offset,
         "raw": escape(frame.body),
         "complete": frame.complete,
-        "problem": first.problem,
+        "problem": escape_text(first.problem),
         "t": frame.t,
         "event": frame.event,
         "previous": None
@@ -221,5 +221,5 @@ def to_json(analysis: Analysis, header: Header | None = None) -> dict[str, Any]:
             "head": escape(bytes(err.head)),
             "truncated": err.truncated,
         },
-        "notes": list(analysis.notes),
+        "notes": [escape_text(note) for note in analysis.notes],
     }
