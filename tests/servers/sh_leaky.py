@@ -1,9 +1,10 @@
 """A careless stdio MCP server that leaks secrets everywhere (for the redaction tests).
 
 It prints a banner with a token on stdout before any message (a non-protocol line), echoes its
-argv and a secret environment variable on stderr, answers `login` with an access token and the
-password it was sent, sends a notification carrying a bearer token, and writes one response in
-two reads with a secret split across them. Plain JSON over stdio: no SDK, so it starts fast.
+argv, a secret environment variable and a PEM private key on stderr, answers `login` with an
+access token and the password it was sent, sends a notification carrying a bearer token, and
+writes one response in two reads with a secret split across them. Plain JSON over stdio: no SDK,
+so it starts fast.
 
 Usage: sh_leaky.py --api-key VALUE   (the environment variable SH_SERVICE_TOKEN is echoed too)
 """
@@ -19,6 +20,7 @@ RESP_SECRET = "at-resp-5d8e1b2c4a"
 NOTIF_SECRET = "notif9Q8w7E6r5T4y"
 STDERR_SECRET = "stderr-kv-3141592653"
 SPLIT_SECRET = "sk-splitabcdefghijklmnopqrstuvwx"
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
 
 
 def send(obj: dict[str, object]) -> None:
@@ -31,6 +33,9 @@ def main() -> None:
     sys.stderr.write(f"sh_leaky: started as {' '.join(sys.argv)}\n")
     sys.stderr.write(f"sh_leaky: service credential is {os.environ.get('SH_SERVICE_TOKEN', '')}\n")
     sys.stderr.write(f"sh_leaky: debug api_key={STDERR_SECRET} ready\n")
+    sys.stderr.write(
+        f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n{PEM_BODY[::-1]}\n-----END PRIVATE KEY-----\n"
+    )
     sys.stderr.flush()
     sys.stdout.write(f"sh_leaky banner: using key {argv_secret}\n")  # not protocol: line 1 of stdout
     sys.stdout.flush()

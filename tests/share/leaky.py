@@ -17,6 +17,7 @@ RESP_SECRET = "at-resp-5d8e1b2c4a"
 NOTIF_SECRET = "notif9Q8w7E6r5T4y"
 STDERR_SECRET = "stderr-kv-3141592653"
 SPLIT_SECRET = "sk-splitabcdefghijklmnopqrstuvwx"
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
 PLANTED = {
     "request": REQ_SECRET,
     "argv": ARGV_SECRET,
@@ -25,6 +26,7 @@ PLANTED = {
     "notification": NOTIF_SECRET,
     "stderr": STDERR_SECRET,
     "split-across-reads": SPLIT_SECRET,
+    "pem-key-on-stderr": PEM_BODY,
 }
 ENV = {**os.environ, "SH_SERVICE_TOKEN": ENV_SECRET}
 

@@ -55,7 +55,7 @@ def test_stderr_is_its_own_attachment(bundle: Path) -> None:
     copy = bundle / "transcript.jsonl"
     err = b"".join(e.data for e in open_transcript(copy).events() if e.ch == "err")
     assert (bundle / "stderr.txt").read_bytes() == err
-    assert err.count(b"\n") == 3 and b"[redacted:" in err
+    assert err.count(b"\n") == 7 and b"[redacted:" in err  # 3 lines and a 4-line PEM key
 
 
 def test_redaction_keeps_the_check_verdict(plain: Session, bundle: Path) -> None:

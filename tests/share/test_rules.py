@@ -224,11 +224,30 @@ def test_a_secret_number_inside_a_longer_number_keeps_the_line_valid_json() -> N
     assert orjson.loads(out) == {"id": _ph("91234567"), "n": _ph("123456")}
 
 
-def test_pem_keys_are_found_inside_json_and_their_raw_body_lines_with_the_documented_rule() -> None:
-    """A key inside a JSON string goes whole; raw body lines need the documented --redact rule."""
+def test_a_pem_key_is_found_inside_json_and_over_raw_lines_of_one_channel() -> None:
+    """Inside a JSON string the key goes whole; printed raw, each body line of that channel goes."""
     body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
     pem = f"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----"
     assert body not in _redactor().text('{"key":"' + pem + '"}')
-    r = _redactor(regexes=[r"^[A-Za-z0-9+/=]{16,}$"])
-    assert r.text(body) == _ph(body)
-    assert r.text("-----BEGIN PRIVATE KEY-----").startswith("[redacted:")
+    r = _redactor()
+    lines = [
+        ("err", b"-----BEGIN RSA PRIVATE KEY-----\n"),
+        ("out", b'{"jsonrpc":"2.0","id":1,"result":{}}\n'),
+        ("err", body.encode() + b"\n"),
+        ("err", b"AAAB3NzaC1yc2E=\r\n"),
+        ("err", b"-----END RSA PRIVATE KEY-----\n"),
+        ("err", b"after the key\n"),
+    ]
+    out = [r.line(data, ch) for ch, data in lines]
+    assert out[0].startswith(b"[redacted:") and out[1] == lines[1][1]
+    assert out[2] == _ph(body).encode() + b"\n"
+    assert out[3] == _ph("AAAB3NzaC1yc2E=").encode() + b"\r\n"
+    assert out[4:] == [data for _, data in lines[4:]]
+
+
+def test_a_line_that_is_not_key_material_ends_the_pem_block() -> None:
+    """A truncated key never swallows the lines after it: the first non-base64 line is kept."""
+    r = _redactor()
+    r.line(b"-----BEGIN PRIVATE KEY-----\n", "err")
+    assert r.line(b"Traceback (most recent call last):\n", "err") == b"Traceback (most recent call last):\n"
+    assert r.line(b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n", "err") == b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"

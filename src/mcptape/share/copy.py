@@ -43,18 +43,18 @@ def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event
     for ev in events:
         if ev.ch in BYTE_CHANNELS or ev.ch == "eof":
             for frame in framer.feed(ev):
-                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
+                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
             if ev.ch != "eof":
                 continue
         elif ev.ch == "exit":
             for frame in framer.close():
-                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
+                yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
         fields = ev.fields or {}
         if ev.ch == "note":
             fields = redactor.value(fields)
         yield Event(ev.t, ev.ch, fields=dict(fields))
     for frame in framer.close():
-        yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw))
+        yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
 
 
 def redact_header(header: Header, redactor: Redactor) -> Header:
@@ -92,7 +92,7 @@ def redact_file(
     redact_header(transcript.header, redactor)
     for _ in redact_events(transcript.events(), redactor):
         pass
-    redactor.found.clear()
+    redactor.reset()
     redactor.replaced = 0
     # Pass 2: write the events to a scratch file next to the output, then header + events.
     fd = open_output(dst, overwrite=overwrite)

@@ -104,7 +104,7 @@ class RedactingWriter(TranscriptWriter):
         if not frames:
             return
         raw = b"".join(f.raw for f in frames)
-        redacted = self.redactor.block(raw)
+        redacted = self.redactor.block(raw, frames[-1].channel)
         self._lines.append(
             (time.monotonic(), frames[-1].t, frames[-1].channel, raw, redacted, self.redactor.version)
         )
@@ -122,8 +122,8 @@ class RedactingWriter(TranscriptWriter):
         while self._lines and (force or self._lines[0][0] <= due):
             _, t, ch, raw, redacted, version = self._lines.popleft()
             self._held -= len(raw)
-            if version != self.redactor.version:
-                redacted = self.redactor.block(raw)
+            if version != self.redactor.version:  # again, on what was written the first time
+                redacted = self.redactor.block(redacted)
             out += encode_chunk(t, ch, redacted)
         if out:
             self.write_raw(bytes(out))
@@ -190,6 +190,5 @@ def redacting_writer(
     if user_key:
         redactor.learn(user_key, f"env:{KEY_ENV}")
     redactor.argv(command)  # learn `--token VALUE` before the server can echo it
-    redactor.found.clear()
-    redactor.replaced = 0
+    redactor.reset()
     return RedactingWriter(fd, clock_start=clock_start, redactor=redactor)

@@ -27,6 +27,8 @@ _COLON = re.compile(r"[ \t\r]*:[ \t\r]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
+_PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=]*|[A-Za-z-]+: .*")  # base64, or a header like `DEK-Info: ...`
 _INVALID_JSON_MARK = "\\?"  # keeps a string that held an invalid escape invalid after redaction
 _INVALID_UTF8_MARK = "\udcff"  # encodes back to the byte 0xff: an undecodable line stays undecodable
 
@@ -42,6 +44,13 @@ class Redactor:
         self.replaced = 0
         self.found: dict[str, set[str]] = {}  # digest -> labels of the rules that found it
         self._cache: dict[str, str] = {}
+        self._pem: set[str] = set()  # channels inside a PEM private key printed over several lines
+
+    def reset(self) -> None:
+        """Forget the counts and the line state, keep what was learnt (between two passes)."""
+        self.found.clear()
+        self.replaced = 0
+        self._pem.clear()
 
     @property
     def version(self) -> int:
@@ -74,26 +83,33 @@ class Redactor:
         return info
 
     # -- lines -----------------------------------------------------------------------------
-    def line(self, data: bytes) -> bytes:
-        """One line of a byte channel (with or without its newline), redacted."""
-        nl = data.endswith(b"\n")
-        body = data[:-1] if nl else data
-        text = body.decode("utf-8", "surrogateescape")
-        out = self.text(text)
-        if out is text:
-            return data
-        return out.encode("utf-8", "surrogateescape") + (b"\n" if nl else b"")
+    def line(self, data: bytes, channel: str | None = None) -> bytes:
+        """One line of a byte channel (with or without its newline), redacted. Give `channel` when
+        lines are fed in stream order: a PEM private key printed over several lines is followed."""
+        return self.block(data, channel)
 
-    def block(self, data: bytes) -> bytes:
+    def block(self, data: bytes, channel: str | None = None) -> bytes:
         """Several whole lines at once: one quick check for the whole block, then line by line."""
         text = data.decode("utf-8", "surrogateescape")
-        if not self.find.prepare(text):
+        if channel not in self._pem and not self.find.prepare(text):
             return data
         lines = text.split("\n")
-        out = [self.text(line) for line in lines]
+        out = [self._one(line, channel) for line in lines]
         if all(a is b for a, b in zip(out, lines, strict=True)):
             return data
         return "\n".join(out).encode("utf-8", "surrogateescape")
+
+    def _one(self, line: str, channel: str | None) -> str:
+        if channel is None:
+            return self.text(line)
+        if channel in self._pem:
+            body = line.rstrip("\r")
+            if _PEM_BODY.fullmatch(body):
+                return self.placeholder(body, "pattern:private-key") + line[len(body) :] if body else line
+            self._pem.discard(channel)  # the END line, or anything else: the block is over
+        elif _PEM_BEGIN.fullmatch(line.strip()):
+            self._pem.add(channel)
+        return self.text(line)
 
     def text(self, text: str) -> str:
         """Redact one line of text (no newline in it); returns `text` itself when nothing changed."""
