@@ -168,3 +168,27 @@ def test_analysis_never_raises_on_arbitrary_message_shapes(items: list[tuple[str
     ]
     analysis = analyze(events)
     assert all(f.rule in RULES for f in analysis.findings)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    message_like
+    | st.fixed_dictionaries(
+        {"jsonrpc": st.just("2.0"), "id": st.integers() | st.text(max_size=3)},
+        optional={
+            "method": st.sampled_from(["tools/call", "ping", "roots/list", "initialize"]),
+            "params": st.fixed_dictionaries({}, optional={"name": json_values, "arguments": json_values}),
+            "result": json_values,
+            "error": json_values,
+        },
+    ),
+    st.sampled_from(["in", "out"]),
+    st.sampled_from([None, "2025-06-18", "2026-07-28"]),
+)
+def test_the_classifier_shortcuts_agree_with_the_full_gates(
+    value: dict[str, object], channel: str, version: str | None
+) -> None:
+    """The fast path for common lines gives exactly what every gate in order gives."""
+    from mcptape.check.classify import shape, shape_full
+
+    assert shape(value, channel, version) == shape_full(value, channel, version)

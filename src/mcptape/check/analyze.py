@@ -26,6 +26,7 @@ from mcptape.check.model import (
     ExecCall,
     Finding,
     Frame,
+    Kind,
     Message,
 )
 from mcptape.check.session import Session
@@ -41,6 +42,7 @@ Record = tuple[float, str, Payload, int]  # (t, channel, text | bytes | fields, 
 _by_time = itemgetter(0)
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+_REQUEST, _RESPONSE = Kind.REQUEST, Kind.RESPONSE
 
 
 class Analyzer(Session):
@@ -134,7 +136,8 @@ class Analyzer(Session):
         loads, decode_error = _loads, _JSONDecodeError
         tracker = self.tracker
         first, prev = self._first, self._prev
-        accept = self._accept
+        accept, answer, client_request = self._accept, self._answer, self._client_request
+        counts = self.result.messages
         on_message = self.on_message
         for t, ch, payload, index in batch:
             if ch == OUT:
@@ -161,7 +164,14 @@ class Analyzer(Session):
                     if on_message is not None:
                         frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
                         on_message(Message(frame, kind, method, rid, value))
-                    accept(ch, kind, method, rid, value, line, offset, text, t, index)
+                    if kind is _RESPONSE and ch == OUT:
+                        counts[OUT] += 1
+                        answer(kind, rid, value, line, offset, text, t, index)
+                    elif kind is _REQUEST and ch == IN:
+                        counts[IN] += 1
+                        client_request(method, rid, value, line, offset, text, t, index)  # type: ignore[arg-type]
+                    else:
+                        accept(ch, kind, method, rid, value, line, offset, text, t, index)
                     if first[ch] is None:
                         prev[ch] = (text, t, (index,))
                     continue

@@ -106,11 +106,28 @@ def shape(value: Any, channel: str, version: str | None) -> Shape:
     """Kind, method, id and problem of one parsed JSON value that is not a batch."""
     if type(value) is not dict:
         return Kind.INVALID, None, None, f"a JSON {type_name(value)}, not a JSON-RPC message object"
-    if "method" not in value and "error" not in value and value.get("jsonrpc") == "2.0":
-        # The most common line of all, a successful response, judged in a few lookups.
+    if value.get("jsonrpc") == "2.0":
+        # The most common lines, a good response and a good client request, in a few lookups;
+        # anything else (or anything doubtful) is judged by the full path below.
         rid = value.get("id")
-        if (type(rid) is int or type(rid) is str) and type(value.get("result")) is dict:
-            return Kind.RESPONSE, None, rid, None
+        if type(rid) is int or type(rid) is str:
+            if "method" not in value:
+                if "error" not in value and type(value.get("result")) is dict:
+                    return Kind.RESPONSE, None, rid, None
+            elif channel == IN and "result" not in value and "error" not in value:
+                method = value["method"]
+                params = value.get("params")
+                if type(method) is str and type(params) is dict and method not in SERVER_REQUESTS:
+                    if method != "tools/call":
+                        return Kind.REQUEST, method, rid, None
+                    arguments = params.get("arguments", params)  # absent arguments are fine
+                    if type(params.get("name")) is str and type(arguments) is dict:
+                        return Kind.REQUEST, method, rid, None
+    return shape_full(value, channel, version)
+
+
+def shape_full(value: dict[str, Any], channel: str, version: str | None) -> Shape:
+    """`shape` without its shortcuts: every gate, in order (the reference for the fast path)."""
     method = value.get("method", _MISSING)
     rid = value.get("id", _MISSING)
     good_id = rid if (type(rid) is int or type(rid) is str) else None

@@ -5,6 +5,7 @@ rejects and executor attribution, and the findings that follow. `Analyzer` (anal
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import frexp
 from typing import Any
 
 import orjson
@@ -24,7 +25,7 @@ from mcptape.check.model import (
     Message,
     Ref,
 )
-from mcptape.check.pairing import Pairing, Pending, RequestId, bucket
+from mcptape.check.pairing import BUCKETS, Pairing, Pending, RequestId, bucket
 from mcptape.check.protocol import LONG_LIVED_REQUESTS, META_VERSION_KEY, VersionTracker
 from mcptape.check.schema import violation
 
@@ -165,38 +166,16 @@ class Session:
         index: int,
     ) -> None:
         """A good message: count it, learn the version and schemas, pair it."""
-        result = self.result
-        result.messages[ch] += 1
+        self.result.messages[ch] += 1
         if ch == OUT and (kind is _RESPONSE or kind is _ERROR):
             self._answer(kind, rid, value, line, offset, raw, t, index)
         elif kind is _REQUEST:
             assert rid is not None and method is not None
-            pending: Pending = (t, line, offset, raw, index, method, True)
             if ch == IN:
-                result.requests += 1
-                params = value.get("params")
-                if params is not None and "_meta" in params:
-                    meta = params["_meta"]
-                    tracker = self.tracker
-                    # Stateless requests all repeat the version: only a change needs the tracker.
-                    if (
-                        not tracker.stateless
-                        or type(meta) is not dict
-                        or meta.get(META_VERSION_KEY) != tracker.version
-                    ):
-                        tracker.request(method, rid, params)
-                elif method == "initialize":
-                    self.tracker.request(method, rid, params)
-                in_flight = self.client.pending
-                if rid in in_flight:
-                    previous = self.client.open(rid, pending)
-                else:
-                    in_flight[rid] = pending
-                    previous = None
-                if method == "tools/call" and self.schemas:
-                    self._check_arguments(rid, params, pending)
-            else:
-                previous = self.server.open(rid, pending)
+                self._client_request(method, rid, value, line, offset, raw, t, index)
+                return
+            pending: Pending = (t, line, offset, raw, index, method, True)
+            previous = self.server.open(rid, pending)
             if previous is not None:
                 self._duplicate(ch, rid, pending, previous)
         elif kind is _NOTIFICATION:
@@ -212,6 +191,43 @@ class Session:
                     self.on_pair(pending_or_none[4], index, t - pending_or_none[0])
             elif why is not None:
                 self._unknown(ch, rid, line, offset, raw, t, index, why)
+
+    def _client_request(
+        self,
+        method: str,
+        rid: RequestId,
+        value: dict[str, Any],
+        line: int,
+        offset: int,
+        raw: str | bytes,
+        t: float,
+        index: int,
+    ) -> None:
+        """A good client->server request (already counted): version, pairing, schema."""
+        self.result.requests += 1
+        pending: Pending = (t, line, offset, raw, index, method, True)
+        params = value.get("params")
+        if params is not None and "_meta" in params:
+            meta = params["_meta"]
+            tracker = self.tracker
+            # Stateless requests all repeat the version: only a change needs the tracker.
+            if (
+                not tracker.stateless
+                or type(meta) is not dict
+                or meta.get(META_VERSION_KEY) != tracker.version
+            ):
+                tracker.request(method, rid, params)
+        elif method == "initialize":
+            self.tracker.request(method, rid, params)
+        in_flight = self.client.pending
+        if rid in in_flight:
+            previous = self.client.open(rid, pending)
+            if previous is not None:
+                self._duplicate(IN, rid, pending, previous)
+        else:
+            in_flight[rid] = pending
+        if method == "tools/call" and self.schemas:
+            self._check_arguments(rid, params, pending)
 
     def _answer(
         self,
@@ -244,7 +260,8 @@ class Session:
         lat.total += seconds
         if seconds > lat.max:
             lat.max = seconds
-        lat.buckets[bucket(seconds)] += 1
+        slot = frexp(seconds * 1e6)[1] if seconds > 1e-6 else 0  # pairing.bucket, inlined
+        lat.buckets[slot if slot < BUCKETS else BUCKETS - 1] += 1
         if self.on_pair is not None:
             self.on_pair(pending[4], index, seconds)
         method = pending[5]
