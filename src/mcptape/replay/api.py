@@ -12,10 +12,11 @@ diff = diff_files("old.jsonl", "new.jsonl", ignore=["tools/call:result._meta"])
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.replay.config import Config, load_config
 from mcptape.replay.diff import EXECUTOR, Diff, diff_events
-from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, Driver, Issue, Run
+from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
 from mcptape.replay.ignore import Rule, parse_rule
 from mcptape.replay.plan import make_plan
 from mcptape.transcript.events import Event, Header
@@ -119,6 +120,7 @@ def replay(
     cwd: str | None = None,
     stubs: Sequence[str] = (),
     config: Config | bool = True,
+    secrets: Sequence[str] = (),
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -126,7 +128,9 @@ def replay(
     a temporary file (kept for inspection when the sessions differ, removed when they are the
     same). `stubs` names commands to replace with recording stubs (as `record --stub`).
     `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
-    or False. Raises `MCPTapeError` for unreadable input or a command that cannot start.
+    or False. `secrets` (`NAME=VALUE`) put real values back where a redacted transcript has their
+    placeholder (verified against its hash first; see docs/sharing.md). Raises `MCPTapeError` for
+    unreadable input or a command that cannot start.
     """
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
     argv = list(command) if command else (list(cfg.server) if cfg is not None else [])
@@ -144,6 +148,9 @@ def replay(
     rules = rules_of(ignore, cfg)
     header, events, notes = read_events(path)
     plan = make_plan(events)
+    from mcptape.share.unredact import load_unredactor
+
+    unredactor = load_unredactor(path, secrets)
     temporary = output is None
     new_path = (
         Path(output)
@@ -165,6 +172,7 @@ def replay(
         cwd=cwd,
         stubs=stubs,
         header={"of": str(path), "pace": pace},
+        transform=_per_line(unredactor.line) if unredactor.by_digest else None,
     )
     try:
         run = driver.replay()
@@ -182,6 +190,12 @@ def replay(
         diff=diff_events(events, new_events, rules, stderr=with_stderr),
         notes=notes + new_notes,
     )
+    for label in unredactor.unmatched:
+        run.issues.append(
+            Issue(
+                UNMATCHED_SECRET, f"--secret {label}: the value matches no placeholder in {path}", error=False
+            )
+        )
     executed = Counter(p.scope for p in result.diff.pairs if p.kind == EXECUTOR and p.new is not None)
     if executed:
         counts = ", ".join(f"{n} on {ch}" for ch, n in sorted(executed.items()))
@@ -229,3 +243,12 @@ def replace_with(target: Path, source: Path) -> None:
         except OSError:
             pass
         raise OutputError(f"cannot update {target}: {exc.strerror or exc}") from None
+
+
+def _per_line(fix: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
+    """Apply a line substitution to each newline-terminated piece of a chunk."""
+
+    def apply(data: bytes) -> bytes:
+        return b"".join(fix(piece) for piece in re.split(rb"(?<=\n)", data) if piece)
+
+    return apply

@@ -80,6 +80,14 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 )
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
 @click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
+@click.option(
+    "--secret",
+    "secrets",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="For a redacted transcript: send VALUE where its placeholder stands (verified against the "
+    "placeholder's hash first; repeatable).",
+)
 def replay_command(
     transcript: Path,
     command: tuple[str, ...],
@@ -94,6 +102,7 @@ def replay_command(
     stubs: tuple[str, ...],
     no_config: bool,
     view: bool,
+    secrets: tuple[str, ...],
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -116,6 +125,7 @@ def replay_command(
         stderr=with_stderr,
         stubs=stubs,
         config=not no_config,
+        secrets=secrets,
     )
     _emit(result.to_json() if as_json else result.render(), as_json)
     if view:

@@ -30,6 +30,7 @@ STEP_TIMEOUT = "step-timeout"
 SERVER_EXITED = "server-exited"
 UNANSWERABLE_REQUEST = "unanswerable-request"
 EXECUTED_ACTIONS = "executed-actions"
+UNMATCHED_SECRET = "unmatched-secret"
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class Driver:
         stubs: Sequence[str] = (),
         header: Mapping[str, Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        transform: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.plan = plan
         self.command = list(command)
@@ -84,6 +86,7 @@ class Driver:
         self.stubs = list(stubs)
         self.header = dict(header or {})
         self.clock = clock
+        self.transform = transform  # e.g. put verified secrets back into a redacted transcript's bytes
         self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
         self.served: dict[str, int] = {}  # server->client requests answered, by method
         self.run = Run(path=path, total=len(plan.sends))
@@ -128,7 +131,7 @@ class Driver:
             if self.gone:
                 return
             try:
-                h.send(send.data)
+                h.send(send.data if self.transform is None else self.transform(send.data))
             except ServerGone:
                 self._server_gone(
                     f"it stopped reading its stdin after {self.run.sent} of {self.run.total} chunks"
