@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -143,27 +144,38 @@ def throughput(mib: int, tmp: Path) -> None:
     print(f"(this disk takes plain 1 MiB writes at {disk_rate:.0f} MiB/s; a transcript is ~1.05x the data)")
 
 
-def latency(pings: int) -> None:
-    print(f"\n## Round-trip latency: {pings} ping-pongs with a line-echo server (microseconds)")
+def latency(pings: int, rounds: int = 3) -> None:
+    """Direct and recorded ping-pong, alternated `rounds` times (scheduling makes single runs noisy);
+    the figures are the medians over the rounds of each run's median and 99th percentile."""
+    print(f"\n## Round-trip latency: {rounds} x {pings} ping-pongs with a line-echo server (microseconds)")
     echo = [sys.executable, "-c", ECHO]
+    runs: dict[str, list[tuple[float, float]]] = {"direct": [], "mcptape record": []}
     with tempfile.TemporaryDirectory() as d:
-        rows = {}
-        for name, cmd in (
-            ("direct", echo),
-            ("mcptape record", [*mcptape(), "record", "-q", "-o", f"{d}/p.jsonl", "--", *echo]),
-        ):
-            out = subprocess.run(
-                [sys.executable, "-c", PINGER, str(pings), *cmd], capture_output=True, check=True
-            )
-            import json
-
-            times = sorted(json.loads(out.stdout))
-            rows[name] = (statistics.median(times) * 1e6, times[int(len(times) * 0.99)] * 1e6)
+        for _ in range(rounds):
+            for name, cmd in (
+                ("direct", echo),
+                (
+                    "mcptape record",
+                    [*mcptape(), "record", "-q", "--overwrite", "-o", f"{d}/p.jsonl", "--", *echo],
+                ),
+            ):
+                out = subprocess.run(
+                    [sys.executable, "-c", PINGER, str(pings), *cmd], capture_output=True, check=True
+                )
+                times = sorted(json.loads(out.stdout))
+                runs[name].append((statistics.median(times) * 1e6, times[int(len(times) * 0.99)] * 1e6))
+    rows = {
+        name: (statistics.median(m for m, _ in values), statistics.median(p for _, p in values))
+        for name, values in runs.items()
+    }
     for name, (med, p99) in rows.items():
         print(f"{name:>16}: median {med:7.1f}  p99 {p99:7.1f}")
+    added = [(r[0] - d[0], r[1] - d[1]) for d, r in zip(runs["direct"], runs["mcptape record"], strict=True)]
     print(
-        f"{'added':>16}: median {rows['mcptape record'][0] - rows['direct'][0]:7.1f}"
-        f"  p99 {rows['mcptape record'][1] - rows['direct'][1]:7.1f}"
+        f"{'added':>16}: median {statistics.median(a for a, _ in added):7.1f}"
+        f"  p99 {statistics.median(p for _, p in added):7.1f}   (per round: "
+        + ", ".join(f"{a:.0f}/{p:.0f}" for a, p in added)
+        + ")"
     )
 
 

@@ -93,6 +93,9 @@ def record(opts: RecordOptions) -> int:
             sys.stderr.write(f"mcptape: recording to {path}\n")
             sys.stderr.flush()
         session.start()
+        from mcptape.recorder.memory import keep_buffers_in_heap
+
+        keep_buffers_in_heap()  # once the pumps run: ctypes costs a few ms nobody waits for
         status = session.wait()
         if effects is not None:
             effects.stop()  # before the spool closes: what the listeners already got is recorded
