@@ -56,7 +56,26 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
     metavar="NAME",
     help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
 )
-@click.option("--redact", is_flag=True, help="Redact secrets as they are recorded.")
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Redact secrets as they are recorded (keys like authorization/api_key/password at any depth of "
+    "JSON, bearer and API tokens, secret environment values; see docs/sharing.md).",
+)
+@click.option(
+    "--redact-key",
+    "redact_keys",
+    multiple=True,
+    metavar="NAME",
+    help="Also redact the value of JSON key or flag NAME (implies --redact; repeatable).",
+)
+@click.option(
+    "--redact-pattern",
+    "redact_patterns",
+    multiple=True,
+    metavar="REGEX",
+    help="Also redact whatever REGEX matches (implies --redact; repeatable).",
+)
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 def record_command(
     output: str | None,
@@ -66,6 +85,8 @@ def record_command(
     http_sink: bool,
     stubs: tuple[str, ...],
     redact: bool,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
     command: tuple[str, ...],
 ) -> None:
     """Run a stdio MCP server and record every byte it exchanges.
@@ -83,5 +104,7 @@ def record_command(
         http_sink=http_sink,
         stubs=list(stubs),
         redact=redact,
+        redact_keys=list(redact_keys),
+        redact_patterns=list(redact_patterns),
     )
     raise SystemExit(record(opts))

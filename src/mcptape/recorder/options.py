@@ -19,6 +19,8 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
     "--http-sink": ("http_sink", False, False),
     "--stub": ("stubs", True, True),
     "--redact": ("redact", False, False),
+    "--redact-key": ("redact_keys", True, True),
+    "--redact-pattern": ("redact_patterns", True, True),
 }
 
 
@@ -32,6 +34,8 @@ class RecordOptions:
         "overwrite",
         "quiet",
         "redact",
+        "redact_keys",
+        "redact_patterns",
         "shutdown_timeout",
         "stubs",
     )
@@ -46,6 +50,8 @@ class RecordOptions:
         http_sink: bool = False,
         stubs: list[str] | None = None,
         redact: bool = False,
+        redact_keys: list[str] | None = None,
+        redact_patterns: list[str] | None = None,
     ) -> None:
         self.command = command
         self.output = output
@@ -55,6 +61,8 @@ class RecordOptions:
         self.http_sink = http_sink
         self.stubs = list(stubs or [])
         self.redact = redact
+        self.redact_keys = list(redact_keys or [])
+        self.redact_patterns = list(redact_patterns or [])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordOptions):

@@ -36,6 +36,11 @@ def record(opts: RecordOptions) -> int:
 
         for name in opts.stubs:
             check_name(name)
+    rules = None
+    if opts.redact or opts.redact_keys or opts.redact_patterns:
+        from mcptape.share.rules import Rules
+
+        rules = Rules.build(opts.redact_keys, opts.redact_patterns)  # a bad regex fails before the spawn
     path = resolve_output(opts.output)
     from mcptape.transcript.files import open_output
 
@@ -69,10 +74,12 @@ def record(opts: RecordOptions) -> int:
     from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter, new_header
 
-    if opts.redact:  # record --redact: each line is redacted before it reaches the file (share/live.py)
+    if rules is not None:  # record --redact: each line is redacted before it reaches the file (share/live.py)
         from mcptape.share.live import redacting_writer
 
-        writer: TranscriptWriter = redacting_writer(fd, clock_start=t0, command=opts.command, environ=env)
+        writer: TranscriptWriter = redacting_writer(
+            fd, clock_start=t0, command=opts.command, environ=env, rules=rules
+        )
     else:
         writer = TranscriptWriter(fd, clock_start=t0)
     try:
