@@ -34,7 +34,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None or not _available(target):
-            return None
+            return super().get_command(ctx, cmd_name)  # commands added with add_command
         module_name, _, attr = target.partition(":")
         command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
@@ -67,7 +67,7 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     from mcptape.errors import MCPTapeError
 
     try:
-        cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
+        returned = cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
     except MCPTapeError as exc:
         exc.show()
         raise SystemExit(exc.exit_code) from None
@@ -84,3 +84,5 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         raise SystemExit(130) from None
+    if isinstance(returned, int) and returned:
+        raise SystemExit(returned)  # a command's ctx.exit(n): click returns n when not standalone

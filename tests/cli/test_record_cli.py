@@ -159,3 +159,23 @@ def test_help_teaches_with_examples() -> None:
     text = result.stdout.decode()
     assert '"command": "mcptape"' in text
     assert "128+N" in text
+
+
+def test_ctx_exit_codes_are_kept_by_the_cli() -> None:
+    """A command that ends with ctx.exit(n) makes the process exit n (click returns it, not raises)."""
+    import click
+
+    from mcptape import cli as cli_module
+
+    @click.command("exit-three")
+    @click.pass_context
+    def exit_three(ctx: click.Context) -> None:
+        ctx.exit(3)
+
+    cli_module.cli.add_command(exit_three)
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli_module.main(["exit-three"])
+        assert info.value.code == 3
+    finally:
+        cli_module.cli.commands.pop("exit-three", None)
