@@ -23,6 +23,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from mcptape.lazy import lazy_attributes
+
 if TYPE_CHECKING:
     from mcptape.replay.api import ReplayResult, diff_files, replay
     from mcptape.replay.config import Config, load_config
@@ -56,13 +58,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcptape.replay' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_attributes(__name__, _WHERE)
 
 
 class _CallableModule(types.ModuleType):

@@ -6,8 +6,9 @@ before orjson and the reader are loaded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from mcptape.lazy import lazy_attributes
 
+TYPE_CHECKING = False  # no `typing` at run time: `mcptape record` imports this before the spawn
 if TYPE_CHECKING:
     from mcptape.transcript.events import BYTE_CHANNELS, Event, Header
     from mcptape.transcript.reader import Transcript, open_transcript
@@ -23,10 +24,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcptape.transcript' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_attributes(__name__, _WHERE)
