@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from mcptape.recorder.pumps import Sink
+from mcptape.recorder.sinks import Sink
 
 CHANNEL = "http"
 HEAD_LIMIT = 64 * 1024  # request line + headers

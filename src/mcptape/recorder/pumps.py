@@ -9,17 +9,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Protocol
+
+TYPE_CHECKING = False  # typing stays unimported on the record path
+if TYPE_CHECKING:
+    from mcptape.recorder.sinks import Sink
 
 READ_SIZE = 1 << 20
-
-
-class Sink(Protocol):
-    """Where pumps record: the transcript writer, or anything with the same two methods."""
-
-    def now(self) -> float: ...
-
-    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None: ...
 
 
 def write_all(fd: int, data: memoryview) -> None:

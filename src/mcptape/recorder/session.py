@@ -11,21 +11,38 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from mcptape.recorder.pumps import Pump
 from mcptape.recorder.spawn import Child, spawn
-from mcptape.recorder.spool import Target
+
+TYPE_CHECKING = False  # typing stays unimported on the record path
+if TYPE_CHECKING:
+    from mcptape.recorder.sinks import Target
 
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for grandchildren still holding stdout/stderr
 
 
-@dataclass(frozen=True)
 class ExitStatus:
-    """How the server ended: `code` when it exited, `signal` when a signal killed it."""
+    """How the server ended: `code` when it exited, `signal` when a signal killed it.
 
-    code: int | None
-    signal: int | None
+    A plain value class (no dataclasses: that import costs ~10 ms before the pumps start)."""
+
+    __slots__ = ("code", "signal")
+
+    def __init__(self, code: int | None, signal: int | None) -> None:
+        self.code = code
+        self.signal = signal
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExitStatus):
+            return NotImplemented
+        return (self.code, self.signal) == (other.code, other.signal)
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.signal))
+
+    def __repr__(self) -> str:
+        return f"ExitStatus(code={self.code!r}, signal={self.signal!r})"
 
     @property
     def shell_code(self) -> int:

@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from mcptape.errors import MCPTapeError
-from mcptape.recorder.pumps import Sink
+from mcptape.recorder.sinks import Sink
 
 if TYPE_CHECKING:
     from mcptape.recorder.httpsink import HttpSink

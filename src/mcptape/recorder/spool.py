@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Protocol
 
+TYPE_CHECKING = False  # typing stays unimported on the record path
+if TYPE_CHECKING:
+    from typing import Any
 
-class Target(Protocol):
-    def now(self) -> float: ...
-
-    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None: ...
-
-    def fields(self, t: float, ch: str, **fields: Any) -> None: ...
+    from mcptape.recorder.sinks import Target
 
 
 class Spool:

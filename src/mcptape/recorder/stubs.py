@@ -22,7 +22,7 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from mcptape.errors import UsageError
-from mcptape.recorder.pumps import Sink
+from mcptape.recorder.sinks import Sink
 
 CHANNEL = "exec"
 EXIT_CODE = 255

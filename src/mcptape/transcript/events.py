@@ -10,8 +10,10 @@ recorded by its own thread after its bytes were forwarded: order by `t` across c
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays unimported on the record path
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT_VERSION = 1
 
@@ -116,16 +118,40 @@ def encode_bytes(chunk: bytes | bytearray) -> dict[str, str]:
         return {"b64": base64.b64encode(chunk).decode("ascii")}
 
 
-@dataclass(frozen=True)
 class Header:
-    """Line 1 of a transcript: who was recorded, where and when."""
+    """Line 1 of a transcript: who was recorded, where and when.
 
-    version: int
-    started: str
-    command: list[str]
-    cwd: str
-    recorder: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    A plain value class: `mcptape record` builds one before its pumps start, and importing
+    dataclasses there costs ~10 ms.
+    """
+
+    __slots__ = ("command", "cwd", "extra", "recorder", "started", "version")
+
+    def __init__(
+        self,
+        version: int,
+        started: str,
+        command: list[str],
+        cwd: str,
+        recorder: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.version = version
+        self.started = started
+        self.command = command
+        self.cwd = cwd
+        self.recorder = {} if recorder is None else recorder
+        self.extra = {} if extra is None else extra
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Header):
+            return NotImplemented
+        return self.to_record() == other.to_record()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Header({self.to_record()!r})"
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Header:

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
-
-import orjson
 
 from mcptape import __version__
 from mcptape.errors import OutputError
 from mcptape.transcript.events import FORMAT_VERSION, Event, Header, encode_bytes
 from mcptape.transcript.files import open_output
 
+TYPE_CHECKING = False  # typing, pathlib and datetime stay unimported on the record path
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
 
 def new_header(command: Sequence[str], cwd: str, **extra: Any) -> Header:
     """The header of a recording started now."""
-    started = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    now = time.time()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
     return Header(
         version=FORMAT_VERSION,
         started=started,
@@ -32,6 +33,20 @@ def new_header(command: Sequence[str], cwd: str, **extra: Any) -> Header:
         recorder={"name": "mcptape", "version": __version__},
         extra=extra,
     )
+
+
+_orjson: Any = None
+
+
+def _codec() -> Any:
+    """orjson, imported on the first record: it pulls in dataclasses and costs ~17 ms, which
+    `mcptape record` spends after its pumps started forwarding, not before."""
+    global _orjson
+    if _orjson is None:
+        import orjson
+
+        _orjson = orjson
+    return _orjson
 
 
 def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
@@ -56,7 +71,7 @@ def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
     out = bytearray()
     start = 0
     n = len(chunk)
-    dumps = orjson.dumps
+    dumps = _codec().dumps
     while start < n:
         nl = chunk.find(b"\n", start)
         end = n if nl < 0 else nl + 1
@@ -78,7 +93,7 @@ def _encode_many(t: float, ch: str, text: str) -> bytes:
     text, and split the JSON string at the escaped marker `\\n\\u001f`, which can only come from a
     newline followed by the marker (a literal backslash is itself escaped)."""
     pre = b'{"t":%b,"ch":"%b","data":"' % (repr(t).encode(), ch.encode())
-    pieces = orjson.dumps(text.replace("\n", "\n\x1f"))[1:-1].split(b"\\n\\u001f")
+    pieces = _codec().dumps(text.replace("\n", "\n\x1f"))[1:-1].split(b"\\n\\u001f")
     last = pieces.pop()
     out = pre + (b'\\n"}\n' + pre).join(pieces) + b'\\n"}\n' if pieces else b""
     if last:
@@ -88,7 +103,8 @@ def _encode_many(t: float, ch: str, text: str) -> bytes:
 
 def encode_fields(t: float, ch: str, **fields: Any) -> bytes:
     """The record of a non-byte event (`eof`, `exit`, `note`)."""
-    return orjson.dumps({"t": round(t, 6), "ch": ch, **fields}) + b"\n"
+    record: bytes = _codec().dumps({"t": round(t, 6), "ch": ch, **fields})
+    return record + b"\n"
 
 
 class TranscriptWriter:
@@ -115,7 +131,10 @@ class TranscriptWriter:
             self.failed = exc
 
     def header(self, header: Header) -> None:
-        self.write_raw(orjson.dumps(header.to_record()) + b"\n")
+        import json  # the header goes out before the pumps start: stdlib json costs ~1 ms, orjson ~17
+
+        text = json.dumps(header.to_record(), ensure_ascii=False, separators=(",", ":"), default=str)
+        self.write_raw(text.encode("utf-8", "surrogatepass") + b"\n")
 
     def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
         self.write_raw(encode_chunk(t, ch, data))
