@@ -139,3 +139,49 @@ def test_the_file_reader_and_the_event_api_give_the_same_analysis(
     assert from_file.findings == from_events.findings
     assert from_file.first_non_protocol == from_events.first_non_protocol
     assert from_file.messages == from_events.messages
+
+
+def test_analyze_file_notes_each_unreadable_record_with_its_line_and_byte_offset(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A garbage record mid-file and a cut last record are noted where they are, the rest is checked."""
+    path = tmp_path_factory.mktemp("notes") / "t.jsonl"
+    write_transcript(
+        path,
+        new_header(["srv"], "/"),
+        [Event(0.001, "in", raw=request(1, "ping"), index=0), Event(0.002, "out", raw=result(1), index=1)],
+    )
+    good = path.read_bytes().splitlines(keepends=True)
+    header, first, second = good
+    path.write_bytes(header + first + b"garbage\n" + second + b'{"t":0.3,"ch":"out","da')
+    _, analysis = analyze_file(str(path))
+    garbage_at = len(header) + len(first)
+    cut_at = garbage_at + len(b"garbage\n") + len(second)
+    assert analysis.findings == [] and analysis.latency.count == 1
+    assert [n.split(":")[0] for n in analysis.notes] == [
+        f"transcript line 3 (byte {garbage_at})",
+        f"transcript line 5 (byte {cut_at})",
+    ]
+    assert analysis.notes[1].endswith("truncated last line (23 bytes)")
+
+
+@pytest.mark.parametrize(
+    ("pieces", "events_of_previous"),
+    [([result(1)], (1,)), ([result(1)[:10], result(1)[10:]], (1, 2))],
+    ids=["whole-line", "line-in-two-fragments"],
+)
+def test_the_line_before_the_first_non_protocol_line_keeps_its_event_indexes(
+    pieces: list[bytes], events_of_previous: tuple[int, ...]
+) -> None:
+    """Whether the good line took the fast path or was joined from fragments, `previous` points back."""
+    evs = [Event(0.001, "in", raw=request(1, "ping"), index=0)]
+    evs += [Event(0.002 + i * 0.0001, "out", raw=p, index=1 + i) for i, p in enumerate(pieces)]
+    evs.append(Event(0.003, "out", raw=b"oops\n", index=len(evs)))
+    first = analyze(evs).first_non_protocol["out"]
+    assert first is not None and first.previous is not None
+    assert first.previous.raw == result(1) and first.previous.events == events_of_previous
+    assert (first.previous.line, first.previous.offset, first.previous.t) == (
+        1,
+        0,
+        0.002 + 0.0001 * (len(pieces) - 1),
+    )

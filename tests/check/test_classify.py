@@ -174,6 +174,13 @@ def test_analysis_never_raises_on_arbitrary_message_shapes(items: list[tuple[str
 @given(
     message_like
     | st.fixed_dictionaries(
+        {
+            "jsonrpc": st.just("2.0"),
+            "method": st.sampled_from(["notifications/progress", "ping"]) | json_values,
+        },
+        optional={"params": json_values, "result": json_values, "error": json_values},
+    )
+    | st.fixed_dictionaries(
         {"jsonrpc": st.just("2.0"), "id": st.integers() | st.text(max_size=3)},
         optional={
             "method": st.sampled_from(["tools/call", "ping", "roots/list", "initialize"]),

@@ -139,7 +139,8 @@ class Analyzer(Session):
         accept, answer, client_request = self._accept, self._answer, self._client_request
         counts = self.result.messages
         on_message = self.on_message
-        for t, ch, payload, index in batch:
+        for record in batch:
+            t, ch, payload, index = record
             if ch == OUT:
                 framer = fout
             elif ch == IN:
@@ -173,7 +174,7 @@ class Analyzer(Session):
                     else:
                         accept(ch, kind, method, rid, value, line, offset, text, t, index)
                     if first[ch] is None:
-                        prev[ch] = (text, t, (index,))
+                        prev[ch] = record  # no new tuple per line: the record itself
                     continue
             self._frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
 

@@ -67,7 +67,9 @@ class Session:
         self.attribution = Attributor(self._emit)
         self.schemas: dict[str, Any] = {}
         self.schema_rejected: dict[RequestId, str] = {}
-        self._prev: dict[str, tuple[str | bytes, float, tuple[int, ...]] | None] = {IN: None, OUT: None}
+        # The last good line of each direction, until its first rejected line: a record
+        # `(t, channel, raw, event index or indexes)` (the hot loop stores its own record as is).
+        self._prev: dict[str, tuple[float, str, Any, int | tuple[int, ...]] | None] = {IN: None, OUT: None}
         self._first = self.result.first_non_protocol
 
     @property
@@ -89,7 +91,7 @@ class Session:
         elif msg.rule is None or msg.kind is Kind.INVALID:
             self._accept_message(msg)
         if msg.rule is None and self._first[ch] is None:
-            self._prev[ch] = (frame.raw, frame.t, frame.events)
+            self._prev[ch] = (frame.t, ch, frame.raw, frame.events)
 
     def _accept_message(self, msg: Message) -> None:
         frame = msg.frame
@@ -142,10 +144,12 @@ class Session:
             prev = self._prev[ch]
             previous = None
             if prev is not None:
-                raw = _bytes(prev[0])
+                t, _, text, where = prev
+                raw = _bytes(text)
                 if not raw.endswith(b"\n"):
                     raw += b"\n"
-                previous = Frame(ch, frame.line - 1, frame.offset - len(raw), raw, prev[1], True, prev[2])
+                events = (where,) if isinstance(where, int) else where
+                previous = Frame(ch, frame.line - 1, frame.offset - len(raw), raw, t, True, events)
             self._first[ch] = FirstNonProtocol(frame, problem, previous)
         if ch == IN:
             self.result.rejects += 1

@@ -26,22 +26,22 @@ def read_into(transcript: Transcript, analyzer: Analyzer, flush: int) -> None:
     decode_error = orjson.JSONDecodeError
     buffer = analyzer.buffer
     append = buffer.append
+    # The last time of each channel seen so far. A channel not seen yet raises KeyError below and
+    # its first record takes the general path (`feed`, which records it); the keys are the
+    # channel names `push` was given, all str, so a `ch` that is found is a str.
     last_t = analyzer.last_t
     with open_file(transcript.path) as fh:
         fh.seek(transcript.header_size)
-        offset = transcript.header_size
         index = 0
-        lineno = 1
-        for line in fh:
-            lineno += 1
-            start = offset
-            offset += len(line)
+        # Line numbers and byte offsets matter only for a problem line: `enumerate` and `tell`
+        # cost nothing on the good ones.
+        for lineno, line in enumerate(fh, 2):
             try:
                 record = loads(line)
                 t = record["t"]
                 ch = record["ch"]
                 text = record["data"]
-                if type(t) is float and type(text) is str and type(ch) is str and t >= last_t.get(ch, t):
+                if type(t) is float and type(text) is str and t >= last_t[ch]:
                     last_t[ch] = t
                     append((t, ch, text, index))
                     index += 1
@@ -56,7 +56,7 @@ def read_into(transcript: Transcript, analyzer: Analyzer, flush: int) -> None:
                 event = parse_event(line, index)
             except ValueError as exc:
                 reason = str(exc) if line.endswith(b"\n") else f"truncated last line ({len(line)} bytes)"
-                transcript.problems.append(Problem(lineno, start, reason))
+                transcript.problems.append(Problem(lineno, fh.tell() - len(line), reason))
                 continue
             index += 1
             analyzer.feed(event)
