@@ -60,6 +60,7 @@ class Analyzer(Session):
         on_finding: Callable[[Finding], None] | None = None,
         on_pair: Callable[[int, int, float], None] | None = None,
         max_findings: int = 10_000,
+        policy: str = "session",
     ) -> None:
         super().__init__(
             on_message=on_message,
@@ -67,6 +68,7 @@ class Analyzer(Session):
             on_finding=on_finding,
             on_pair=on_pair,
             max_findings=max_findings,
+            policy=policy,
         )
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
         self.buffer: list[Record] = []
@@ -254,9 +256,14 @@ def analyze(
     on_exec: Callable[[ExecCall], None] | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     on_pair: Callable[[int, int, float], None] | None = None,
+    policy: str = "session",
 ) -> Analysis:
-    """Analyse a whole stream of transcript events (see `Analyzer` for the incremental form)."""
-    analyzer = Analyzer(on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair)
+    """Analyse a whole stream of transcript events (see `Analyzer` for the incremental form).
+
+    `policy` says which executor calls after a rejected input frame count (see `attribution`)."""
+    analyzer = Analyzer(
+        on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
+    )
     for event in events:
         analyzer.feed(event)
     return analyzer.finish()
@@ -282,13 +289,16 @@ def analyze_file(
     on_exec: Callable[[ExecCall], None] | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     on_pair: Callable[[int, int, float], None] | None = None,
+    policy: str = "session",
 ) -> tuple[Header, Analysis]:
     """Read and analyse a transcript file; raises TranscriptError when it cannot be read."""
     from mcptape.check.source import read_into
     from mcptape.transcript import open_transcript
 
     transcript = open_transcript(path)
-    analyzer = Analyzer(on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair)
+    analyzer = Analyzer(
+        on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
+    )
     read_into(transcript, analyzer, FLUSH)
     analysis = analyzer.finish()
     for problem in transcript.problems:

@@ -8,8 +8,13 @@ written just before a response can carry a time slightly after it: a request ans
 
 An executor call is *after a reject* when the request it is attributed to was rejected (a JSON-RPC
 error, a `tools/call` result with `isError: true`, arguments outside the declared inputSchema), or
-when it happens after a rejected input frame anywhere in the session (a peer that lost framing
-must not cause any action).
+when it happens after a rejected input frame, as the policy says:
+
+* `session` (the default, the seed's policy): after a rejected input frame, any executor call
+  counts: a peer that lost framing must not cause any action, and a server should close;
+* `request`: after a rejected input frame, only a call that no valid request accounts for counts
+  (a server may go on serving the next valid request, which then executes only itself; what
+  `mcptape probe` accepts).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from mcptape.check.model import ExecCall, Finding, Frame, Ref, Severity
 from mcptape.check.pairing import Pending, RequestId
 
 TOLERANCE = 0.005  # seconds
+POLICIES = ("session", "request")
 _SCAN = 64  # in-flight requests looked at, newest first
 _REJECTED_KEPT = 4096
 
@@ -50,8 +56,11 @@ def _request_id(value: Any) -> RequestId | None:
 class Attributor:
     """Attributes executor lines and emits `exec-after-reject` findings."""
 
-    def __init__(self, emit: Callable[[Finding], None]) -> None:
+    def __init__(self, emit: Callable[[Finding], None], policy: str = "session") -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r} (one of {', '.join(POLICIES)})")
         self.emit = emit
+        self.per_request = policy == "request"
         self.reject_point: tuple[float, Ref, str] | None = None
         self.waiting: dict[RequestId, list[Waiting]] = {}
         self.recent: deque[Closed] = deque(maxlen=32)
@@ -102,6 +111,8 @@ class Attributor:
         # recorded time; a line attributed only by time gets no such benefit of the doubt.
         excused = named is not None and closed is not None and closed[0] <= point[0] if point else False
         after_frame_reject = point is not None and t > point[0] and not excused
+        if after_frame_reject and self.per_request and (target is not None or closed is not None):
+            after_frame_reject = False  # a valid request accounts for it: judged as that request
         if after_frame_reject:
             assert point is not None
             self._flag_session(ref, call, point)

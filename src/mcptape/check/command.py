@@ -12,7 +12,15 @@ from mcptape.errors import EXIT_FINDINGS
 @click.command("check")
 @click.argument("file", metavar="FILE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in docs/check.md).")
-def check_command(file: str, as_json: bool) -> None:
+@click.option(
+    "--policy",
+    type=click.Choice(["session", "request"]),
+    default="session",
+    show_default=True,
+    help="After a rejected input line: `session` flags every later executor call (the peer lost "
+    "framing; nothing may run), `request` only calls no valid request accounts for.",
+)
+def check_command(file: str, as_json: bool, policy: str) -> None:
     """Check a transcript: the first non-protocol line per direction, protocol violations,
     unanswered and duplicate ids, and executor calls after a reject.
 
@@ -22,7 +30,7 @@ def check_command(file: str, as_json: bool) -> None:
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
 
-    header, analysis = analyze_file(file)
+    header, analysis = analyze_file(file, policy=policy)
     if as_json:
         import orjson
 

@@ -54,6 +54,7 @@ class Session:
         on_finding: Callable[[Finding], None] | None = None,
         on_pair: Callable[[int, int, float], None] | None = None,
         max_findings: int = 10_000,
+        policy: str = "session",
     ) -> None:
         self.result = Analysis()
         self.on_message = on_message
@@ -64,7 +65,7 @@ class Session:
         self.tracker = VersionTracker()
         self.client = Pairing()  # requests the client sent on `in`, answered on `out`
         self.server = Pairing()  # requests the server sent on `out`, answered on `in`
-        self.attribution = Attributor(self._emit)
+        self.attribution = Attributor(self._emit, policy)
         self.schemas: dict[str, Any] = {}
         self.schema_rejected: dict[RequestId, str] = {}
         # The last good line of each direction, until its first rejected line: a record
