@@ -18,10 +18,26 @@ READ_SIZE = 1 << 20
 
 
 def write_all(fd: int, data: memoryview) -> None:
-    """Write every byte of `data` to `fd` (a pipe may take a large write in several parts)."""
+    """Write every byte of `data` to `fd` (a pipe may take a large write in several parts).
+
+    A non-blocking `fd` (a client may hand mcptape an O_NONBLOCK stdout) is waited on when full.
+    """
     while data:
-        written = os.write(fd, data)
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            wait_ready(fd, write=True)
+            continue
         data = data[written:]
+
+
+def wait_ready(fd: int, *, write: bool) -> None:
+    """Block until a non-blocking `fd` can be read (or written): EAGAIN is neither EOF nor an error."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT if write else select.POLLIN)
+    poller.poll()
 
 
 class Pump(threading.Thread):
@@ -64,6 +80,9 @@ class Pump(threading.Thread):
         while True:
             try:
                 n = readv(src, bufs)
+            except BlockingIOError:  # an O_NONBLOCK stdin with nothing to read yet
+                wait_ready(src, write=False)
+                continue
             except OSError:
                 n = 0
             t = now()

@@ -22,12 +22,30 @@ if TYPE_CHECKING:
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+def _fill_closed_stdio() -> None:
+    """Put /dev/null on a closed fd 0, 1 or 2: else the transcript or a pipe would get that number,
+    and the server's stdout or stderr would be written raw into the transcript."""
+    for std in (0, 1, 2):
+        try:
+            os.fstat(std)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDONLY if std == 0 else os.O_WRONLY)
+            if null != std:
+                os.dup2(null, std)
+                os.close(null)
+    if sys.stderr is None:  # Python found fd 2 closed at start-up
+        sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115 - lives as long as the process
+
+
 def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
     import time
 
     from mcptape.errors import UsageError
 
+    _fill_closed_stdio()
+    if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # else the kernel reaps the server: no exit code
     if not opts.command:
         raise UsageError("no server command given", hint="usage: mcptape record -o FILE -- CMD [ARGS...]")
     t0 = time.monotonic()

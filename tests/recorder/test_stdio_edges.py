@@ -1,0 +1,124 @@
+"""mcptape's own stdio in unusual states: non-blocking, closed, or inherited with SIGCHLD ignored."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mcptape.transcript import open_transcript
+from tests.conftest import SERVERS, console_script
+
+ECHO = [sys.executable, str(SERVERS / "lifecycle.py"), "echo-lines"]
+
+
+def nonblocking(fd: int) -> None:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+
+def channel(path: Path, ch: str) -> bytes:
+    return b"".join(e.data for e in open_transcript(path).events() if e.ch == ch)
+
+
+def test_nonblocking_stdin_with_nothing_to_read_is_not_taken_for_eof(tmp_path: Path) -> None:
+    """A client whose stdin pipe is O_NONBLOCK and quiet for a while still gets its line echoed."""
+    transcript = tmp_path / "t.jsonl"
+    r, w = os.pipe()
+    nonblocking(r)
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", *ECHO],
+        stdin=r,
+        stdout=subprocess.PIPE,
+    )
+    os.close(r)
+    time.sleep(0.3)  # mcptape reads an empty non-blocking pipe: EAGAIN, not end of input
+    try:
+        os.write(w, b"one\n")
+    finally:
+        os.close(w)
+    out, _ = proc.communicate(timeout=20)
+    assert out == b"one\n"
+    assert proc.returncode == 0
+    assert channel(transcript, "in") == b"one\n"
+
+
+def test_nonblocking_stdout_that_fills_up_loses_no_bytes(tmp_path: Path) -> None:
+    """A client that reads slowly from an O_NONBLOCK stdout pipe still receives every byte."""
+    transcript = tmp_path / "t.jsonl"
+    r, w = os.pipe()
+    nonblocking(w)
+    size = 3 << 20  # more than any pipe buffer: mcptape's writes hit EAGAIN
+    code = f"import os\nfor _ in range({size >> 16}): os.write(1, b'x' * 65535 + b'\\n')"
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=w,
+    )
+    os.close(w)
+    time.sleep(0.3)
+    got = bytearray()
+    while chunk := os.read(r, 1 << 20):
+        got += chunk
+    os.close(r)
+    assert proc.wait(20) == 0
+    assert len(got) == size
+    assert len(channel(transcript, "out")) == size
+
+
+def test_closed_stdout_and_stderr_keep_server_bytes_out_of_the_transcript_file(tmp_path: Path) -> None:
+    """Started with fds 1 and 2 closed, mcptape records the server's output as events, never raw."""
+    transcript = tmp_path / "t.jsonl"
+    code = "import sys\nprint('hello')\nprint('warn', file=sys.stderr)"
+    argv = [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", code]
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&- 2>&-', "sh", *argv], stdin=subprocess.DEVNULL, timeout=20
+    )
+    assert proc.returncode == 0
+    t = open_transcript(transcript)
+    events = list(t.events())
+    assert t.problems == []
+    assert b"".join(e.data for e in events if e.ch == "out") == b"hello\n"
+    assert b"".join(e.data for e in events if e.ch == "err") == b"warn\n"
+
+
+def test_closed_stderr_without_quiet_still_records_and_passes_the_exit_code(tmp_path: Path) -> None:
+    """No `-q` and fd 2 closed: announcing the transcript must not crash mcptape after the spawn."""
+    transcript = tmp_path / "t.jsonl"
+    argv = [
+        console_script(),
+        "record",
+        "-o",
+        str(transcript),
+        "--",
+        sys.executable,
+        "-c",
+        "print('hi'); exit(3)",
+    ]
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=False,
+        stdout=subprocess.PIPE,
+        timeout=20,
+    )
+    assert proc.stdout == b"hi\n"
+    assert proc.returncode == 3
+    exits = [e.fields for e in open_transcript(transcript).events() if e.ch == "exit"]
+    assert exits == [{"code": 3, "signal": None}]
+
+
+def test_exit_code_survives_a_parent_that_ignores_sigchld(tmp_path: Path) -> None:
+    """Started with SIGCHLD ignored (children auto-reaped), mcptape still reports the server's exit 3."""
+    transcript = tmp_path / "t.jsonl"
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", "exit(3)"],
+        stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN),
+    )
+    assert proc.wait(20) == 3
+    exits = [e.fields for e in open_transcript(transcript).events() if e.ch == "exit"]
+    assert exits == [{"code": 3, "signal": None}]
