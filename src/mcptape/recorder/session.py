@@ -106,11 +106,22 @@ class Recording:
                 w,
                 on_eof=self._eof("out"),
                 on_dst_closed=self._lost,
+                close_src=True,
                 close_dst=own and self.client_out is not None,
             ),
-            Pump("err", child.stderr, self.client_err, w, on_eof=self._eof("err"), on_dst_closed=self._lost),
-            Pump("exec", child.tap, None, w, on_eof=self._eof("exec")),
+            Pump(
+                "err",
+                child.stderr,
+                self.client_err,
+                w,
+                on_eof=self._eof("err"),
+                on_dst_closed=self._lost,
+                close_src=True,
+            ),
+            Pump("exec", child.tap, None, w, on_eof=self._eof("exec"), close_src=True),
         ]
+        # Each pump closes the server-side fd it reads once it is done with it: `wait` must not
+        # (a pump still blocked on a grandchild's pipe would read whatever reuses the number).
         self._pumps = outs
         for pump in outs:
             pump.start()
@@ -142,8 +153,6 @@ class Recording:
         self.exited.set()
         for pump in self._pumps:
             pump.join(DRAIN_AFTER_EXIT)
-        for fd in (self.child.stdout, self.child.stderr, self.child.tap):
-            _close(fd)
         self.writer.fields(self.writer.now(), "exit", code=self.status.code, signal=self.status.signal)
         return self.status
 

@@ -7,6 +7,7 @@ leaves every event written so far readable, and `tail -f` shows a recording in p
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from mcptape import __version__
@@ -114,21 +115,23 @@ class TranscriptWriter:
         self.fd = fd
         self.t0 = time.monotonic() if clock_start is None else clock_start
         self.failed: OSError | None = None
+        self._lock = threading.Lock()  # a write never meets a close: the fd number may be reused
 
     def now(self) -> float:
         return time.monotonic() - self.t0
 
     def write_raw(self, records: bytes) -> None:
         """Append already-encoded records; a disk failure is remembered, never raised into a pump."""
-        if self.failed is not None:
-            return
-        try:
-            view = memoryview(records)
-            while view:
-                written = os.write(self.fd, view)
-                view = view[written:]
-        except OSError as exc:
-            self.failed = exc
+        with self._lock:
+            if self.failed is not None or self.fd < 0:
+                return  # failed, or closed: a pump outliving its session records nothing
+            try:
+                view = memoryview(records)
+                while view:
+                    written = os.write(self.fd, view)
+                    view = view[written:]
+            except OSError as exc:
+                self.failed = exc
 
     def header(self, header: Header) -> None:
         import json  # the header goes out before the pumps start: stdlib json costs ~1 ms, orjson ~17
@@ -149,10 +152,13 @@ class TranscriptWriter:
             self.fields(event.t, event.ch, **(event.fields or {}))
 
     def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        with self._lock:
+            fd, self.fd = self.fd, -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def write_transcript(path: Path, header: Header, events: Sequence[Event], *, overwrite: bool = False) -> None:

@@ -1,0 +1,49 @@
+"""A server that exits while a grandchild still holds its stdout: the session ends, nothing leaks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcptape.recorder import session as session_module
+from mcptape.recorder.harness import Harness
+
+# The server forks a grandchild that keeps stdout, writes one late line after a second, and exits.
+LINGERING = """\
+import os, time
+if os.fork() == 0:
+    time.sleep(1.0)
+    os.write(1, b"late\\n")
+    time.sleep(0.2)
+    os._exit(0)
+os._exit(0)
+"""
+
+
+def test_a_lingering_grandchild_never_writes_into_fds_reused_after_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the drain gives up on a grandchild, its late bytes reach no file opened afterwards."""
+    monkeypatch.setattr(session_module, "DRAIN_AFTER_EXIT", 0.2)
+    h = Harness([sys.executable, "-c", LINGERING], tmp_path / "a.jsonl", http_sink=False)
+    with h:
+        assert h.wait_exit(10)
+    pgid = h.session.child.pid if h.session.child is not None else 0
+    # Take every low fd number the finished session freed, as the next session's files would.
+    later = [os.open(tmp_path / f"later{i}", os.O_RDWR | os.O_CREAT, 0o600) for i in range(64)]
+    try:
+        time.sleep(1.5)  # the grandchild writes its late line, then exits
+        written = {i: os.fstat(fd).st_size for i, fd in enumerate(later) if os.fstat(fd).st_size}
+        assert written == {}, "records of a finished session were written into files opened later"
+    finally:
+        for fd in later:
+            os.close(fd)
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
