@@ -84,7 +84,8 @@ def parse_fast(args: list[str]) -> RecordOptions | None:
             break
         if not arg.startswith("-") or arg == "-":
             break
-        name, eq, inline = arg.partition("=")
+        # `--name=value`; a short option's `=` is part of its value to click (`-o=x` is `=x`)
+        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         spec = FLAGS.get(name)
         if spec is None:
             return None
