@@ -66,6 +66,9 @@ def record(opts: RecordOptions) -> int:
     env = dict(os.environ)
     for std in (0, 1, 2):
         enlarge_pipe(std)
+    # SIGINT/TERM/HUP stay pending until the handlers that forward them exist (one arriving in
+    # between killed mcptape and left the server running); threads started meanwhile inherit this.
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
     effects: SideEffects | None = None
     late: DeferredSink | None = None
     try:
@@ -76,7 +79,7 @@ def record(opts: RecordOptions) -> int:
             late = DeferredSink(t0)
             effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs)
             env = effects.child_env(env)
-        child = spawn(opts.command, env)
+        child = spawn(opts.command, env, sigmask=unblocked)
     except BaseException:
         if late is not None and effects is not None:
             late.release()
@@ -86,6 +89,7 @@ def record(opts: RecordOptions) -> int:
             os.unlink(path)
         except OSError:
             pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         raise
 
     from mcptape.recorder.session import Recording
@@ -114,6 +118,7 @@ def record(opts: RecordOptions) -> int:
         session = Recording(opts.command, spool, env=env, shutdown_timeout=opts.shutdown_timeout, child=child)
         for signum in FORWARDED_SIGNALS:
             signal.signal(signum, lambda n, _f: session.send_signal(n))
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
         if not opts.quiet:
             sys.stderr.write(f"mcptape: recording to {path}\n")
             sys.stderr.flush()
@@ -126,6 +131,7 @@ def record(opts: RecordOptions) -> int:
             effects.stop()  # before the spool closes: what the listeners already got is recorded
         spool.close()
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         if effects is not None:
             effects.stop()
     writer.close()

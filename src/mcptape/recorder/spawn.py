@@ -7,6 +7,10 @@ import signal
 
 from mcptape.errors import SpawnError
 
+TYPE_CHECKING = False  # typing stays unimported on the record path
+if TYPE_CHECKING:
+    from typing import Any
+
 EXEC_FD_VAR = "MCPTAPE_EXEC_FD"
 _F_SETPIPE_SZ = 1031  # Linux: fcntl command to resize a pipe
 PIPE_SIZE = 1 << 20
@@ -37,11 +41,18 @@ class Child:
         self.tap = tap  # read end: the executor tap
 
 
-def spawn(command: list[str], env: dict[str, str], cwd: str | None = None) -> Child:
+def spawn(
+    command: list[str],
+    env: dict[str, str],
+    cwd: str | None = None,
+    *,
+    sigmask: set[int | signal.Signals] | None = None,
+) -> Child:
     """posix_spawn `command` with stdin/stdout/stderr on pipes and `MCPTAPE_EXEC_FD` set.
 
     The child runs in its own process group, so that a signal sent to mcptape's group reaches the
-    server once (forwarded by mcptape), not twice.
+    server once (forwarded by mcptape), not twice. `sigmask`: the child's signal mask, when the
+    caller blocks signals around the spawn (without it the child inherits the caller's mask).
     """
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -57,6 +68,7 @@ def spawn(command: list[str], env: dict[str, str], cwd: str | None = None) -> Ch
         (os.POSIX_SPAWN_DUP2, err_w, 2),
         (os.POSIX_SPAWN_DUP2, tap_w, tap_w),  # same fd: clears close-on-exec, so it is inherited
     ]
+    mask: dict[str, Any] = {} if sigmask is None else {"setsigmask": sigmask}
     try:
         if cwd is not None:
             pid = _spawn_in(cwd, command, child_env, in_r, out_w, err_w, tap_w)
@@ -68,6 +80,7 @@ def spawn(command: list[str], env: dict[str, str], cwd: str | None = None) -> Ch
                 file_actions=actions,
                 setpgroup=0,
                 setsigdef=_DEFAULT_SIGNALS,
+                **mask,
             )
     except FileNotFoundError:
         _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
