@@ -122,3 +122,21 @@ def test_exit_code_survives_a_parent_that_ignores_sigchld(tmp_path: Path) -> Non
     assert proc.wait(20) == 3
     exits = [e.fields for e in open_transcript(transcript).events() if e.ch == "exit"]
     assert exits == [{"code": 3, "signal": None}]
+
+
+def test_server_closing_its_stdout_early_gives_the_client_eof_at_once(tmp_path: Path) -> None:
+    """A server that closes stdout and keeps running: the client sees EOF then, not when it exits."""
+    transcript = tmp_path / "t.jsonl"
+    code = "import os, time\nos.write(1, b'bye\\n')\nos.close(1)\ntime.sleep(2)"
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    start = time.monotonic()
+    assert proc.stdout.read() == b"bye\n"
+    eof_after = time.monotonic() - start
+    assert proc.wait(20) == 0
+    assert eof_after < 1.0, f"the client saw EOF only {eof_after:.1f}s later, when the server exited"
+    assert channel(transcript, "out") == b"bye\n"

@@ -104,7 +104,7 @@ class Recording:
                 child.stdout,
                 self.client_out,
                 w,
-                on_eof=self._eof("out"),
+                on_eof=self._out_eof,
                 on_dst_closed=self._lost,
                 close_src=True,
                 close_dst=own and self.client_out is not None,
@@ -188,6 +188,11 @@ class Recording:
 
         return on_eof
 
+    def _out_eof(self, t: float) -> None:
+        self.writer.fields(t, "eof", of="out")
+        if self.client_out == 1:  # mcptape's own stdout: the client sees the server's EOF now
+            _release_stdout()
+
     def _client_eof(self, t: float) -> None:
         self.writer.fields(t, "eof", of="in")
         self.close_stdin()
@@ -212,3 +217,17 @@ def _close(fd: int) -> None:
         os.close(fd)
     except OSError:
         pass
+
+
+def _release_stdout() -> None:
+    """Drop this process's stdout (fd 1 becomes /dev/null, so the number is never reused)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, 1)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
