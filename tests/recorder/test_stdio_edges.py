@@ -140,3 +140,42 @@ def test_server_closing_its_stdout_early_gives_the_client_eof_at_once(tmp_path: 
     assert proc.wait(20) == 0
     assert eof_after < 1.0, f"the client saw EOF only {eof_after:.1f}s later, when the server exited"
     assert channel(transcript, "out") == b"bye\n"
+
+
+def test_infinite_shutdown_timeout_waits_without_a_traceback(tmp_path: Path) -> None:
+    """`--shutdown-timeout inf` (click accepts it) means never SIGTERM, not a crashed shutdown clock."""
+    transcript = tmp_path / "t.jsonl"
+    server = [sys.executable, str(SERVERS / "lifecycle.py"), "ignore-eof"]
+    argv = [
+        console_script(),
+        "record",
+        "-q",
+        "-o",
+        str(transcript),
+        "--shutdown-timeout",
+        "inf",
+        "--",
+        *server,
+    ]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"stdin closed\n"
+    time.sleep(0.3)
+    assert proc.poll() is None, "the server was stopped although the timeout is infinite"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err == b""
+
+
+def test_full_transcript_disk_keeps_forwarding_and_says_so_in_one_line(tmp_path: Path) -> None:
+    """Every transcript write fails with ENOSPC (/dev/full): the session goes on, one line on stderr."""
+    proc = subprocess.run(
+        [console_script(), "record", "-q", "--overwrite", "-o", "/dev/full", "--", *ECHO],
+        input=b"one\ntwo\n",
+        capture_output=True,
+        timeout=20,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"one\ntwo\n")
+    assert proc.stderr.count(b"\n") == 1
+    assert b"/dev/full stopped being written" in proc.stderr and b"No space left" in proc.stderr

@@ -202,11 +202,13 @@ class Recording:
         self.note(f"{who} ({exc.strerror or exc}); still recording")
 
     def _shutdown_clock(self) -> None:
-        if self.exited.wait(self.shutdown_timeout):
+        # `--shutdown-timeout inf` or `nan` (click accepts both): wait for ever, never signal
+        timeout = self.shutdown_timeout if self.shutdown_timeout < float("inf") else None
+        if self.exited.wait(timeout):
             return
         self.note(f"server still running {self.shutdown_timeout:g}s after stdin closed: SIGTERM")
         self.send_signal(signal.SIGTERM)
-        if self.exited.wait(self.shutdown_timeout):
+        if self.exited.wait(timeout):
             return
         self.note("server ignored SIGTERM: SIGKILL")
         self.send_signal(signal.SIGKILL)
