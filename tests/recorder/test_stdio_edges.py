@@ -179,3 +179,19 @@ def test_full_transcript_disk_keeps_forwarding_and_says_so_in_one_line(tmp_path:
     assert (proc.returncode, proc.stdout) == (0, b"one\ntwo\n")
     assert proc.stderr.count(b"\n") == 1
     assert b"/dev/full stopped being written" in proc.stderr and b"No space left" in proc.stderr
+
+
+def test_a_deleted_working_directory_does_not_crash_the_recording(tmp_path: Path) -> None:
+    """Started in a directory that no longer exists (the server runs fine there), mcptape records."""
+    transcript = tmp_path / "t.jsonl"
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    argv = [console_script(), "record", "-q", "-o", str(transcript), "--", *ECHO]
+    proc = subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone), *argv],
+        input=b"one\n",
+        capture_output=True,
+        timeout=20,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"one\n", b"")
+    assert channel(transcript, "out") == b"one\n"

@@ -37,6 +37,14 @@ def _fill_closed_stdio() -> None:
         sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115 - lives as long as the process
 
 
+def _cwd() -> str:
+    """The header's working directory: `$PWD` when it was deleted (getcwd fails; the server runs)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.environ.get("PWD", "")
+
+
 def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
     import time
@@ -111,7 +119,7 @@ def record(opts: RecordOptions) -> int:
                 "http_sink": effects.http.url if effects.http is not None else None,
                 "stubs": effects.stub_names,
             }
-        writer.header(new_header(opts.command, os.getcwd(), **extra))
+        writer.header(new_header(opts.command, _cwd(), **extra))
         spool = Spool(writer)  # encoding and file writes leave the pumps' threads
         if late is not None:
             late.attach(spool)  # http/exec events join the pumps' records, in order
