@@ -30,6 +30,21 @@ def escape_text(text: str) -> str:
     return _UNSAFE_CHAR.sub(_escape_char, text)
 
 
+# What a serialized JSON document may still carry raw inside its strings (JSON encoders escape only
+# C0 controls, and only inside strings; a newline outside them is an indented document's own).
+_UNSAFE_IN_JSON = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def escape_json(document: str) -> str:
+    """Make serialized JSON safe for a terminal and keep it the same JSON value.
+
+    Each character a terminal would act on (DEL, C1 controls, bidirectional and invisible format
+    characters) becomes a `\\uXXXX` escape, which JSON reads back as the same character; the rest,
+    backslashes included, is left as the encoder wrote it, so the text stays readable JSON.
+    """
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+
+
 def escape(data: bytes, limit: int | None = None) -> str:
     """Show `data` as one printable line: valid UTF-8 kept, everything unsafe as `\\xNN`.
 

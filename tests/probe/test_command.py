@@ -8,6 +8,7 @@ from xml.etree import ElementTree as ET
 
 import orjson
 
+from tests.conftest import SERVERS
 from tests.probe.support import PB_SERVER
 
 
@@ -105,6 +106,21 @@ def test_server_bytes_in_the_table_are_escaped(tmp_path: Path, mcptape_bin: str)
     assert proc.returncode == 1
     assert b"\x1b" not in proc.stdout and b"\x1b" not in proc.stderr
     assert b"\\x1b[32mpb_server 1.0 ready" in proc.stdout
+
+
+def test_a_hostile_tool_name_and_answers_never_reach_the_terminal_raw(
+    tmp_path: Path, mcptape_bin: str
+) -> None:
+    """A tool name and answers with BEL, C1 and bidi characters are escaped in the table and the JSON."""
+    server = [PB_SERVER[0], str(SERVERS / "pb_hostile_names.py")]
+    base = ["-o", "out", "--timeout", "3", "--idle", "0", "--case", "start"]
+    table = run(mcptape_bin, *base, "--", *server, cwd=tmp_path)
+    as_json = run(mcptape_bin, *base, "--json", "--", *server, cwd=tmp_path)
+    for out in (table.stdout, table.stderr, as_json.stdout, (tmp_path / "out" / "probe.json").read_bytes()):
+        text = out.decode()
+        assert not any(c in text for c in "\x07\x1b\x9b\u202e"), text
+    assert "tools/call x\\u202eevil\\x07" in table.stdout.decode()
+    assert orjson.loads(as_json.stdout)["valid_request"]["tool"] == "x\u202eevil\x07"
 
 
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path, mcptape_bin: str) -> None:

@@ -12,6 +12,7 @@ import orjson
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE
+from mcptape.textsafe import escape_json
 
 
 @click.command(
@@ -140,12 +141,13 @@ def probe_command(
         cases=cases,
     )
     result = run_probe(plan)
-    document = to_json(result)
-    _write(out / "probe.json", orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    # JSON encoders leave C1 and bidi characters raw: escape them, the value stays the same
+    document = escape_json(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    _write(out / "probe.json", document.encode())
     if junit:
         _write(Path(junit), junit_xml(result))
     if as_json:
-        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(document)
     else:
         sys.stdout.write(render_table(result))
     sys.stdout.flush()

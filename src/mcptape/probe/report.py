@@ -1,7 +1,8 @@
 """The probe's reports: a readable table, JSON for machines, JUnit XML for CI.
 
 Every string that may hold a server's bytes or words goes through `textsafe` before it reaches a
-terminal (the table); JSON and XML carry them escaped by their own encoders.
+terminal (the table); JSON carries them escaped by its encoder (and `textsafe.escape_json` for C1 and
+bidi characters, in the command), XML by its own.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def render_table(probe: ProbeResult) -> str:
     lines = [f"mcptape probe: {escape_text(shlex.join(probe.plan.command))}"]
     if probe.call is not None:
         what = (
-            f"tools/call {probe.call.tool} {escape_text(_json(probe.call.arguments))}"
+            f"tools/call {escape_text(probe.call.tool)} {escape_text(_json(probe.call.arguments))}"
             if probe.call.tool
             else "tools/list"
         )

@@ -8,6 +8,7 @@ import click
 import orjson
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK
+from mcptape.textsafe import escape_json
 
 _IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
@@ -19,7 +20,7 @@ _IGNORE_HELP = (
 def _emit(payload: dict[str, object] | str, as_json: bool) -> None:
     if as_json:
         assert isinstance(payload, dict)
-        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+        click.echo(escape_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()))
     else:
         assert isinstance(payload, str)
         click.echo(payload, nl=False)

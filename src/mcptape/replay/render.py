@@ -13,7 +13,7 @@ import orjson
 from mcptape.check.model import ExecCall, Finding, Frame, Message
 from mcptape.replay.compare import MISSING, Change, Hidden
 from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, Diff, Pair
-from mcptape.textsafe import escape, escape_text
+from mcptape.textsafe import escape, escape_json, escape_text
 
 if TYPE_CHECKING:
     from mcptape.replay.api import ReplayResult
@@ -31,11 +31,12 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
         return "(absent)"
     try:
         text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        is_json = True  # a JSON literal already escapes quotes, backslashes and C0 controls
     except TypeError:
-        text = repr(value)
+        text, is_json = repr(value), False
     if len(text) > limit:
         text = text[:limit] + f"...(+{len(text) - limit} chars)"
-    return escape_text(text)
+    return escape_json(text) if is_json else escape_text(text)
 
 
 def _line_of(item: Message | ExecCall | None) -> str:
