@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mcptape.check.analyze import Analyzer, analyze, analyze_file, messages, ordered
 from mcptape.check.model import Kind, Message
+from mcptape.check.report import render_text
 from mcptape.transcript import Event, open_transcript
 from mcptape.transcript.writer import new_header, write_transcript
 from tests.check.helpers import error, events, request, result, run
@@ -93,6 +94,16 @@ def test_findings_kept_are_bounded_and_the_rest_counted() -> None:
     assert len(analysis.findings) == 5
     assert analysis.findings_truncated == 15
     assert not analysis.clean
+
+
+def test_the_verdict_counts_the_errors_among_findings_not_kept() -> None:
+    """Twenty bad stdout lines with five kept are still twenty errors in the verdict."""
+    analyzer = Analyzer(max_findings=5)
+    for i in range(20):
+        analyzer.push(i * 0.001, "out", "noise\n", i)
+    analysis = analyzer.finish()
+    assert analysis.errors == 20
+    assert "Verdict: 20 findings (20 errors)" in render_text(analysis)
 
 
 def test_pending_state_does_not_grow_with_answered_requests() -> None:

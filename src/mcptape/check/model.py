@@ -207,8 +207,14 @@ class Analysis:
     exit_signal: int | None = None
     exited: bool = False
     findings_truncated: int = 0
+    errors_truncated: int = 0  # how many of the findings not kept are errors
     notes: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
         return not self.findings and not self.findings_truncated
+
+    @property
+    def errors(self) -> int:
+        """Findings of severity error, the ones not kept included."""
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR) + self.errors_truncated

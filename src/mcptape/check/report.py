@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from mcptape.check.model import DIRECTION, IN, OUT, Analysis, Finding, FirstNonProtocol, Frame, Ref, Severity
+from mcptape.check.model import DIRECTION, IN, OUT, Analysis, Finding, FirstNonProtocol, Frame, Ref
 from mcptape.textsafe import escape, escape_text
 from mcptape.transcript.events import Header
 
@@ -40,7 +40,7 @@ def render_text(analysis: Analysis, header: Header | None = None, path: str | No
     for ch in (OUT, IN):
         out.extend(_first(ch, analysis.first_non_protocol.get(ch)))
     out.append("")
-    errors = sum(1 for f in analysis.findings if f.severity is Severity.ERROR)
+    errors = analysis.errors
     total = len(analysis.findings) + analysis.findings_truncated
     out.append(f"Findings ({total})" if total else "Findings: none")
     for finding in analysis.findings:

@@ -24,6 +24,7 @@ from mcptape.check.model import (
     Kind,
     Message,
     Ref,
+    Severity,
 )
 from mcptape.check.pairing import BUCKETS, Pairing, Pending, RequestId, bucket
 from mcptape.check.protocol import LONG_LIVED_REQUESTS, META_VERSION_KEY, VersionTracker
@@ -417,6 +418,8 @@ class Session:
             self.result.findings.append(finding)
         else:
             self.result.findings_truncated += 1
+            if finding.severity is Severity.ERROR:
+                self.result.errors_truncated += 1
 
     # -- executor lines --------------------------------------------------------------------
     def _exec(self, frame: Frame) -> None:

@@ -21,7 +21,7 @@ from mcptape import __version__
 from mcptape.check.analyze import analyze_file
 from mcptape.check.classify import classify
 from mcptape.check.framing import frames
-from mcptape.check.model import DIRECTION, ERR, IN, OUT, Analysis, Finding, Frame, Severity
+from mcptape.check.model import DIRECTION, ERR, IN, OUT, Analysis, Finding, Frame
 from mcptape.check.report import render_text
 from mcptape.errors import OutputError
 from mcptape.share.copy import Summary, redact_file
@@ -155,7 +155,7 @@ def render(
 ) -> str:
     """report.md: every transcript byte escaped, every fact taken from the check core's `Analysis`."""
     total = len(analysis.findings) + analysis.findings_truncated
-    errors = sum(1 for f in analysis.findings if f.severity is Severity.ERROR)
+    errors = analysis.errors
     verdict = "clean (no findings)" if total == 0 else f"{total} finding(s), {errors} error(s)"
     version = analysis.protocol_version or "unknown (no handshake seen)"
     if analysis.stateless:
