@@ -12,7 +12,7 @@ def open_output(path: str | os.PathLike[str], *, overwrite: bool = False) -> int
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
     flags |= os.O_TRUNC if overwrite else os.O_EXCL
     try:
-        return os.open(path, flags, 0o600)
+        fd = os.open(path, flags, 0o600)
     except FileExistsError:
         raise OutputError(
             f"{path} already exists",
@@ -25,3 +25,18 @@ def open_output(path: str | os.PathLike[str], *, overwrite: bool = False) -> int
         raise OutputError(f"cannot write {path}: permission denied") from None
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if overwrite:
+        _make_private(fd)
+    return fd
+
+
+def _make_private(fd: int) -> None:
+    """An overwritten regular file keeps its old mode: make it 0600 like a new transcript (it may
+    hold tokens). Devices (`/dev/null`) and files mcptape may not chmod are left as they are."""
+    import stat
+
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, 0o600)
+    except OSError:
+        pass
