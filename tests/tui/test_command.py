@@ -78,3 +78,29 @@ def test_view_does_not_import_textual_for_a_bad_file(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(tmp_path / "missing.jsonl")], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_off_a_terminal_view_is_one_error_line_instead_of_a_hung_screen(tmp_path: Path) -> None:
+    """With stdin and stdout not a tty, a valid transcript is refused at once with the text-report command."""
+    path = banner_session(tmp_path / "t.jsonl")
+    result = run_view(str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "Error: mcptape view needs a terminal: stdin and stdout must be a tty"
+        f" (for a text report: mcptape check {path})"
+    ]
+
+
+def test_off_a_terminal_the_diff_viewer_is_skipped_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Off a terminal `replay --view` keeps its report and exit code; the viewer notes it was not opened."""
+    from mcptape.replay.api import diff_files
+    from mcptape.tui.command import view_diff
+
+    path = banner_session(tmp_path / "t.jsonl")
+    view_diff(diff_files(path, path, config=False), "old", "new")
+    assert (
+        capsys.readouterr().err == "note: the diff viewer needs a terminal (stdin and stdout); not opened\n"
+    )

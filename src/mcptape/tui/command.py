@@ -1,12 +1,14 @@
 """`mcptape view FILE [OTHER]`: open the viewer, or the diff viewer with two transcripts.
 
 Bad input (missing, empty, foreign, header-truncated, future-version files, a bad keymap) fails
-with one `Error:` line and exit 2 before the app starts. `view_file` and `view_diff` are what other
-commands call (`mcptape demo`, `mcptape replay --view`).
+with one `Error:` line and exit 2 before the app starts; so does a stdin or stdout that is not a
+terminal (the app would wait for keys that never come, drawing escape sequences into a file).
+`view_file` and `view_diff` are what other commands call (`mcptape demo`, `mcptape replay --view`).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,7 @@ def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -
         from mcptape.tui.bindings import load_keymap
 
         keys = load_keymap(keymap)
+        _require_terminal(f"mcptape check {path}")
         app = ViewerApp(index, follow=follow)
         if keys:
             app.set_keymap(keys)
@@ -35,10 +38,31 @@ def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -
 
 
 def view_diff(diff: Diff, old_name: str, new_name: str) -> None:
-    """Open the diff viewer on a diff replay computed (blocks until the user quits)."""
+    """Open the diff viewer on a diff replay computed (blocks until the user quits).
+
+    Off a terminal it says so on stderr and returns: the caller's report and exit code stand.
+    """
+    if not on_terminal():
+        sys.stderr.write("note: the diff viewer needs a terminal (stdin and stdout); not opened\n")
+        return
     from mcptape.tui.diff_app import DiffApp
 
     DiffApp(diff, old_name, new_name).run()
+
+
+def on_terminal() -> bool:
+    """Whether the viewer can run: keys come from stdin, the screen goes to stdout."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _require_terminal(instead: str) -> None:
+    if not on_terminal():
+        from mcptape.errors import UsageError
+
+        raise UsageError(
+            "mcptape view needs a terminal: stdin and stdout must be a tty",
+            hint=f"for a text report: {instead}",
+        )
 
 
 @click.command("view")
@@ -86,4 +110,5 @@ def view_command(
     from mcptape.replay.api import diff_files
 
     diff = diff_files(transcript, other, ignore=ignore, config=not no_config)
+    _require_terminal(f"mcptape diff {transcript} {other}")
     view_diff(diff, transcript.name, other.name)
