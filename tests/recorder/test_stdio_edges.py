@@ -195,3 +195,22 @@ def test_a_deleted_working_directory_does_not_crash_the_recording(tmp_path: Path
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"one\n", b"")
     assert channel(transcript, "out") == b"one\n"
+
+
+def test_a_client_that_closed_its_end_of_stderr_still_gets_the_session(tmp_path: Path) -> None:
+    """stderr is a pipe nobody reads any more (EPIPE): mcptape's own announcement must not kill it."""
+    transcript = tmp_path / "t.jsonl"
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run(
+            [console_script(), "record", "-o", str(transcript), "--", *ECHO],
+            input=b"one\n",
+            stdout=subprocess.PIPE,
+            stderr=w,
+            timeout=20,
+        )
+    finally:
+        os.close(w)
+    assert (proc.returncode, proc.stdout) == (0, b"one\n")
+    assert channel(transcript, "in") == b"one\n"

@@ -37,6 +37,15 @@ def _fill_closed_stdio() -> None:
         sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115 - lives as long as the process
 
 
+def _say(line: str) -> None:
+    """Write one line of mcptape's own on stderr, unbuffered; a client that closed its end of
+    stderr (EPIPE) loses the line, not the session."""
+    try:
+        os.write(2, line.encode("utf-8", "backslashreplace"))
+    except OSError:
+        pass
+
+
 def _cwd() -> str:
     """The header's working directory: `$PWD` when it was deleted (getcwd fails; the server runs)."""
     try:
@@ -128,8 +137,7 @@ def record(opts: RecordOptions) -> int:
             signal.signal(signum, lambda n, _f: session.send_signal(n))
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
         if not opts.quiet:
-            sys.stderr.write(f"mcptape: recording to {path}\n")
-            sys.stderr.flush()
+            _say(f"mcptape: recording to {path}\n")
         session.start()
         from mcptape.recorder.memory import keep_buffers_in_heap
 
@@ -144,5 +152,5 @@ def record(opts: RecordOptions) -> int:
             effects.stop()
     writer.close()
     if writer.failed is not None:
-        sys.stderr.write(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
     return status.shell_code
