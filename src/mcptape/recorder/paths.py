@@ -20,7 +20,8 @@ def resolve_output(output: str | None, environ: dict[str, str] | None = None) ->
     """
     env = os.environ if environ is None else environ
     if output is None:
-        return os.path.join(env.get("MCPTAPE_DIR") or ".", default_name())
+        # expanded like `-o`: a client's JSON config passes `~/tapes` unexpanded
+        return os.path.join(os.path.expanduser(env.get("MCPTAPE_DIR") or "."), default_name())
     path = os.path.expanduser(output)
     if os.path.isdir(path):
         return os.path.join(path, default_name())
