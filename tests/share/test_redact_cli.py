@@ -101,8 +101,19 @@ def test_an_existing_output_is_refused_without_overwrite(tmp_path: Path) -> None
     dst = tmp_path / "out.jsonl"
     dst.write_text("keep me")
     result = _run("redact", str(src), "-o", str(dst))
-    assert result.returncode == 2 and "already exists" in result.stderr
+    assert (
+        result.returncode == 2 and "already exists (pass --overwrite, or choose another -o)" in result.stderr
+    )
     assert dst.read_text() == "keep me"
+
+
+def test_a_directory_as_output_is_refused_as_a_directory(tmp_path: Path) -> None:
+    """-o DIR names the directory as the problem (not 'already exists ... give -o a directory')."""
+    src = _transcript(tmp_path / "in.jsonl")
+    for extra in ([], ["--overwrite"]):
+        result = _run("redact", str(src), "-o", str(tmp_path), *extra)
+        assert result.returncode == 2
+        assert result.stderr == f"Error: cannot write {tmp_path}: it is a directory (name a file)\n"
 
 
 def test_the_live_writer_redacts_a_secret_split_across_chunks(tmp_path: Path) -> None:

@@ -1,25 +1,33 @@
-"""Opening a transcript for writing: private (0600) whether it is created or overwritten."""
+"""`open_output`: each way a transcript path cannot be written is one sentence naming the cause."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+import pytest
+
+from mcptape.errors import OutputError
 from mcptape.transcript.files import open_output
 
 
-def test_overwriting_a_readable_file_makes_it_private(tmp_path: Path) -> None:
-    """`--overwrite` of a 0644 file leaves a 0600 transcript: it may hold tokens."""
+def test_a_missing_parent_directory_is_named() -> None:
+    """A parent that does not exist is what the message says."""
+    with pytest.raises(OutputError, match="directory /no-such-dir-mcptape does not exist"):
+        open_output("/no-such-dir-mcptape/t.jsonl")
+
+
+def test_a_parent_that_exists_but_takes_no_files_is_not_called_missing() -> None:
+    """/proc exists: the message says no file can be created there, not that it does not exist."""
+    with pytest.raises(OutputError, match=r"^cannot write /proc/t\.jsonl: no file can be created in /proc$"):
+        open_output("/proc/t.jsonl")
+
+
+def test_an_existing_file_gets_the_callers_hint(tmp_path: Path) -> None:
+    """Record's advice by default; a caller with other options gives its own."""
     path = tmp_path / "t.jsonl"
-    path.write_text("old")
-    path.chmod(0o644)
-    os.close(open_output(path, overwrite=True))
-    assert (path.stat().st_mode & 0o777) == 0o600
-    assert path.read_bytes() == b""
-
-
-def test_overwriting_a_device_leaves_its_mode_alone() -> None:
-    """`-o /dev/null --overwrite` must not chmod the device."""
-    before = os.stat("/dev/null").st_mode
-    os.close(open_output("/dev/null", overwrite=True))
-    assert os.stat("/dev/null").st_mode == before
+    path.write_text("")
+    with pytest.raises(OutputError, match="give -o a directory"):
+        open_output(path)
+    with pytest.raises(OutputError) as caught:
+        open_output(path, exists_hint="choose another -o")
+    assert str(caught.value) == f"{path} already exists (choose another -o)"

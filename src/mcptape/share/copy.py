@@ -95,7 +95,7 @@ def redact_file(
     redactor.reset()
     redactor.replaced = 0
     # Pass 2: write the events to a scratch file next to the output, then header + events.
-    fd = open_output(dst, overwrite=overwrite)
+    fd = open_output(dst, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
     scratch = dst.with_name(f".{dst.name}.{os.getpid()}.part")
     try:
         header = redact_header(transcript.header, redactor)
