@@ -33,7 +33,8 @@ def test_a_lingering_grandchild_never_writes_into_fds_reused_after_the_session(
     h = Harness([sys.executable, "-c", LINGERING], tmp_path / "a.jsonl", http_sink=False)
     with h:
         assert h.wait_exit(10)
-    pgid = h.session.child.pid if h.session.child is not None else 0
+    assert h.session.child is not None
+    pgid = h.session.child.pid
     # Take every low fd number the finished session freed, as the next session's files would.
     later = [os.open(tmp_path / f"later{i}", os.O_RDWR | os.O_CREAT, 0o600) for i in range(64)]
     try:
@@ -47,3 +48,26 @@ def test_a_lingering_grandchild_never_writes_into_fds_reused_after_the_session(
             os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def test_the_drain_after_exit_is_one_deadline_for_all_channels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grandchild holding stdout, stderr and the tap delays the end once, not once per channel."""
+    monkeypatch.setattr(session_module, "DRAIN_AFTER_EXIT", 0.4)
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(3)\n    os._exit(0)\nos._exit(0)"
+    h = Harness([sys.executable, "-c", code], tmp_path / "a.jsonl", http_sink=False)
+    h.start()
+    assert h.session.child is not None
+    pgid = h.session.child.pid
+    try:
+        assert h.wait_exit(10)
+        started = time.monotonic()
+        h.stop()
+        took = time.monotonic() - started
+    finally:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    assert took < 0.9, f"stop took {took:.2f}s: the 0.4s drain was waited once per channel"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 
 from mcptape.recorder.pumps import Pump
@@ -151,8 +152,9 @@ class Recording:
                 break
         self.status = ExitStatus.from_wait(status)
         self.exited.set()
+        deadline = time.monotonic() + DRAIN_AFTER_EXIT  # one deadline, not one per channel
         for pump in self._pumps:
-            pump.join(DRAIN_AFTER_EXIT)
+            pump.join(max(0.0, deadline - time.monotonic()))
         self.writer.fields(self.writer.now(), "exit", code=self.status.code, signal=self.status.signal)
         return self.status
 
