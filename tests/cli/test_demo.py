@@ -29,3 +29,20 @@ def test_demo_records_a_clean_and_a_buggy_session(tmp_path: Path) -> None:
     assert "clean: every stdout byte is protocol" in text
     assert "is live" in text and "result.content[0].text" in text, "the replay names the changed path"
     assert (tmp_path / "demo-replay.jsonl").exists()
+
+
+def test_an_output_dir_that_cannot_be_created_is_one_error_line(tmp_path: Path) -> None:
+    """-o under a regular file is refused with one Error line and exit 2, before anything runs."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = subprocess.run(
+        [console_script(), "demo", "--no-view", "-o", str(blocker / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert (
+        result.stderr == f"Error: cannot create {blocker / 'demo'}: Not a directory (choose another -o DIR)\n"
+    )

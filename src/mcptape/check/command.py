@@ -9,7 +9,14 @@ import click
 from mcptape.errors import EXIT_FINDINGS
 
 
-@click.command("check")
+@click.command(
+    "check",
+    epilog="""\b
+Examples:
+  mcptape check session.jsonl                    # the report: first bad line, findings, stderr
+  mcptape check session.jsonl --json | jq .clean # one JSON object for CI
+  mcptape check session.jsonl --policy request   # a server that keeps serving after a bad line""",
+)
 @click.argument("file", metavar="FILE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in docs/check.md).")
 @click.option(

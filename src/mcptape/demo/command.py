@@ -10,7 +10,15 @@ import click
 from mcptape.demo.client import run_session
 
 
-@click.command("demo")
+@click.command(
+    "demo",
+    epilog="""\b
+Examples:
+  mcptape demo                       # then browse the buggy session in the viewer (q quits)
+  mcptape demo --no-view -o /tmp/d   # text only, transcripts in /tmp/d
+
+Exit codes: 0 when the demo ran (its findings are the point), 2 when it could not.""",
+)
 @click.option(
     "-o",
     "--output-dir",
@@ -30,7 +38,14 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
     its authorisation check), checks both, replays the clean session against a changed build,
     and opens the viewer on the buggy one.
     """
-    output_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from mcptape.errors import OutputError
+
+        raise OutputError(
+            f"cannot create {output_dir}: {exc.strerror or exc}", hint="choose another -o DIR"
+        ) from None
     tapes = {}
     for name, buggy in (("clean", False), ("buggy", True)):
         path = output_dir / f"demo-{name}.jsonl"

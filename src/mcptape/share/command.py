@@ -46,7 +46,9 @@ Examples:
   MCPTAPE_REDACT_KEY=... mcptape redact session.jsonl -o out.jsonl   # private placeholder key
 
 Each secret becomes [redacted:<16 hex>], an HMAC-SHA256 of its value: equal secrets stay
-equal, and a real value can later be checked against it (see docs/sharing.md).""",
+equal, and a real value can later be checked against it (see docs/sharing.md).
+
+Exit codes: 0 written, 2 unreadable input or unwritable output.""",
 )
 @click.argument("transcript", type=click.Path(dir_okay=True, path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="The redacted copy.")

@@ -65,7 +65,16 @@ def _require_terminal(instead: str) -> None:
         )
 
 
-@click.command("view")
+@click.command(
+    "view",
+    epilog="""\b
+Examples:
+  mcptape view session.jsonl                  # opens on the first line that broke the protocol
+  mcptape view --follow session.jsonl         # a recording still in progress
+  mcptape view old.jsonl new.jsonl            # the diff viewer
+
+Exit codes: 0 after q; 2 for an unreadable transcript, a bad keymap, or no terminal.""",
+)
 @click.argument("transcript", type=click.Path(path_type=Path))
 @click.argument("other", required=False, type=click.Path(path_type=Path))
 @click.option("--follow", "-f", is_flag=True, help="Keep reading a transcript that is still being written.")
