@@ -134,7 +134,8 @@ def record(opts: RecordOptions) -> int:
             late.attach(spool)  # http/exec events join the pumps' records, in order
         session = Recording(opts.command, spool, env=env, shutdown_timeout=opts.shutdown_timeout, child=child)
         for signum in FORWARDED_SIGNALS:
-            signal.signal(signum, lambda n, _f: session.send_signal(n))
+            if signal.getsignal(signum) != signal.SIG_IGN:  # ignored (nohup): stays ignored
+                signal.signal(signum, lambda n, _f: session.send_signal(n))
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
         if not opts.quiet:
             _say(f"mcptape: recording to {path}\n")

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 EXEC_FD_VAR = "MCPTAPE_EXEC_FD"
 _F_SETPIPE_SZ = 1031  # Linux: fcntl command to resize a pipe
 PIPE_SIZE = 1 << 20
-_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_PYTHON_IGNORED = (signal.SIGPIPE, signal.SIGXFSZ)  # Python ignores these itself: the child must not
+_INHERITED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # default again, unless ignored (nohup)
 
 
 def enlarge_pipe(fd: int, size: int = PIPE_SIZE) -> None:
@@ -79,7 +80,8 @@ def spawn(
                 child_env,
                 file_actions=actions,
                 setpgroup=0,
-                setsigdef=_DEFAULT_SIGNALS,
+                setsigdef=_PYTHON_IGNORED
+                + tuple(s for s in _INHERITED if signal.getsignal(s) != signal.SIG_IGN),
                 **mask,
             )
     except FileNotFoundError:
