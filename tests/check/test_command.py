@@ -10,7 +10,9 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from mcptape.check.analyze import Analyzer
 from mcptape.check.command import check_command
+from mcptape.check.report import render_text
 from mcptape.transcript import Event
 from mcptape.transcript.writer import new_header, write_transcript
 from tests.check.helpers import error, events, request, result
@@ -52,7 +54,7 @@ def test_a_clean_transcript_exits_0_and_says_so(clean: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "Verdict: clean (no findings)" in res.output
     assert "out (server->client): none, every line is protocol" in res.output
-    assert "Server stderr (1 lines, 9 bytes" in res.output and "| starting" in res.output
+    assert "Server stderr (1 line, 9 bytes" in res.output and "| starting" in res.output
 
 
 def test_findings_exit_1_with_first_non_protocol_line_findings_and_stderr(broken: Path) -> None:
@@ -162,3 +164,14 @@ def test_server_text_inside_finding_messages_is_escaped_in_text_and_json(tmp_pat
     (finding,) = doc["findings"]
     assert "\x1b" not in finding["message"] and "\u202e" not in finding["message"]
     assert "no\\x1b[2J\\u202eway" in finding["message"]
+
+
+def test_long_latencies_read_in_seconds_and_one_stderr_line_is_singular() -> None:
+    """A 1.89 s response is `1.89 s`, not `1.89e+03 ms`; one stderr line is `1 line`."""
+    analyzer = Analyzer()
+    analyzer.push(0.0, "in", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n', 0)
+    analyzer.push(0.5, "err", "starting\n", 1)
+    analyzer.push(1.89, "out", '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n', 2)
+    text = render_text(analyzer.finish())
+    assert "max 1.89 s" in text and "e+" not in text
+    assert "Server stderr (1 line, 9 bytes," in text

@@ -18,7 +18,10 @@ JSON_SCHEMA_VERSION = 1
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.3g} ms"
+    """3 significant digits: `4.1 ms`, `638 ms`, and `1.89 s` rather than `1.89e+03 ms`."""
+    if seconds < 0.9995:
+        return f"{seconds * 1000:.3g} ms"
+    return f"{seconds:.3g} s" if seconds < 999.5 else f"{seconds:.0f} s"
 
 
 def _line(frame: Frame | Ref, limit: int = SHOW) -> str:
@@ -122,7 +125,8 @@ def _stderr(analysis: Analysis) -> list[str]:
     err = analysis.stderr
     if err.size == 0:
         return ["Server stderr: empty"]
-    lines = [f"Server stderr ({err.lines} lines, {err.size} bytes, from transcript event {err.first_event})"]
+    noun = "line" if err.lines == 1 else "lines"
+    lines = [f"Server stderr ({err.lines} {noun}, {err.size} bytes, from transcript event {err.first_event})"]
     text = bytes(err.head)
     parts = text.split(b"\n")
     if parts and parts[-1] == b"":
