@@ -31,3 +31,14 @@ def test_an_existing_file_gets_the_callers_hint(tmp_path: Path) -> None:
     with pytest.raises(OutputError) as caught:
         open_output(path, exists_hint="choose another -o")
     assert str(caught.value) == f"{path} already exists (choose another -o)"
+
+
+def test_a_directory_path_that_does_not_exist_yet_is_called_missing(tmp_path: Path) -> None:
+    """`-o tapes/` before tapes exists says to create it, not that it is a directory."""
+    path = f"{tmp_path}/tapes/"
+    with pytest.raises(OutputError) as caught:
+        open_output(path)
+    assert (
+        str(caught.value)
+        == f"cannot write {path}: directory {path} does not exist (create it first: mkdir -p {path})"
+    )

@@ -30,6 +30,11 @@ def open_output(
             raise OutputError(f"cannot write {path}: no file can be created in {parent}") from None
         raise OutputError(f"cannot write {path}: directory {parent} does not exist") from None
     except IsADirectoryError:
+        if not os.path.isdir(path):  # `-o tapes/` for a directory that is not there yet
+            raise OutputError(
+                f"cannot write {path}: directory {path} does not exist",
+                hint=f"create it first: mkdir -p {os.fspath(path)}",
+            ) from None
         raise OutputError(f"cannot write {path}: it is a directory", hint="name a file") from None
     except PermissionError:
         raise OutputError(f"cannot write {path}: permission denied") from None
