@@ -67,7 +67,9 @@ def test_a_bad_pattern_fails_before_the_server_starts(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     lines = result.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: --redact 'acct-[0-9' is not a valid regular")
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: --redact-pattern 'acct-[0-9' is not a valid regular"
+    )
     assert not marker.exists()
 
 

@@ -75,7 +75,8 @@ def record(opts: RecordOptions) -> int:
     if opts.redact or opts.redact_keys or opts.redact_patterns:
         from mcptape.share.rules import Rules
 
-        rules = Rules.build(opts.redact_keys, opts.redact_patterns)  # a bad regex fails before the spawn
+        # a bad regex fails before the spawn
+        rules = Rules.build(opts.redact_keys, opts.redact_patterns, regex_flag="--redact-pattern")
     path = resolve_output(opts.output)
     from mcptape.transcript.files import open_output
 

@@ -163,20 +163,31 @@ class Rules:
     use_env: bool = True
 
     @classmethod
-    def build(cls, keys: Iterable[str] = (), regexes: Iterable[str] = (), *, use_env: bool = True) -> Rules:
-        """Validate user rules; a malformed or empty-matching regex is a usage error (exit 2)."""
+    def build(
+        cls,
+        keys: Iterable[str] = (),
+        regexes: Iterable[str] = (),
+        *,
+        use_env: bool = True,
+        regex_flag: str = "--redact",
+    ) -> Rules:
+        """Validate user rules; a malformed or empty-matching regex is a usage error (exit 2).
+
+        `regex_flag` is the option the regexes came from, named in the error (record's is
+        `--redact-pattern`).
+        """
         compiled = []
         for source in regexes:
             try:
                 rx = re.compile(source)
             except re.error as exc:
                 raise UsageError(
-                    f"--redact {source!r} is not a valid regular expression ({exc})",
+                    f"{regex_flag} {source!r} is not a valid regular expression ({exc})",
                     hint="Python `re` syntax; quote it for the shell",
                 ) from None
             if rx.fullmatch("") is not None or rx.search("") is not None:
                 raise UsageError(
-                    f"--redact {source!r} matches the empty string", hint="make it match only the secret"
+                    f"{regex_flag} {source!r} matches the empty string", hint="make it match only the secret"
                 )
             compiled.append(rx)
         names = set()
