@@ -108,6 +108,21 @@ def encode_fields(t: float, ch: str, **fields: Any) -> bytes:
     return record + b"\n"
 
 
+def _escape_surrogates(value: Any) -> Any:
+    """Strings with lone surrogates (undecodable argv/cwd bytes) with those bytes as `\\xNN`."""
+    if isinstance(value, str):
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = value.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", "backslashreplace")
+    if isinstance(value, list | tuple):
+        return [_escape_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_escape_surrogates(k): _escape_surrogates(v) for k, v in value.items()}
+    return value
+
+
 class TranscriptWriter:
     """Appends records to an open fd; safe to share between threads (one write per call)."""
 
@@ -136,8 +151,16 @@ class TranscriptWriter:
     def header(self, header: Header) -> None:
         import json  # the header goes out before the pumps start: stdlib json costs ~1 ms, orjson ~17
 
-        text = json.dumps(header.to_record(), ensure_ascii=False, separators=(",", ":"), default=str)
-        self.write_raw(text.encode("utf-8", "surrogatepass") + b"\n")
+        record = header.to_record()
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # argv or cwd bytes that are not UTF-8: readers reject surrogates
+            text = json.dumps(
+                _escape_surrogates(record), ensure_ascii=False, separators=(",", ":"), default=str
+            )
+            data = text.encode("utf-8")
+        self.write_raw(data + b"\n")
 
     def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
         self.write_raw(encode_chunk(t, ch, data))
