@@ -1,4 +1,4 @@
-"""A server that exits while a grandchild still holds its stdout: the session ends, nothing leaks."""
+"""Sessions that end oddly (a grandchild keeps the pipes, the server never starts): nothing leaks."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcptape.errors import SpawnError
 from mcptape.recorder import session as session_module
 from mcptape.recorder.harness import Harness
 
@@ -71,3 +72,12 @@ def test_the_drain_after_exit_is_one_deadline_for_all_channels(
         except OSError:
             pass
     assert took < 0.9, f"stop took {took:.2f}s: the 0.4s drain was waited once per channel"
+
+
+def test_a_harness_whose_server_cannot_start_leaks_no_fd(tmp_path: Path) -> None:
+    """A missing command raises SpawnError, and every pipe the harness had opened is closed again."""
+    before = set(os.listdir("/proc/self/fd"))
+    for i in range(3):
+        with pytest.raises(SpawnError):
+            Harness(["/nonexistent/mcptape-server"], tmp_path / f"{i}.jsonl", http_sink=False).start()
+    assert set(os.listdir("/proc/self/fd")) - before == set()

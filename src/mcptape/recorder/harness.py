@@ -106,7 +106,13 @@ class Harness:
                 client_err=None,
                 shutdown_timeout=self.shutdown_timeout,
             )
-            self._session.start()  # its pumps close in_r and out_w when they end
+            try:
+                self._session.start()  # its pumps close in_r and out_w when they end
+            except BaseException:  # the server did not start (SpawnError): no pump owns the pipes
+                for fd in (in_r, out_r, out_w):
+                    os.close(fd)
+                self.close_stdin()
+                raise
             self._reader = threading.Thread(
                 target=self._read, args=(out_r,), name="mcptape-harness", daemon=True
             )
