@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mcptape.errors import TranscriptError
-from mcptape.transcript import Event, open_transcript
+from mcptape.transcript import Event, open_transcript, reader
 from mcptape.transcript.writer import new_header, write_transcript
 
 
@@ -75,3 +75,13 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
 
 def exc_is_one_line(exc: Exception) -> bool:
     return "\n" not in str(exc)
+
+
+def test_the_header_is_read_with_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most MAX_HEADER bytes are read for line 1, so a huge file without newlines is never read whole."""
+    path = tmp_path / "t.jsonl"
+    write_transcript(path, new_header(["srv", "x" * 200], "/"), [])
+    open_transcript(path)  # a whole header is fine
+    monkeypatch.setattr(reader, "MAX_HEADER", 100)
+    with pytest.raises(TranscriptError, match="is not an mcptape transcript"):
+        open_transcript(path)

@@ -19,6 +19,9 @@ from mcptape.errors import TranscriptError
 from mcptape.transcript.events import FORMAT_VERSION, Event, Header
 
 _BUFFER = 1 << 20
+# A header line is a few hundred bytes (its longest part is the command line): reading at most this
+# much keeps a large file without newlines (a binary, /dev/zero) from being read whole.
+MAX_HEADER = 16 << 20
 
 
 @dataclass
@@ -128,7 +131,7 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
     """Open `path`, validate its header, and return a lazily readable `Transcript`."""
     p = Path(path)
     with open_file(p) as fh:
-        first = fh.readline()
+        first = fh.readline(MAX_HEADER)
     if not first:
         raise TranscriptError(f"{p} is empty: not an mcptape transcript", hint="was the recording started?")
     if not first.endswith(b"\n"):
