@@ -86,6 +86,8 @@ def spawn(
             )
     except FileNotFoundError:
         _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
+        if cwd is not None and not os.path.isdir(cwd):
+            raise SpawnError(f"cannot start {command[0]!r}: working directory {cwd} does not exist") from None
         raise SpawnError(f"cannot start {command[0]!r}: command not found", hint="check PATH") from None
     except PermissionError:
         _close(in_r, in_w, out_r, out_w, err_r, err_w, tap_r, tap_w)
