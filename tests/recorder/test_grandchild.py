@@ -86,5 +86,5 @@ def test_a_harness_whose_server_cannot_start_leaks_no_fd(tmp_path: Path) -> None
 def test_a_missing_working_directory_is_named_as_such(tmp_path: Path) -> None:
     """A harness given a cwd that does not exist says so, rather than `command not found`."""
     missing = tmp_path / "missing"
-    with pytest.raises(SpawnError, match="working directory .*missing.* does not exist"):
+    with pytest.raises(SpawnError, match=r"working directory .*missing.* does not exist"):
         Harness(["true"], tmp_path / "t.jsonl", http_sink=False, cwd=str(missing)).start()
