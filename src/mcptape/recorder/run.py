@@ -103,10 +103,11 @@ def record(opts: RecordOptions) -> int:
             late.release()
             effects.stop()
         os.close(fd)
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        if not opts.overwrite:  # O_EXCL: this run created the file. With --overwrite the path
+            try:  # existed (a symlink, a device like /dev/null): never unlink it
+                os.unlink(path)
+            except OSError:
+                pass
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         raise
 
