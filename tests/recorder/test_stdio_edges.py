@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -170,6 +171,7 @@ def test_infinite_shutdown_timeout_waits_without_a_traceback(tmp_path: Path) -> 
 
 def test_full_transcript_disk_keeps_forwarding_and_says_so_in_one_line(tmp_path: Path) -> None:
     """Every transcript write fails with ENOSPC (/dev/full): the session goes on, one line on stderr."""
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode), "/dev/full is not the device (was it deleted?)"
     proc = subprocess.run(
         [console_script(), "record", "-q", "--overwrite", "-o", "/dev/full", "--", *ECHO],
         input=b"one\ntwo\n",
