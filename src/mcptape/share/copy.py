@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,12 +131,20 @@ def redact_file(
             raise OutputError(f"cannot write {dst}: {exc.strerror or exc}") from None
     except BaseException:
         os.close(fd)
-        _unlink(dst)
+        if not overwrite or _is_regular_file(dst):  # never a symlink or a device (-o /dev/full)
+            _unlink(dst)
         raise
     finally:
         _unlink(scratch)
     os.close(fd)
     return Summary(dst, redactor.replaced, len(redactor.found), len(transcript.problems))
+
+
+def _is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _unlink(path: Path) -> None:
