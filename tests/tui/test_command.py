@@ -81,13 +81,13 @@ def test_view_does_not_import_textual_for_a_bad_file(tmp_path: Path) -> None:
 
 
 def test_off_a_terminal_view_is_one_error_line_instead_of_a_hung_screen(tmp_path: Path) -> None:
-    """With stdin and stdout not a tty, a valid transcript is refused at once with the text-report command."""
+    """With stdin and stderr not a tty, a valid transcript is refused at once with the text-report command."""
     path = banner_session(tmp_path / "t.jsonl")
     result = run_view(str(path))
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        "Error: mcptape view needs a terminal: stdin and stdout must be a tty"
+        "Error: mcptape view needs a terminal: stdin and stderr must be a tty"
         f" (for a text report: mcptape check {path})"
     ]
 
@@ -102,5 +102,5 @@ def test_off_a_terminal_the_diff_viewer_is_skipped_with_a_note(
     path = banner_session(tmp_path / "t.jsonl")
     view_diff(diff_files(path, path, config=False), "old", "new")
     assert (
-        capsys.readouterr().err == "note: the diff viewer needs a terminal (stdin and stdout); not opened\n"
+        capsys.readouterr().err == "note: the diff viewer needs a terminal (stdin and stderr); not opened\n"
     )

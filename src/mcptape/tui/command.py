@@ -1,7 +1,7 @@
 """`mcptape view FILE [OTHER]`: open the viewer, or the diff viewer with two transcripts.
 
 Bad input (missing, empty, foreign, header-truncated, future-version files, a bad keymap) fails
-with one `Error:` line and exit 2 before the app starts; so does a stdin or stdout that is not a
+with one `Error:` line and exit 2 before the app starts; so does a stdin or stderr that is not a
 terminal (the app would wait for keys that never come, drawing escape sequences into a file).
 `view_file` and `view_diff` are what other commands call (`mcptape demo`, `mcptape replay --view`).
 """
@@ -43,7 +43,7 @@ def view_diff(diff: Diff, old_name: str, new_name: str) -> None:
     Off a terminal it says so on stderr and returns: the caller's report and exit code stand.
     """
     if not on_terminal():
-        sys.stderr.write("note: the diff viewer needs a terminal (stdin and stdout); not opened\n")
+        sys.stderr.write("note: the diff viewer needs a terminal (stdin and stderr); not opened\n")
         return
     from mcptape.tui.diff_app import DiffApp
 
@@ -51,8 +51,8 @@ def view_diff(diff: Diff, old_name: str, new_name: str) -> None:
 
 
 def on_terminal() -> bool:
-    """Whether the viewer can run: keys come from stdin, the screen goes to stdout."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    """Whether the viewer can run: keys come from stdin, Textual draws the screen on stderr."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 def _require_terminal(instead: str) -> None:
@@ -60,7 +60,7 @@ def _require_terminal(instead: str) -> None:
         from mcptape.errors import UsageError
 
         raise UsageError(
-            "mcptape view needs a terminal: stdin and stdout must be a tty",
+            "mcptape view needs a terminal: stdin and stderr must be a tty",
             hint=f"for a text report: {instead}",
         )
 
