@@ -73,6 +73,9 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
         raise SystemExit(exc.exit_code) from None
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.format_message(), err=True)  # a bare `mcptape`: the help, as click shows it
+        raise SystemExit(exc.exit_code) from None
     except click.UsageError as exc:
         # One line, like every other mcptape error; the usage is one --help away.
         command = exc.ctx.command_path if exc.ctx is not None else prog_name
@@ -81,8 +84,8 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     except click.ClickException as exc:
         click.echo(f"Error: {exc.format_message()}", err=True)
         raise SystemExit(exc.exit_code) from None
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("Error: interrupted (what was already written is kept)", err=True)
         raise SystemExit(130) from None
     if isinstance(returned, int) and returned:
         raise SystemExit(returned)  # a command's ctx.exit(n): click returns n when not standalone
