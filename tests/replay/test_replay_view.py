@@ -30,3 +30,18 @@ def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
     diff, old_name, new_name = opened[0]
     assert diff.same
     assert (old_name, new_name) == (str(tape), str(out))
+
+
+def test_replay_refuses_to_overwrite_a_saved_session(tmp_path: Path) -> None:
+    """`-o` naming an existing file is refused (exit 2, the file kept) unless --overwrite."""
+    tape = ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl"
+    out = tmp_path / "saved.jsonl"
+    out.write_text("a session I want to keep")
+    argv = [str(tape), "-o", str(out), "--no-config", "--", PYTHON, str(SERVERS / "echo_tool.py")]
+    refused = CliRunner().invoke(replay_command, argv)
+    assert refused.exit_code != 0
+    assert isinstance(refused.exception, Exception) and "already exists" in str(refused.exception)
+    assert out.read_text() == "a session I want to keep"
+    replaced = CliRunner().invoke(replay_command, ["--overwrite", *argv])
+    assert replaced.exit_code == 0, replaced.output
+    assert out.read_text().startswith('{"mcptape":1')

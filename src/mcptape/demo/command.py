@@ -69,7 +69,9 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
 
     replayed = output_dir / "demo-replay.jsonl"
     click.echo(f"== mcptape replay {tapes['clean']} -- <a new build whose deploy message changed>")
-    result = replay(tapes["clean"], server_command(changed=True), output=replayed, config=False)
+    result = replay(
+        tapes["clean"], server_command(changed=True), output=replayed, config=False, overwrite=True
+    )
     click.echo(result.render(), nl=False)
     click.echo("")
     click.echo(f"Transcripts: {tapes['clean']}, {tapes['buggy']} and the replay {replayed}")

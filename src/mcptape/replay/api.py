@@ -121,6 +121,7 @@ def replay(
     stubs: Sequence[str] = (),
     config: Config | bool = True,
     secrets: Sequence[str] = (),
+    overwrite: bool = False,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -130,7 +131,8 @@ def replay(
     `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
     or False. `secrets` (`NAME=VALUE`) put real values back where a redacted transcript has their
     placeholder (verified against its hash first; see docs/sharing.md). Raises `MCPTapeError` for
-    unreadable input or a command that cannot start.
+    unreadable input or a command that cannot start. An existing `output` is refused unless
+    `overwrite` (a saved session is never lost silently).
     """
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
     argv = list(command) if command else (list(cfg.server) if cfg is not None else [])
@@ -161,6 +163,8 @@ def replay(
         raise UsageError(
             f"-o {new_path} is the transcript being replayed", hint="write the new session elsewhere"
         )
+    if not temporary and not overwrite and new_path.exists():
+        raise OutputError(f"{new_path} already exists", hint="pass --overwrite, or choose another -o")
     driver = Driver(
         plan,
         argv,

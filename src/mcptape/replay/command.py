@@ -81,6 +81,7 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 )
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
 @click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
+@click.option("--overwrite", is_flag=True, help="Replace the -o file if it exists (default: refuse).")
 @click.option(
     "--secret",
     "secrets",
@@ -103,6 +104,7 @@ def replay_command(
     stubs: tuple[str, ...],
     no_config: bool,
     view: bool,
+    overwrite: bool,
     secrets: tuple[str, ...],
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
@@ -127,6 +129,7 @@ def replay_command(
         stubs=stubs,
         config=not no_config,
         secrets=secrets,
+        overwrite=overwrite,
     )
     _emit(result.to_json() if as_json else result.render(), as_json)
     if view:
