@@ -216,3 +216,39 @@ def test_a_client_that_closed_its_end_of_stderr_still_gets_the_session(tmp_path:
         os.close(w)
     assert (proc.returncode, proc.stdout) == (0, b"one\n")
     assert channel(transcript, "in") == b"one\n"
+
+
+def test_a_slow_client_gets_every_byte_a_server_wrote_before_exiting(tmp_path: Path) -> None:
+    """The server writes 2.5 MiB (what the pipes and the pump hold) and exits; the client starts
+    reading 3s later (past the 2s drain): nothing is lost, as nothing would be on a direct pipe."""
+    transcript = tmp_path / "t.jsonl"
+    code = "import os\nos.write(1, b'x' * (5 << 19) + b'\\nend\\n')"
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+    )
+    time.sleep(3.0)
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    assert len(out) == (5 << 19) + 5 and out.endswith(b"\nend\n")
+    assert len(channel(transcript, "out")) == len(out)
+
+
+def test_a_signal_ends_the_wait_for_a_client_that_does_not_read(tmp_path: Path) -> None:
+    """The server exited, the client reads nothing: mcptape waits for it until it is sent SIGTERM."""
+    transcript = tmp_path / "t.jsonl"
+    code = "import os\nos.write(1, b'x' * (5 << 19))"
+    proc = subprocess.Popen(
+        [console_script(), "record", "-q", "-o", str(transcript), "--", sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+    )
+    time.sleep(2.5)
+    assert proc.poll() is None, "mcptape gave up on bytes its client had not read yet"
+    proc.send_signal(signal.SIGTERM)
+    start = time.monotonic()
+    assert proc.wait(10) == 0
+    assert time.monotonic() - start < 1.0
+    assert proc.stdout is not None
+    proc.stdout.close()

@@ -67,6 +67,7 @@ class Pump(threading.Thread):
         self.on_eof = on_eof
         self.on_dst_closed = on_dst_closed
         self.bytes = 0
+        self.busy = False  # holds bytes it read and has not finished forwarding and recording
         self.close_src = close_src  # close src / dst when done (pipes a harness handed over)
         self.close_dst = close_dst
 
@@ -89,6 +90,7 @@ class Pump(threading.Thread):
             if n == 0:
                 break
             self.bytes += n
+            self.busy = True
             if self.dst is not None:
                 try:
                     write_all(self.dst, view[:n])
@@ -98,6 +100,7 @@ class Pump(threading.Thread):
                         self.on_dst_closed(self.ch, exc)
                     del dst
             sink.chunk(t, ch, buf[:n])
+            self.busy = False
         for fd, close in ((self.src, self.close_src), (dst_fd, self.close_dst)):
             if close and fd is not None:
                 try:

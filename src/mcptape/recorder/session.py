@@ -88,6 +88,7 @@ class Recording:
         self.stdin_closed = threading.Event()
         self.status: ExitStatus | None = None
         self._pumps: list[Pump] = []
+        self._stop_draining = threading.Event()  # a signal after the exit: stop waiting for pumps
         self._notes_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -155,12 +156,20 @@ class Recording:
         deadline = time.monotonic() + DRAIN_AFTER_EXIT  # one deadline, not one per channel
         for pump in self._pumps:
             pump.join(max(0.0, deadline - time.monotonic()))
+            # Past the deadline, a pump still handing the server's bytes to a slow client is waited
+            # for (a direct pipe would keep them); one idle in a read (a grandchild holds the pipe)
+            # is not. A signal sent to mcptape now ends the wait.
+            while _forwarding(pump) and not self._stop_draining.wait(0.05):
+                pass
         self.writer.fields(self.writer.now(), "exit", code=self.status.code, signal=self.status.signal)
         return self.status
 
     def send_signal(self, signum: int) -> None:
         """Deliver `signum` to the server's process group (its own children included)."""
-        if self.child is None or self.exited.is_set():
+        if self.child is None:
+            return
+        if self.exited.is_set():
+            self._stop_draining.set()
             return
         try:
             os.killpg(self.child.pid, signum)
@@ -214,6 +223,18 @@ class Recording:
             return
         self.note("server ignored SIGTERM: SIGKILL")
         self.send_signal(signal.SIGKILL)
+
+
+def _forwarding(pump: Pump) -> bool:
+    """True while `pump` is alive and busy with bytes it read (checked twice: between two reads of
+    a full pipe it is idle for a moment)."""
+    for _ in range(2):
+        if not pump.is_alive():
+            return False
+        if pump.busy:
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def _close(fd: int) -> None:
