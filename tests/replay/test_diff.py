@@ -151,3 +151,18 @@ def test_a_rule_that_hid_nothing_is_listed_as_unused() -> None:
     """A typo in a rule does not pass unnoticed."""
     diff = diff_events(base().end().events, base().end().events, [parse_rule("tools/call:result.contnet")])
     assert [r.text for r in diff.unused_rules] == ["tools/call:result.contnet"]
+
+
+def test_a_request_id_reused_for_another_method_is_a_difference() -> None:
+    """Two independent sessions whose id 1 is `initialize` and `server/discover` do not pair silently."""
+    old, new = Session(), Session()
+    old.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+    old.answer({"jsonrpc": "2.0", "id": 1, "result": {}})
+    new.send({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}})
+    new.answer({"jsonrpc": "2.0", "id": 1, "result": {}})
+    diff = diff_events(old.events, new.events)
+    assert not diff.same
+    [pair] = diff.differing
+    assert [(c.where, c.old, c.new) for c in pair.changes] == [
+        ("request.method", "initialize", "server/discover")
+    ]

@@ -219,6 +219,10 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
         if pair.old is not None and pair.new is not None:
             scoped = [r for r in all_rules if r.applies_to(scope)]
             pair.changes, pair.hidden = compare(_value(pair.old, kind), _value(pair.new, kind), scoped)
+            if kind == RESPONSE:
+                pair.changes[:0] = _request_method_change(
+                    old.request_msgs.get(key), new.request_msgs.get(key)
+                )
         result.pairs.append(pair)
     result.stdout_added, result.stdout_removed = _multiset(new.stdout, old.stdout, lambda f: f.raw)
     ours = [f for f in old.analysis.findings if _counted(f)]
@@ -241,6 +245,14 @@ def diff_events(
     return diff_sides(
         collect(old, keep_stderr=stderr), collect(new, keep_stderr=stderr), rules, stderr=stderr
     )
+
+
+def _request_method_change(old: Message | None, new: Message | None) -> list[Change]:
+    """Two sessions whose requests with the same id call different methods (`mcptape diff` of
+    independent recordings: e.g. `initialize` then, in a stateless session, `server/discover`)."""
+    if old is None or new is None or old.method == new.method:
+        return []
+    return [Change(("request", "method"), old.method, new.method)]
 
 
 def _value(item: Message | ExecCall, kind: str) -> Any:
