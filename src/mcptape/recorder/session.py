@@ -88,7 +88,7 @@ class Recording:
         self.stdin_closed = threading.Event()
         self.status: ExitStatus | None = None
         self._pumps: list[Pump] = []
-        self._stop_draining = threading.Event()  # a signal after the exit: stop waiting for pumps
+        self._stop_draining = threading.Event()  # a signal was sent: no waiting past the deadline
         self._notes_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -158,7 +158,7 @@ class Recording:
             pump.join(max(0.0, deadline - time.monotonic()))
             # Past the deadline, a pump still handing the server's bytes to a slow client is waited
             # for (a direct pipe would keep them); one idle in a read (a grandchild holds the pipe)
-            # is not. A signal sent to mcptape now ends the wait.
+            # is not. Once a signal was sent (to end the session), the deadline holds.
             while _forwarding(pump) and not self._stop_draining.wait(0.05):
                 pass
         self.writer.fields(self.writer.now(), "exit", code=self.status.code, signal=self.status.signal)
@@ -168,8 +168,8 @@ class Recording:
         """Deliver `signum` to the server's process group (its own children included)."""
         if self.child is None:
             return
+        self._stop_draining.set()  # the session is being ended: the drain keeps its deadline
         if self.exited.is_set():
-            self._stop_draining.set()
             return
         try:
             os.killpg(self.child.pid, signum)
