@@ -46,6 +46,20 @@ def _say(line: str) -> None:
         pass
 
 
+def _is_stdout(fd: int) -> bool:
+    """`fd` is the pipe, socket or file that fd 1 is (`-o /dev/stdout`); devices such as /dev/null
+    or a terminal do not carry the protocol to a client."""
+    import stat
+
+    try:
+        ours, out = os.fstat(fd), os.fstat(1)
+    except OSError:
+        return False
+    if stat.S_ISCHR(out.st_mode) or stat.S_ISBLK(out.st_mode):
+        return False
+    return (ours.st_dev, ours.st_ino) == (out.st_dev, out.st_ino)
+
+
 def _cwd() -> str:
     """The header's working directory: `$PWD` when it was deleted (getcwd fails; the server runs)."""
     try:
@@ -81,6 +95,12 @@ def record(opts: RecordOptions) -> int:
     from mcptape.transcript.files import open_output
 
     fd = open_output(path, overwrite=opts.overwrite)
+    if _is_stdout(fd):
+        os.close(fd)
+        raise UsageError(
+            f"-o {path} is this process's stdout: the transcript would be mixed into the protocol",
+            hint="write the transcript to a file",
+        )
     env = dict(os.environ)
     for std in (0, 1, 2):
         enlarge_pipe(std)
