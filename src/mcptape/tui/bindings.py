@@ -4,7 +4,7 @@ A keymap is a TOML file mapping binding ids to keys, read from `--keymap FILE` o
 `$XDG_CONFIG_HOME/mcptape/keymap.toml`::
 
     [keymap]
-    "finding.next" = "f"
+    "finding.next" = "F"
     "search.open" = "ctrl+f"
 """
 

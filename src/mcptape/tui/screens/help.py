@@ -52,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
         legend.append(", ".join(KINDS))
         legend.append(
             "\n\nRebind keys in $XDG_CONFIG_HOME/mcptape/keymap.toml (or --keymap FILE):\n"
-            '[keymap]\n"finding.next" = "f"\n\nEscape closes this screen.'
+            '[keymap]\n"finding.next" = "F"\n\nEscape closes this screen.'
         )
         with VerticalScroll(id="help-box"):
             yield Static(table)
