@@ -166,3 +166,18 @@ def test_a_request_id_reused_for_another_method_is_a_difference() -> None:
     assert [(c.where, c.old, c.new) for c in pair.changes] == [
         ("request.method", "initialize", "server/discover")
     ]
+
+
+def test_a_flood_of_non_protocol_lines_is_kept_bounded_and_counted() -> None:
+    """Past STDOUT_KEPT lines per side, noise is counted, not kept: memory stays flat, the diff says so."""
+    from mcptape.replay.diff import STDOUT_KEPT
+    from mcptape.replay.render import render_diff
+
+    old, new = base(), base()
+    for i in range(STDOUT_KEPT + 250):
+        new.answer(b"noise %d\n" % i)
+    diff = diff_events(old.events, new.events)
+    assert not diff.same
+    assert len(diff.stdout_added) == STDOUT_KEPT
+    assert diff.stdout_not_compared == (0, 250)
+    assert any("250 (new) more were counted, not compared" in line for line in render_diff(diff))

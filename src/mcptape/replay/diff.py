@@ -30,6 +30,7 @@ from mcptape.transcript.events import Event
 
 RESPONSE, NOTIFICATION, SERVER_REQUEST, EXECUTOR = "response", "notification", "server-request", "executor"
 STDERR_KEPT = 4 << 20  # bytes of stderr kept per side for --stderr
+STDOUT_KEPT = 10_000  # non-protocol stdout lines kept per side (a flooding server must not fill memory)
 
 Key = tuple[Any, ...]
 
@@ -84,6 +85,7 @@ class Diff:
     pairs: list[Pair] = field(default_factory=list)
     stdout_added: list[Frame] = field(default_factory=list)
     stdout_removed: list[Frame] = field(default_factory=list)
+    stdout_not_compared: tuple[int, int] = (0, 0)  # (old, new) non-protocol lines past STDOUT_KEPT
     findings_added: list[Finding] = field(default_factory=list)
     findings_removed: list[Finding] = field(default_factory=list)
     exit_old: ExitInfo = ExitInfo(False, None, None)
@@ -119,6 +121,7 @@ class Diff:
             self.differing
             or self.stdout_added
             or self.stdout_removed
+            or self.stdout_not_compared[0] != self.stdout_not_compared[1]
             or self.findings_added
             or self.findings_removed
             or self.exit_differs
@@ -138,6 +141,7 @@ class Side:
         self.per_method: Counter[tuple[str, str]] = Counter()
         self.per_exec: Counter[tuple[str, Any]] = Counter()
         self.stdout: list[Frame] = []
+        self.stdout_dropped = 0  # non-protocol lines past STDOUT_KEPT: counted, not compared
         self.stderr = bytearray()
         self.analysis = Analysis()
 
@@ -150,7 +154,10 @@ class Side:
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             self._one(one)
         if msg.channel == OUT and msg.rule is not None:
-            self.stdout.append(msg.frame)
+            if len(self.stdout) < STDOUT_KEPT:
+                self.stdout.append(msg.frame)
+            else:
+                self.stdout_dropped += 1
 
     def _one(self, msg: Message) -> None:
         kind = msg.kind
@@ -225,6 +232,7 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
                 )
         result.pairs.append(pair)
     result.stdout_added, result.stdout_removed = _multiset(new.stdout, old.stdout, lambda f: f.raw)
+    result.stdout_not_compared = (old.stdout_dropped, new.stdout_dropped)
     ours = [f for f in old.analysis.findings if _counted(f)]
     theirs = [f for f in new.analysis.findings if _counted(f)]
     result.findings_added, result.findings_removed = _multiset(theirs, ours, _signature)

@@ -12,7 +12,7 @@ import orjson
 
 from mcptape.check.model import ExecCall, Finding, Frame, Message
 from mcptape.replay.compare import MISSING, Change, Hidden
-from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, Diff, Pair
+from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
 from mcptape.textsafe import escape, escape_json, escape_text
 
 if TYPE_CHECKING:
@@ -121,6 +121,12 @@ def render_diff(diff: Diff) -> list[str]:
             out.extend(_frame_line(sign, f) for f in frames[:MAX_LINES])
             if len(frames) > MAX_LINES:
                 out.append(f"  ... and {len(frames) - MAX_LINES} more")
+    if any(diff.stdout_not_compared):
+        old_n, new_n = diff.stdout_not_compared
+        out.append(
+            f"stdout: past the first {STDOUT_KEPT} lines that are not protocol, {old_n} (old) and "
+            f"{new_n} (new) more were counted, not compared"
+        )
     for sign, findings, what in (("+", diff.findings_added, "new"), ("-", diff.findings_removed, "gone")):
         if findings:
             out.append(f"findings: {len(findings)} {what}")
