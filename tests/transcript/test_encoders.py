@@ -29,7 +29,9 @@ def byte_lines_of(data: bytes) -> list[bytes]:
 @given(data=text, t=times)
 def test_batch_encoder_gives_the_per_line_records(data: str, t: float) -> None:
     """For any text, `_encode_many` yields exactly the records a per-line orjson.dumps would."""
-    batch = [orjson.loads(r) for r in _encode_many(t, "out", data + "\n").splitlines()]
+    encoded = _encode_many(t, "out", data + "\n")
+    assert encoded is not None  # U+001F is excluded from `text`: a marker is always available
+    batch = [orjson.loads(r) for r in encoded.splitlines()]
     assert batch == [{"t": t, "ch": "out", "data": piece} for piece in lines_of(data + "\n")]
 
 
@@ -44,3 +46,25 @@ def test_large_chunks_of_short_lines_give_one_record_per_line(lines: list[bytes]
     chunk = b"".join(filler[:150] + lines + filler[150:]) + tail.replace(b"\n", b"")
     pieces = [parse_event(r).data for r in encode_chunk(3.25, "in", chunk).splitlines()]
     assert pieces == byte_lines_of(chunk)
+
+
+marks = st.text(alphabet='`~^|\\\n"a\x1fé', max_size=200)
+
+
+@given(data=marks, t=times)
+def test_every_marker_branch_gives_the_per_line_records(data: str, t: float) -> None:
+    """Texts full of the candidate markers (printable ones, then U+001F) still encode exactly; only a
+    text holding every marker is refused (None), and then the per-line encoder takes it."""
+    batch = _encode_many(t, "err", data + "\n")
+    if batch is None:
+        assert all(m in data for m in "`~^|\x1f")
+        return
+    records = [orjson.loads(r) for r in batch.splitlines()]
+    assert records == [{"t": t, "ch": "err", "data": piece} for piece in lines_of(data + "\n")]
+
+
+def test_the_escaped_marker_branch_is_taken_when_every_printable_marker_occurs() -> None:
+    """`~^| all present: the U+001F marker splits correctly, a literal backslash-u001f included."""
+    data = "a`b~c^d|e\\u001f\n" * 3 + "tail"
+    records = [orjson.loads(r)["data"] for r in (_encode_many(1.0, "out", data) or b"").splitlines()]
+    assert records == ["a`b~c^d|e\\u001f\n"] * 3 + ["tail"]

@@ -67,8 +67,10 @@ def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError:
             text = None
-        if text is not None and "\x1f" not in text:
-            return _encode_many(t, ch, text)
+        if text is not None:
+            many = _encode_many(t, ch, text)
+            if many is not None:
+                return many
     out = bytearray()
     start = 0
     n = len(chunk)
@@ -89,14 +91,33 @@ def encode_chunk(t: float, ch: str, chunk: bytes | bytearray) -> bytes:
 _SHORT_LINE = 2048  # a chunk whose first and last newlines fall in its first and last 2 KiB
 
 
-def _encode_many(t: float, ch: str, text: str) -> bytes:
-    """Escape all lines at once: mark each newline with U+001F (absent from `text`), dump the whole
-    text, and split the JSON string at the escaped marker `\\n\\u001f`, which can only come from a
-    newline followed by the marker (a literal backslash is itself escaped)."""
+# Markers for the one-call encoder, tried in order: a printable one that JSON leaves as it is (the
+# cheapest: orjson copies it, and the split is on one byte), else U+001F, which JSON escapes.
+_PRINTABLE_MARKS = ("`", "~", "^", "|")
+
+
+def _encode_many(t: float, ch: str, text: str) -> bytes | None:
+    """Escape all lines at once: put a marker after each newline, dump the whole text, split the
+    JSON string at the markers. A marker absent from `text` can only come from the newlines, so
+    the split is exact; None when every candidate marker occurs in `text` (encode line by line).
+
+    With a printable marker, each piece keeps its escaped newline; with U+001F the split token is
+    the escaped pair `\\n\\u001f` (a literal `\\u001f` in the text is itself escaped, so it
+    cannot be mistaken for it), and the newline escape is put back when joining."""
     pre = b'{"t":%b,"ch":"%b","data":"' % (repr(t).encode(), ch.encode())
-    pieces = _codec().dumps(text.replace("\n", "\n\x1f"))[1:-1].split(b"\\n\\u001f")
+    dumps = _codec().dumps
+    for mark in _PRINTABLE_MARKS:
+        if mark not in text:
+            pieces = dumps(text.replace("\n", "\n" + mark))[1:-1].split(mark.encode())
+            end = b'"}\n'
+            break
+    else:
+        if "\x1f" in text:
+            return None
+        pieces = dumps(text.replace("\n", "\n\x1f"))[1:-1].split(b"\\n\\u001f")
+        end = b'\\n"}\n'
     last = pieces.pop()
-    out = pre + (b'\\n"}\n' + pre).join(pieces) + b'\\n"}\n' if pieces else b""
+    out = pre + (end + pre).join(pieces) + end if pieces else b""
     if last:
         out += pre + last + b'"}\n'
     return out
