@@ -55,8 +55,8 @@ def test_the_drain_after_exit_is_one_deadline_for_all_channels(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A grandchild holding stdout, stderr and the tap delays the end once, not once per channel."""
-    monkeypatch.setattr(session_module, "DRAIN_AFTER_EXIT", 0.4)
-    code = "import os, time\nif os.fork() == 0:\n    time.sleep(3)\n    os._exit(0)\nos._exit(0)"
+    monkeypatch.setattr(session_module, "DRAIN_AFTER_EXIT", 1.0)
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(6)\n    os._exit(0)\nos._exit(0)"
     h = Harness([sys.executable, "-c", code], tmp_path / "a.jsonl", http_sink=False)
     h.start()
     assert h.session.child is not None
@@ -71,7 +71,8 @@ def test_the_drain_after_exit_is_one_deadline_for_all_channels(
             os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
-    assert took < 0.9, f"stop took {took:.2f}s: the 0.4s drain was waited once per channel"
+    # one shared 1 s deadline, not 1 s per channel (3 s): the margin absorbs a loaded machine
+    assert took < 2.4, f"stop took {took:.2f}s: the 1s drain was waited once per channel"
 
 
 def test_a_harness_whose_server_cannot_start_leaks_no_fd(tmp_path: Path) -> None:

@@ -249,6 +249,6 @@ def test_a_signal_ends_the_wait_for_a_client_that_does_not_read(tmp_path: Path) 
     proc.send_signal(signal.SIGTERM)
     start = time.monotonic()
     assert proc.wait(10) == 0
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 3.0  # at once, not after the client reads or a timeout
     assert proc.stdout is not None
     proc.stdout.close()
