@@ -290,8 +290,11 @@ def analyze_file(
     on_finding: Callable[[Finding], None] | None = None,
     on_pair: Callable[[int, int, float], None] | None = None,
     policy: str = "session",
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[Header, Analysis]:
-    """Read and analyse a transcript file; raises TranscriptError when it cannot be read."""
+    """Read and analyse a transcript file; raises TranscriptError when it cannot be read.
+
+    `progress(bytes read)` is called now and then on a long file (for a progress line)."""
     from mcptape.check.source import read_into
     from mcptape.transcript import open_transcript
 
@@ -299,7 +302,7 @@ def analyze_file(
     analyzer = Analyzer(
         on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
     )
-    read_into(transcript, analyzer, FLUSH)
+    read_into(transcript, analyzer, FLUSH, progress)
     analysis = analyzer.finish()
     for problem in transcript.problems:
         analysis.notes.append(f"transcript line {problem.line} (byte {problem.offset}): {problem.reason}")

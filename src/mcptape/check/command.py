@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -37,7 +38,11 @@ def check_command(file: str, as_json: bool, policy: str) -> None:
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
 
-    header, analysis = analyze_file(file, policy=policy)
+    progress = _progress_line(file)
+    header, analysis = analyze_file(file, policy=policy, progress=progress)
+    if progress is not None:
+        sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
+        sys.stderr.flush()
     if as_json:
         import orjson
 
@@ -48,3 +53,29 @@ def check_command(file: str, as_json: bool, policy: str) -> None:
     if not analysis.clean:
         # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return value.
         raise SystemExit(EXIT_FINDINGS)
+
+
+PROGRESS_FROM = 32 << 20  # files smaller than this are checked before anyone would wait
+
+
+def _progress_line(file: str) -> Callable[[int], None] | None:
+    """A `progress` callback drawing one self-erasing line on stderr, for a long file on a terminal."""
+    import os
+
+    try:
+        size = os.path.getsize(file)
+    except OSError:
+        return None
+    if size < PROGRESS_FROM or not sys.stderr.isatty():
+        return None
+    shown = -1
+
+    def progress(done: int) -> None:
+        nonlocal shown
+        percent = min(100, done * 100 // size)
+        if percent != shown:
+            shown = percent
+            sys.stderr.write(f"mcptape check: {percent:3d}% of {size >> 20} MiB\r")
+            sys.stderr.flush()
+
+    return progress

@@ -9,6 +9,7 @@ slower than the second `orjson.loads`.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import orjson
@@ -19,8 +20,14 @@ if TYPE_CHECKING:
     from mcptape.check.analyze import Analyzer
 
 
-def read_into(transcript: Transcript, analyzer: Analyzer, flush: int) -> None:
-    """Feed every event of `transcript` to `analyzer`, in file order."""
+def read_into(
+    transcript: Transcript,
+    analyzer: Analyzer,
+    flush: int,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """Feed every event of `transcript` to `analyzer`, in file order; `progress(bytes read)` is
+    called each time a batch of `flush` records is analysed."""
     transcript.problems = []
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
@@ -47,6 +54,8 @@ def read_into(transcript: Transcript, analyzer: Analyzer, flush: int) -> None:
                     index += 1
                     if len(buffer) >= flush:
                         analyzer.drain()
+                        if progress is not None:
+                            progress(fh.tell())
                     continue
             except (decode_error, KeyError, TypeError):
                 pass
