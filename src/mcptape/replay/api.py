@@ -12,7 +12,6 @@ diff = diff_files("old.jsonl", "new.jsonl", ignore=["tools/call:result._meta"])
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -250,9 +249,13 @@ def replace_with(target: Path, source: Path) -> None:
 
 
 def _per_line(fix: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
-    """Apply a line substitution to each newline-terminated piece of a chunk."""
+    """Apply a line substitution to each line of a chunk (lines as the check core frames them)."""
+    from mcptape.check.framing import ChannelFramer
 
     def apply(data: bytes) -> bytes:
-        return b"".join(fix(piece) for piece in re.split(rb"(?<=\n)", data) if piece)
+        framer = ChannelFramer("in")
+        frames = framer.feed(data, 0.0, 0)
+        last = framer.close()
+        return b"".join(fix(frame.raw) for frame in [*frames, *([last] if last else [])])
 
     return apply
