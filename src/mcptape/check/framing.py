@@ -110,3 +110,12 @@ def frames(events: Iterable[Event]) -> Iterator[Frame]:
 def join(frames_of_one_channel: Iterable[Frame]) -> bytes:
     """The channel's bytes back from its frames (the inverse of framing)."""
     return b"".join(f.raw for f in frames_of_one_channel)
+
+
+def lines_of(data: bytes, channel: str = "out") -> list[bytes]:
+    """The lines of one stream's bytes as framing sees them (each with its newline; an unterminated
+    tail last), for callers that hold bytes rather than events."""
+    framer = ChannelFramer(channel)
+    frames = framer.feed(data, 0.0, 0)
+    last = framer.close()
+    return [f.raw for f in frames] + ([last.raw] if last is not None else [])

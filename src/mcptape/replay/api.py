@@ -250,12 +250,9 @@ def replace_with(target: Path, source: Path) -> None:
 
 def _per_line(fix: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
     """Apply a line substitution to each line of a chunk (lines as the check core frames them)."""
-    from mcptape.check.framing import ChannelFramer
+    from mcptape.check.framing import lines_of
 
     def apply(data: bytes) -> bytes:
-        framer = ChannelFramer("in")
-        frames = framer.feed(data, 0.0, 0)
-        last = framer.close()
-        return b"".join(fix(frame.raw) for frame in [*frames, *([last] if last else [])])
+        return b"".join(fix(line) for line in lines_of(data, "in"))
 
     return apply

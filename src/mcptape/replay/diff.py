@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.check.analyze import Analyzer
+from mcptape.check.framing import lines_of
 from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
 from mcptape.check.rules import UNANSWERED_REQUEST
 from mcptape.replay.compare import Change, Hidden, compare
@@ -240,8 +241,8 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
     result.exit_old = ExitInfo(a.exited, a.exit_code, a.exit_signal)
     result.exit_new = ExitInfo(b.exited, b.exit_code, b.exit_signal)
     if stderr:
-        old_lines = bytes(old.stderr).splitlines(keepends=True)
-        new_lines = bytes(new.stderr).splitlines(keepends=True)
+        old_lines = lines_of(bytes(old.stderr), ERR)
+        new_lines = lines_of(bytes(new.stderr), ERR)
         result.stderr_added, result.stderr_removed = _multiset(new_lines, old_lines, lambda x: x)
     return result
 
