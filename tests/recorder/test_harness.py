@@ -63,3 +63,40 @@ def test_next_frame_times_out_then_reports_eof(tmp_path: Path) -> None:
         assert h.wait_exit(10)
         assert h.next_frame(timeout=5) is None
         assert h.eof.wait(5)
+
+
+FLOOD = r"""
+import os, sys
+line = b"x" * 999 + b"\n"
+for _ in range(20000):  # 20 MB: more than the queue, the pipes and the pumps hold together
+    sys.stdout.buffer.write(line)
+sys.stdout.flush()
+open(sys.argv[1], "w").close()
+sys.stdin.read()
+sys.stdout.buffer.write(b"bye\n")
+"""
+
+
+def test_a_flood_nobody_reads_is_held_back_then_drained_and_recorded(tmp_path: Path) -> None:
+    """Unread stdout frames queue up to QUEUED_FRAMES, the server then waits on its stdout, and
+    after stop() it finishes writing: every byte is recorded, none is kept in memory."""
+    import time
+
+    from mcptape.recorder.harness import QUEUED_FRAMES
+
+    done = tmp_path / "wrote-everything"
+    path = tmp_path / "flood.jsonl"
+    h = Harness([sys.executable, "-c", FLOOD, str(done)], path)
+    h.start()
+    deadline = time.monotonic() + 20
+    while h.frames.qsize() < QUEUED_FRAMES and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert h.frames.qsize() == QUEUED_FRAMES
+    time.sleep(0.3)
+    assert not done.exists(), "the server should be waiting on its stdout"
+    status = h.stop()
+    assert done.exists()
+    assert status is not None and status.code == 0
+    out = b"".join(e.data for e in open_transcript(path).events() if e.ch == "out")
+    assert out == (b"x" * 999 + b"\n") * 20000 + b"bye\n"
+    assert h.frames.qsize() <= 1

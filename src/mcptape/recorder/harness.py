@@ -9,6 +9,11 @@ Everything goes through the same `Recording` as `mcptape record` (same pumps, sa
 with the side-effect listeners on: the executor tap always, the loopback HTTP sink by default
 (it never opens an outbound connection), command stubs on request. Stdout lines are framed by
 the check core's framer, so replay and probe see exactly the frames `check` would.
+
+Memory stays bounded whatever the server writes: at most `QUEUED_FRAMES` frames wait for the
+driver (beyond that the reader stops reading, and a flooding server blocks on its stdout as it
+would with a slow client); once `stop()` begins nobody reads frames any more, so the reader only
+drains the pipe (every byte is still recorded by the session's own pump).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
 _EOF = object()
+QUEUED_FRAMES = 4096  # stdout frames the driver has not read yet, at most
 
 
 class ServerGone(Exception):
@@ -63,8 +69,10 @@ class Harness:
         self.overwrite = overwrite
         self.header_extra = dict(header or {})
         self.status: ExitStatus | None = None
-        self.frames: queue.Queue[Frame | object] = queue.Queue()
+        self.frames: queue.Queue[Frame | object] = queue.Queue(maxsize=QUEUED_FRAMES)
         self.eof = threading.Event()
+        self._at_eof = False
+        self._discard = threading.Event()  # set by stop(): frames are no longer wanted
         self._writer: TranscriptWriter | None = None
         self._effects: SideEffects | None = None
         self._session: Recording | None = None
@@ -125,6 +133,8 @@ class Harness:
 
     def stop(self) -> ExitStatus | None:
         """Close the server's stdin, let it exit (wait, SIGTERM, SIGKILL), close the transcript."""
+        self._discard.set()
+        self._drop_frames()  # a reader blocked on a full queue goes back to draining the pipe
         if self._reaper is not None:
             self.close_stdin()
             session = self._session
@@ -145,6 +155,13 @@ class Harness:
             return
         session.note("server ignored SIGTERM: SIGKILL")
         session.send_signal(signal.SIGKILL)
+
+    def _drop_frames(self) -> None:
+        try:
+            while True:
+                self.frames.get_nowait()
+        except queue.Empty:
+            pass
 
     def _cleanup(self) -> None:
         if self._effects is not None:
@@ -175,12 +192,14 @@ class Harness:
 
     def next_frame(self, timeout: float) -> Frame | None:
         """The server's next stdout line (incomplete at EOF), or None after `timeout` or at EOF."""
+        if self._at_eof:
+            return None
         try:
             item = self.frames.get(timeout=max(0.0, timeout))
         except queue.Empty:
             return None
         if item is _EOF:
-            self.frames.put(_EOF)  # stay at EOF for later calls
+            self._at_eof = True  # stay at EOF for later calls
             return None
         assert isinstance(item, Frame)
         return item
@@ -211,15 +230,27 @@ class Harness:
         assert self._writer is not None
         now = self._writer.now
         index = 0
+        discard = self._discard
         try:
             while chunk := os.read(fd, 1 << 16):
+                if discard.is_set():
+                    continue  # nobody reads frames any more: drain, frame nothing
                 for frame in framer.feed(chunk, now(), index):
-                    self.frames.put(frame)
+                    self._offer(frame)
                 index += 1
             last = framer.close()
             if last is not None:
-                self.frames.put(last)
+                self._offer(last)
         finally:
             os.close(fd)
             self.eof.set()
-            self.frames.put(_EOF)
+            self._offer(_EOF)
+
+    def _offer(self, item: Frame | object) -> None:
+        """Queue `item` for the driver, waiting while the queue is full, unless stop() began."""
+        while not self._discard.is_set():
+            try:
+                self.frames.put(item, timeout=0.05)
+                return
+            except queue.Full:
+                continue
