@@ -27,8 +27,8 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_check import generate
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.bench_check import generate
 
 loads, dumps = orjson.loads, orjson.dumps
 

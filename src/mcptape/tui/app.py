@@ -23,7 +23,7 @@ from mcptape.errors import MCPTapeError
 from mcptape.textsafe import escape, escape_text
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.bindings import APP_BINDINGS
-from mcptape.tui.facts import RowFacts, collect_facts
+from mcptape.tui.facts import FactsCollector, RowFacts, collect_facts
 from mcptape.tui.filtering import FilterActions
 from mcptape.tui.model import ViewerModel
 from mcptape.tui.query import parse_query
@@ -57,6 +57,8 @@ class ViewerApp(FilterActions):
         self.analysing = False
         self.reanalyse = False
         self.indexing = False
+        # --follow: one analysis for the whole session, fed only the rows each growth adds.
+        self.collector: FactsCollector | None = None
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -162,11 +164,22 @@ class ViewerApp(FilterActions):
             if not worker.is_cancelled:
                 self.call_from_thread(self._on_first_line, finding)
 
-        facts = collect_facts(
-            self.index, progress=progress, cancelled=lambda: worker.is_cancelled, first_line=first_line
-        )
+        if self.follow:
+            if self.collector is None:
+                self.collector = FactsCollector(first_line=self._first_line_from_thread)
+            facts = self.collector.collect(
+                self.index, progress=progress, cancelled=lambda: worker.is_cancelled
+            )
+        else:
+            facts = collect_facts(
+                self.index, progress=progress, cancelled=lambda: worker.is_cancelled, first_line=first_line
+            )
         if facts is not None and not worker.is_cancelled:
             self.call_from_thread(self._on_facts, facts)
+
+    def _first_line_from_thread(self, finding: Finding) -> None:
+        if self.is_running:
+            self.call_from_thread(self._on_first_line, finding)
 
     def _on_first_line(self, finding: Finding) -> None:
         """The first bad line is known before the check ends: go there now (unless the user moved)."""

@@ -4,20 +4,30 @@
 `Analyzer`, and records its verdicts per row through the callbacks: which rows are non-protocol,
 rejected, executor calls, executor calls after a reject, which rows findings point at, which rows
 pair up and with what latency. It decides nothing itself. It runs in a worker thread.
+
+For a transcript still being written (`view --follow`), a `FactsCollector` keeps one analyzer for
+the whole session and feeds it only the rows added since its last pass; each pass returns a
+finished copy of the state (the live analyzer keeps its reorder buffer and open requests for the
+rows still to come), so following a long session costs the new rows, not the whole file again.
 """
 
 from __future__ import annotations
 
+import copy
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
 from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import parse_event
 from mcptape.tui import rowinfo as K
+
+if TYPE_CHECKING:
+    from mcptape.check.analyze import Analyzer
 
 CHANNELS = ("", "in", "out", "err", "exec", "http", "eof", "exit", "note")
 CHANNEL_CODE = {name: code for code, name in enumerate(CHANNELS)}
@@ -47,12 +57,20 @@ class RowFacts:
     """Called once, during the pass, with the first frame-level finding (the first bad line)."""
 
     def __post_init__(self) -> None:
-        n = self.rows
+        n, self.rows = self.rows, 0
         if not self.kind:
-            self.kind = bytearray([KIND_CODE[K.PENDING]]) * n
-            self.channel = bytearray(n)
-            self.pair = array("i", [-1]) * n
-            self.method = array("H", [0]) * n
+            self.grow(n)
+
+    def grow(self, rows: int) -> None:
+        """Make room for rows up to `rows` (new rows are pending until the analysis reaches them)."""
+        more = rows - self.rows
+        if more <= 0:
+            return
+        self.kind += bytearray([KIND_CODE[K.PENDING]]) * more
+        self.channel += bytearray(more)
+        self.pair += array("i", [-1]) * more
+        self.method += array("H", [0]) * more
+        self.rows = rows
 
     # -- queries -------------------------------------------------------------------------------------
     def kind_of(self, row: int) -> str:
@@ -163,39 +181,81 @@ def collect_facts(
     `first_line(finding)` is called as soon as the first line-level finding is known, long before
     the pass ends on a large file (the viewer moves its cursor there at once).
     """
-    from mcptape.check.analyze import Analyzer
+    return FactsCollector(first_line).collect(index, progress=progress, cancelled=cancelled, final=True)
 
-    total = len(index)
-    facts = RowFacts(total, first_line=first_line)
-    analyzer = Analyzer(
-        on_message=facts.on_message,
-        on_exec=facts.on_exec,
-        on_finding=facts.on_finding,
-        on_pair=facts.on_pair,
-    )
-    channel = facts.channel
-    codes = CHANNEL_CODE
-    badline = KIND_CODE[K.BADLINE]
-    stderr = KIND_CODE[K.STDERR]
-    control = KIND_CODE[K.CONTROL]
-    for start in range(0, total, _CHUNK):
-        if cancelled is not None and cancelled():
-            return None
-        for offset, raw in enumerate(index.read_rows(start, start + _CHUNK)):
-            row = start + offset
-            try:
-                event = parse_event(raw, row)
-            except ValueError:
-                facts.kind[row] = badline
-                continue
-            ch = event.ch
-            channel[row] = codes.get(ch, OTHER_CHANNEL)
-            if ch == "err":
-                facts.kind[row] = stderr
-            elif ch in ("eof", "exit", "note"):
-                facts.kind[row] = control
-            analyzer.feed(event)
-        if progress is not None:
-            progress(min(total, start + _CHUNK), total)
-    facts.finish(analyzer.finish())
-    return facts
+
+class FactsCollector:
+    """One analysis that follows a growing index: each `collect` feeds only the rows added since."""
+
+    def __init__(self, first_line: Callable[[Finding], None] | None = None) -> None:
+        from mcptape.check.analyze import Analyzer
+
+        self.facts = RowFacts(0, first_line=first_line)
+        self.analyzer: Analyzer = Analyzer(
+            on_message=self.facts.on_message,
+            on_exec=self.facts.on_exec,
+            on_finding=self.facts.on_finding,
+            on_pair=self.facts.on_pair,
+        )
+        self.fed = 0  # rows given to the analyzer so far
+        self.finished = False
+
+    def collect(
+        self,
+        index: TranscriptIndex,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        final: bool = False,
+    ) -> RowFacts | None:
+        """Feed the rows indexed since the last call; return the facts of rows 0..len(index)-1
+        with the analysis finished (None when cancelled: the next call goes on from there).
+
+        With `final` the live analysis itself is finished (no row will follow); otherwise a copy
+        is, and the live one waits for more rows.
+        """
+        if self.finished:
+            raise RuntimeError("this analysis was finished: no row can follow")
+        facts = self.facts
+        total = len(index)
+        facts.grow(total)
+        channel = facts.channel
+        codes = CHANNEL_CODE
+        badline = KIND_CODE[K.BADLINE]
+        stderr = KIND_CODE[K.STDERR]
+        control = KIND_CODE[K.CONTROL]
+        feed = self.analyzer.feed
+        while self.fed < total:
+            if cancelled is not None and cancelled():
+                return None
+            start = self.fed
+            for row, raw in enumerate(index.read_rows(start, min(total, start + _CHUNK)), start):
+                self.fed = row + 1
+                try:
+                    event = parse_event(raw, row)
+                except ValueError:
+                    facts.kind[row] = badline
+                    continue
+                ch = event.ch
+                channel[row] = codes.get(ch, OTHER_CHANNEL)
+                if ch == "err":
+                    facts.kind[row] = stderr
+                elif ch in ("eof", "exit", "note"):
+                    facts.kind[row] = control
+                feed(event)
+            if progress is not None:
+                progress(self.fed, total)
+        if final:
+            self.finished = True
+            facts.finish(self.analyzer.finish())
+            return facts
+        # The analyzer's callbacks are bound to `facts`: copying both together keeps them so.
+        # `first_line` belongs to the caller (e.g. a method of the app): shared, never copied.
+        first_line, facts.first_line = facts.first_line, None
+        try:
+            analyzer, snapshot = copy.deepcopy((self.analyzer, facts))
+        finally:
+            facts.first_line = first_line
+        snapshot.first_line = first_line
+        snapshot.finish(analyzer.finish())
+        return snapshot
