@@ -124,14 +124,22 @@ def open_file(path: Path) -> IO[bytes]:
     except PermissionError:
         raise TranscriptError(f"{path} cannot be read: permission denied") from None
     except OSError as exc:
-        raise TranscriptError(f"{path} cannot be read: {exc.strerror or exc}") from None
+        raise unreadable(path, exc) from None
+
+
+def unreadable(path: Path, exc: OSError) -> TranscriptError:
+    """The error for a file that opened but could not be read (EIO, a vanished mount...)."""
+    return TranscriptError(f"{path} cannot be read: {exc.strerror or exc}")
 
 
 def open_transcript(path: str | os.PathLike[str]) -> Transcript:
     """Open `path`, validate its header, and return a lazily readable `Transcript`."""
     p = Path(path)
     with open_file(p) as fh:
-        first = fh.readline(MAX_HEADER)
+        try:
+            first = fh.readline(MAX_HEADER)
+        except OSError as exc:
+            raise unreadable(p, exc) from None
     if not first:
         raise TranscriptError(f"{p} is empty: not an mcptape transcript", hint="was the recording started?")
     if not first.endswith(b"\n"):
