@@ -64,7 +64,7 @@ def cli() -> None:
 
 def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any) -> None:
     """Run the CLI; an `MCPTapeError` becomes one `Error:` line on stderr and its exit code."""
-    from mcptape.errors import MCPTapeError
+    from mcptape.errors import EXIT_ERROR, MCPTapeError
 
     try:
         returned = cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
@@ -87,5 +87,12 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Error: interrupted (what was already written is kept)", err=True)
         raise SystemExit(130) from None
+    except OSError as exc:
+        # An I/O failure no command turned into an MCPTapeError (e.g. --help into a full disk):
+        # still one line and exit 2, never a traceback. (A closed pipe never gets here: click
+        # exits quietly on EPIPE.)
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
+        raise SystemExit(EXIT_ERROR) from None
     if isinstance(returned, int) and returned:
         raise SystemExit(returned)  # a command's ctx.exit(n): click returns n when not standalone

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from mcptape.errors import EXIT_FINDINGS
+from mcptape.errors import EXIT_FINDINGS, OutputError
 
 
 @click.command(
@@ -46,13 +46,24 @@ def check_command(file: str, as_json: bool, policy: str) -> None:
     if as_json:
         import orjson
 
-        sys.stdout.write(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode() + "\n")
+        _print(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(render_text(analysis, header, file))
-    sys.stdout.flush()
+        _print(render_text(analysis, header, file))
     if not analysis.clean:
         # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return value.
         raise SystemExit(EXIT_FINDINGS)
+
+
+def _print(text: str) -> None:
+    """Write the report to stdout; a stdout that cannot take it (a full disk) is an OutputError.
+    A closed pipe (`| head`) is left to click, which exits quietly."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
 
 
 PROGRESS_FROM = 32 << 20  # files smaller than this are checked before anyone would wait

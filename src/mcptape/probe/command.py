@@ -146,11 +146,13 @@ def probe_command(
     _write(out / "probe.json", document.encode())
     if junit:
         _write(Path(junit), junit_xml(result))
-    if as_json:
-        sys.stdout.write(document)
-    else:
-        sys.stdout.write(render_table(result))
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(document if as_json else render_table(result))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # a closed pipe (`| head`): click exits quietly
+    except OSError as exc:
+        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
     raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 

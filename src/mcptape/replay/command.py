@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import orjson
 
-from mcptape.errors import EXIT_FINDINGS, EXIT_OK
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError
 from mcptape.textsafe import escape_json
 
 _IGNORE_HELP = (
@@ -18,12 +18,19 @@ _IGNORE_HELP = (
 
 
 def _emit(payload: dict[str, object] | str, as_json: bool) -> None:
-    if as_json:
-        assert isinstance(payload, dict)
-        click.echo(escape_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()))
-    else:
-        assert isinstance(payload, str)
-        click.echo(payload, nl=False)
+    """Print the report; a stdout that cannot take it (a full disk) is an OutputError. A closed
+    pipe (`| head`) is left to click, which exits quietly."""
+    try:
+        if as_json:
+            assert isinstance(payload, dict)
+            click.echo(escape_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()))
+        else:
+            assert isinstance(payload, str)
+            click.echo(payload, nl=False)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
 
 
 @click.command(
