@@ -46,7 +46,12 @@ def check_command(file: str, as_json: bool, policy: str) -> None:
     if as_json:
         import orjson
 
-        _print(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode() + "\n")
+        from mcptape.textsafe import escape_json
+
+        # JSON encoders leave C1 and bidi characters raw: escape them, the values stay the same
+        _print(
+            escape_json(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode()) + "\n"
+        )
     else:
         _print(render_text(analysis, header, file))
     if not analysis.clean:
