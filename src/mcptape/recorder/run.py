@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 
+from mcptape.recorder.lifeline import watch
 from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.paths import resolve_output
 from mcptape.recorder.spawn import enlarge_pipe, spawn
@@ -130,6 +131,8 @@ def record(opts: RecordOptions) -> int:
                 pass
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         raise
+    # Ends the server's group if this process dies before reaping it (even by SIGKILL).
+    lifeline = watch(child.pid, opts.shutdown_timeout)
 
     from mcptape.recorder.session import Recording
     from mcptape.recorder.spool import Spool
@@ -154,7 +157,14 @@ def record(opts: RecordOptions) -> int:
         spool = Spool(writer)  # encoding and file writes leave the pumps' threads
         if late is not None:
             late.attach(spool)  # http/exec events join the pumps' records, in order
-        session = Recording(opts.command, spool, env=env, shutdown_timeout=opts.shutdown_timeout, child=child)
+        session = Recording(
+            opts.command,
+            spool,
+            env=env,
+            shutdown_timeout=opts.shutdown_timeout,
+            child=child,
+            lifeline=lifeline,
+        )
         for signum in FORWARDED_SIGNALS:
             if signal.getsignal(signum) != signal.SIG_IGN:  # ignored (nohup): stays ignored
                 signal.signal(signum, lambda n, _f: session.send_signal(n))

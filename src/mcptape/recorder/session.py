@@ -18,6 +18,7 @@ from mcptape.recorder.spawn import Child, spawn
 
 TYPE_CHECKING = False  # typing stays unimported on the record path
 if TYPE_CHECKING:
+    from mcptape.recorder.lifeline import Lifeline
     from mcptape.recorder.sinks import Target
 
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for grandchildren still holding stdout/stderr
@@ -74,6 +75,7 @@ class Recording:
         client_err: int | None = 2,
         shutdown_timeout: float = 5.0,
         child: Child | None = None,
+        lifeline: Lifeline | None = None,
     ) -> None:
         self.command = command
         self.writer = writer
@@ -84,6 +86,7 @@ class Recording:
         self.client_err = client_err
         self.shutdown_timeout = shutdown_timeout
         self.child = child
+        self.lifeline = lifeline  # its watchdog is disarmed once the server is reaped
         self.exited = threading.Event()
         self.stdin_closed = threading.Event()
         self.status: ExitStatus | None = None
@@ -153,6 +156,8 @@ class Recording:
                 break
         self.status = ExitStatus.from_wait(status)
         self.exited.set()
+        if self.lifeline is not None:
+            self.lifeline.disarm()
         deadline = time.monotonic() + DRAIN_AFTER_EXIT  # one deadline, not one per channel
         for pump in self._pumps:
             pump.join(max(0.0, deadline - time.monotonic()))
