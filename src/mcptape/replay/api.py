@@ -179,6 +179,9 @@ def replay(
     )
     try:
         run = driver.replay()
+        if run.write_error is not None:  # what is there is a part of the session, or nothing
+            failed = run.write_error
+            raise OutputError(f"cannot write {new_path}: {failed.strerror or failed}")
     except BaseException:
         if temporary:
             shutil.rmtree(new_path.parent, ignore_errors=True)

@@ -54,6 +54,7 @@ class Run:
     issues: list[Issue] = field(default_factory=list)
     answered: int = 0  # server->client requests answered from the recording
     seconds: float = 0.0
+    write_error: OSError | None = None  # the new transcript could not be written (a full disk)
 
 
 class Driver:
@@ -113,6 +114,7 @@ class Driver:
             harness.close_stdin()
             harness.note("replay: stdin closed")
         self.run.status = harness.status
+        self.run.write_error = getattr(harness.session.writer, "failed", None)
         self.run.seconds = self.clock() - started
         return self.run
 
