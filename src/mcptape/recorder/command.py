@@ -12,9 +12,10 @@ from mcptape.recorder.run import record
     "record",
     context_settings={"allow_interspersed_args": False},
     epilog="""\b
-In an MCP client's config, put mcptape in front of the server command:
+In an MCP client's config, put mcptape in front of the server command
+(a trailing / makes -o a directory: one new file per session; create it first):
   {"command": "mcptape",
-   "args": ["record", "-o", "/tmp/tapes", "--", "uvx", "mcp-server-time"]}
+   "args": ["record", "-o", "/tmp/tapes/", "--", "uvx", "mcp-server-time"]}
 
 \b
 Examples:
