@@ -26,14 +26,14 @@ SHELL = "/bin/sh"
 TICK = 0.1  # seconds between two looks at the server
 DONE = b"done\n"
 _REAP_WAIT = 1.0  # seconds disarm() waits for the watchdog to exit
-_IGNORED = "HUP INT QUIT PIPE ALRM TERM USR1 USR2"  # POSIX names: a shell stops at an unknown one
-_BLOCKED = {signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2}
+# POSIX names only: a shell stops at one it does not know
+_IGNORED = ("HUP", "INT", "QUIT", "PIPE", "ALRM", "TERM", "USR1", "USR2")
 
 # $1: the server's pid (= its process group), $2: the shutdown timeout in ticks.
 # `running`: a zombie has exited too (the recorder's death left it to init, which may reap late).
 # `wait_exit` fails once the server has exited, succeeds if it still runs after $2 ticks.
-WATCHDOG = f"""trap '' {_IGNORED}
-read -r line && exit 0
+WATCHDOG = f"""trap '' {" ".join(_IGNORED)}
+read -r line && exit 0  # a line: the recorder reaped the server. EOF: the recorder is gone
 running() {{
   kill -0 "$1" || return 1
   read -r stat < "/proc/$1/stat" || return 0
@@ -97,7 +97,8 @@ def watch(server_pid: int, shutdown_timeout: float) -> Lifeline | None:
             {"PATH": os.environ.get("PATH", "") + ":/usr/bin:/bin", "LC_ALL": "C"},  # for sleep
             file_actions=actions,
             setpgroup=server_pid,
-            setsigmask=_BLOCKED,  # until its traps are set (a shell keeps the mask it is given)
+            # blocked until its traps are set (a shell keeps the mask it is given)
+            setsigmask={signal.Signals[f"SIG{name}"] for name in _IGNORED},
         )
     except OSError:
         os.close(write_end)
