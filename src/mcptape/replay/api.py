@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.replay.config import Config, load_config
@@ -27,6 +27,9 @@ from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_
 from mcptape.replay.ignore import Rule, parse_rule
 from mcptape.replay.plan import make_plan
 from mcptape.transcript.events import Event, Header
+
+if TYPE_CHECKING:
+    from mcptape.transcript.reader import Transcript
 
 DEFAULT_STEP_TIMEOUT = 10.0
 
@@ -97,12 +100,20 @@ def rules_of(ignore: Iterable[str | Rule], config: Config | None) -> list[Rule]:
 
 def read_events(path: str | os.PathLike[str]) -> tuple[Header, list[Event], list[str]]:
     """A transcript's header, events and reading notes (raises TranscriptError when unreadable)."""
+    transcript = _open(path)
+    events = list(transcript.events())
+    return transcript.header, events, _notes(path, transcript)
+
+
+def _open(path: str | os.PathLike[str]) -> Transcript:
     from mcptape.transcript import open_transcript
 
-    transcript = open_transcript(path)
-    events = list(transcript.events())
-    notes = [f"{path}: transcript line {p.line}: {p.reason}" for p in transcript.problems]
-    return transcript.header, events, notes
+    return open_transcript(path)
+
+
+def _notes(path: str | os.PathLike[str], transcript: Transcript) -> list[str]:
+    """The transcript's reading problems (known once its events have been read)."""
+    return [f"{path}: transcript line {p.line}: {p.reason}" for p in transcript.problems]
 
 
 def replay(
@@ -186,15 +197,18 @@ def replay(
         if temporary:
             shutil.rmtree(new_path.parent, ignore_errors=True)
         raise
-    _, new_events, new_notes = read_events(new_path)
+    # The new session is streamed into the diff, never held whole: a server that flooded its
+    # stdout made a transcript as large as the flood.
+    new_transcript = _open(new_path)
+    diff = diff_events(events, new_transcript.events(), rules, stderr=with_stderr)
     result = ReplayResult(
         original=Path(path),
         new=new_path,
         command=argv,
         header=header,
         run=run,
-        diff=diff_events(events, new_events, rules, stderr=with_stderr),
-        notes=notes + new_notes,
+        diff=diff,
+        notes=notes + _notes(new_path, new_transcript),
     )
     for label in unredactor.unmatched:
         run.issues.append(
@@ -231,9 +245,8 @@ def diff_files(
     """The diff of two transcripts (nothing is run). Raises TranscriptError for unreadable input."""
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
     rules = rules_of(ignore, cfg)
-    _, old_events, _ = read_events(old)
-    _, new_events, _ = read_events(new)
-    return diff_events(old_events, new_events, rules, stderr=stderr)
+    old_transcript, new_transcript = _open(old), _open(new)  # both headers checked before any work
+    return diff_events(old_transcript.events(), new_transcript.events(), rules, stderr=stderr)
 
 
 def replace_with(target: Path, source: Path) -> None:
