@@ -75,10 +75,17 @@ def exit_text(status: ExitStatus | None) -> str | None:
 
 @dataclass
 class _Seen:
-    """The transcript, as the check core classified it."""
+    """The transcript, as the check core classified it: every `in` message (what the probe sent),
+    and the `out` values that carry an id (answers). A server's notifications and noise are not
+    kept: no verdict depends on them, and a server that floods stdout would fill memory."""
 
     messages: list[Message] = field(default_factory=list)
     calls: list[ExecCall] = field(default_factory=list)
+
+    def keep(self, message: Message) -> None:
+        value = message.value
+        if message.channel == IN or isinstance(value, list) or (isinstance(value, dict) and "id" in value):
+            self.messages.append(message)
 
     def first_in(self, test: Any) -> float | None:
         times = [m.frame.t for m in self.messages if m.channel == IN and test(m)]
@@ -88,7 +95,7 @@ class _Seen:
 def judge(observed: Observed, baseline: int | None) -> CaseResult:
     """The verdict of one case (`baseline`: calls one valid request makes, from the start case)."""
     seen = _Seen()
-    _, analysis = analyze_file(str(observed.path), on_message=seen.messages.append, on_exec=seen.calls.append)
+    _, analysis = analyze_file(str(observed.path), on_message=seen.keep, on_exec=seen.calls.append)
     result = CaseResult(
         observed.case,
         Verdict.PASS,
