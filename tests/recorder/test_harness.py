@@ -100,3 +100,41 @@ def test_a_flood_nobody_reads_is_held_back_then_drained_and_recorded(tmp_path: P
     out = b"".join(e.data for e in open_transcript(path).events() if e.ch == "out")
     assert out == (b"x" * 999 + b"\n") * 20000 + b"bye\n"
     assert h.frames.qsize() <= 1
+
+
+DRIVER = r"""
+import sys, time
+from mcptape.recorder.harness import Harness
+deaf = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+server = [sys.executable, "-c", deaf, sys.argv[1]]
+h = Harness(server, sys.argv[2], shutdown_timeout=0.3)
+h.start()
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_driver_killed_by_sigkill_leaves_no_server_running(tmp_path: Path) -> None:
+    """A replay or probe process that dies without cleaning up (SIGKILL) takes its server with it."""
+    import subprocess
+    import time
+
+    from tests.recorder.test_lifeline import eventually, group, running
+
+    pidfile = tmp_path / "server.pid"
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(pidfile), str(tmp_path / "d.jsonl")], stdout=subprocess.PIPE
+    )
+    try:
+        assert driver.stdout is not None and driver.stdout.readline() == b"started\n"
+        eventually(lambda: pidfile.exists() and pidfile.read_text() != "")
+        server = int(pidfile.read_text())
+        time.sleep(0.5)
+        assert running(server)
+        driver.kill()
+        driver.wait()
+        eventually(lambda: not running(server))
+        eventually(lambda: group(server) == [])
+    finally:
+        driver.kill()
+        driver.wait()

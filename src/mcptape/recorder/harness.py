@@ -29,6 +29,7 @@ from types import TracebackType
 
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.model import Frame
+from mcptape.recorder.lifeline import watch
 from mcptape.recorder.session import ExitStatus, Recording
 from mcptape.recorder.sideeffects import SideEffects, side_effects
 from mcptape.recorder.spawn import enlarge_pipe
@@ -121,6 +122,11 @@ class Harness:
                     os.close(fd)
                 self.close_stdin()
                 raise
+            # A replay, probe or pytest run that dies (even by SIGKILL) must not leave the server
+            # running: the same lifeline as `mcptape record` (the reaper below disarms it).
+            child = self._session.child
+            assert child is not None
+            self._session.lifeline = watch(child.pid, self.shutdown_timeout)
             self._reader = threading.Thread(
                 target=self._read, args=(out_r,), name="mcptape-harness", daemon=True
             )
