@@ -117,6 +117,8 @@ def probe_command(
     from mcptape.probe.report import junit_xml, render_table, to_json
     from mcptape.probe.runner import Plan, run_probe
 
+    if not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
+        raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)
     known = {case.id for case in CASES}
     unknown = [c for c in only if c not in known]

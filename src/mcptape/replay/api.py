@@ -150,6 +150,8 @@ def replay(
         raise UsageError(
             "no server command to replay against", hint="give one after --, or set [tool.mcptape] server"
         )
+    if not argv[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
+        raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     pace = pace or (cfg.pace if cfg is not None and cfg.pace else CAUSAL)
     if pace not in (CAUSAL, RECORDED):
         raise UsageError(f"unknown pace {pace!r}", hint="use causal or recorded")
