@@ -7,6 +7,7 @@ version fails with one clear error before any work) and then yields events on de
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ _BUFFER = 1 << 20
 # A header line is a few hundred bytes (its longest part is the command line): reading at most this
 # much keeps a large file without newlines (a binary, /dev/zero) from being read whole.
 MAX_HEADER = 16 << 20
+_HEADER_START = b'{"mcptape":'  # how the writer begins every header
+_GZIP = b"\x1f\x8b"
 
 
 @dataclass
@@ -118,6 +121,11 @@ def open_file(path: Path) -> IO[bytes]:
     try:
         if path.is_dir():
             raise TranscriptError(f"{path} is a directory, not a transcript file")
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before open(): a FIFO with no writer blocks it
+            raise TranscriptError(
+                f"{path} is not a regular file (a pipe, socket or device)",
+                hint="mcptape reads transcripts from files: save it to one first",
+            )
         return open(path, "rb", buffering=_BUFFER)
     except FileNotFoundError:
         raise TranscriptError(f"{path} does not exist", hint="check the path") from None
@@ -142,8 +150,16 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
             raise unreadable(p, exc) from None
     if not first:
         raise TranscriptError(f"{p} is empty: not an mcptape transcript", hint="was the recording started?")
-    if not first.endswith(b"\n"):
-        # A header without its newline: either cut short or not a transcript at all.
-        parse_header(first, str(p))
-    header = parse_header(first, str(p))
+    if first.startswith(_GZIP):
+        raise TranscriptError(f"{p} is gzip-compressed", hint=f"decompress it first: gunzip -k {p}")
+    try:
+        header = parse_header(first, str(p))
+    except TranscriptError:
+        if first.startswith(_HEADER_START) and not first.endswith(b"\n") and len(first) < MAX_HEADER:
+            raise TranscriptError(
+                f"{p} is not an mcptape transcript: its header (line 1) is cut short "
+                f"({len(first)} bytes, no newline)",
+                hint="the recording stopped as it started: record it again",
+            ) from None
+        raise
     return Transcript(path=p, header=header, header_size=len(first))
