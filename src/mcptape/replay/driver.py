@@ -231,7 +231,12 @@ class Driver:
         assert h is not None
         h.wait_exit(self.shutdown_timeout)
         status = h.session.status
-        how = "exited" if status is None else f"ended ({_status_text(status)})"
+        if status is not None:
+            how = f"ended ({_status_text(status)})"
+        elif h.eof.is_set():
+            how = "closed its stdout but is still running"
+        else:
+            how = "is still running"
         message = (
             f"the new server {how}: {why}; replay stopped after {self.run.sent} of {self.run.total} chunks"
         )
