@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import click
 
@@ -69,30 +70,37 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     try:
         returned = cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
     except MCPTapeError as exc:
-        exc.show()
-        raise SystemExit(exc.exit_code) from None
+        _exit_with(exc.show, exc.exit_code)
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.format_message(), err=True)  # a bare `mcptape`: the help, as click shows it
-        raise SystemExit(exc.exit_code) from None
+        _exit_with(exc.format_message(), exc.exit_code)  # a bare `mcptape`: the help, as click shows it
     except click.UsageError as exc:
         # One line, like every other mcptape error; the usage is one --help away.
         command = exc.ctx.command_path if exc.ctx is not None else prog_name
-        click.echo(f"Error: {exc.format_message()} (see '{command} --help')", err=True)
-        raise SystemExit(exc.exit_code) from None
+        _exit_with(f"Error: {exc.format_message()} (see '{command} --help')", exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"Error: {exc.format_message()}", err=True)
-        raise SystemExit(exc.exit_code) from None
+        _exit_with(f"Error: {exc.format_message()}", exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("Error: interrupted (what was already written is kept)", err=True)
-        raise SystemExit(130) from None
+        _exit_with("Error: interrupted (what was already written is kept)", 130)
     except OSError as exc:
         # An I/O failure no command turned into an MCPTapeError (e.g. --help into a full disk):
         # still one line and exit 2, never a traceback. (A closed pipe never gets here: click
         # exits quietly on EPIPE.)
         where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
-        raise SystemExit(EXIT_ERROR) from None
+        _exit_with(f"Error: {where}{exc.strerror or exc}", EXIT_ERROR)
     if isinstance(returned, int) and returned:
         raise SystemExit(returned)  # a command's ctx.exit(n): click returns n when not standalone
+
+
+def _exit_with(message: str | Callable[[], None], code: int) -> NoReturn:
+    """Show `message` on stderr (or call it), then exit with `code`. Showing is best-effort: a
+    stderr that cannot be written (a full disk) loses the line, never the exit code."""
+    try:
+        if callable(message):
+            message()
+        else:
+            click.echo(message, err=True)
+    except OSError:
+        pass
+    raise SystemExit(code) from None

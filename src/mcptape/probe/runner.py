@@ -71,8 +71,13 @@ Progress = Callable[[str], None]
 
 
 def stderr_progress(line: str) -> None:
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
+    """One progress line on stderr, best-effort: a stderr that cannot be written (a full disk)
+    loses the line, never the probe."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
 
 
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
