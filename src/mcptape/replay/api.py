@@ -248,7 +248,9 @@ def diff_files(
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
     rules = rules_of(ignore, cfg)
     old_transcript, new_transcript = _open(old), _open(new)  # both headers checked before any work
-    return diff_events(old_transcript.events(), new_transcript.events(), rules, stderr=stderr)
+    diff = diff_events(old_transcript.events(), new_transcript.events(), rules, stderr=stderr)
+    diff.notes = _notes(old, old_transcript) + _notes(new, new_transcript)
+    return diff
 
 
 def replace_with(target: Path, source: Path) -> None:

@@ -97,6 +97,7 @@ class Diff:
     rules: list[Rule] = field(default_factory=list)
     old_analysis: Analysis | None = None
     new_analysis: Analysis | None = None
+    notes: list[str] = field(default_factory=list)  # lines of the transcripts that could not be read
 
     @property
     def differing(self) -> list[Pair]:

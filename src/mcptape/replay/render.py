@@ -174,6 +174,7 @@ def render_hidden(diff: Diff) -> list[str]:
 def render_diff_report(diff: Diff, old: str, new: str) -> str:
     """What `mcptape diff` prints."""
     lines = [f"mcptape diff: {escape_text(old)} -> {escape_text(new)}"]
+    lines.extend(f"  note: {escape_text(note)}" for note in diff.notes)
     body = render_diff(diff)
     lines.extend(body)
     lines.append("same" if diff.same else "different")
@@ -277,6 +278,7 @@ def diff_to_json(diff: Diff) -> dict[str, Any]:
             for r in diff.rules
         ],
         "unused_rules": [r.text for r in diff.unused_rules],
+        "notes": diff.notes,
     }
 
 
