@@ -124,4 +124,7 @@ def report_command(
     analysis = bundle.analysis
     total = len(analysis.findings) + analysis.findings_truncated
     verdict = "clean" if total == 0 else f"{total} finding(s)"
+    summary = bundle.redaction
+    if summary is not None and summary.dropped_lines:  # a line that cannot be read cannot be redacted
+        verdict += f"; {summary.dropped_lines} unreadable transcript line(s) left out"
     click.echo(f"mcptape: report written to {directory}/ ({verdict})", err=True)

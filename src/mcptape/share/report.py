@@ -164,9 +164,13 @@ def render(
     if summary is None:
         redaction = "**not redacted** (`--no-redact`): this bundle may contain secrets"
     else:
-        redaction = (
-            f"{summary.replaced} secret(s) replaced ({summary.distinct} distinct); see docs/sharing.md"
+        dropped = (
+            f"; {summary.dropped_lines} unreadable transcript line(s) left out"
+            if summary.dropped_lines
+            else ""
         )
+        replaced = f"{summary.replaced} secret(s) replaced ({summary.distinct} distinct)"
+        redaction = f"{replaced}{dropped}; see docs/sharing.md"
     exit_text = "not recorded"
     if analysis.exited:
         exit_text = (
