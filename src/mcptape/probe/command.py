@@ -125,6 +125,11 @@ def probe_command(
     if unknown:
         raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
     cases = [c for c in CASES if not only or c.id == "start" or c.id in only]
+    if junit is not None and not Path(junit).absolute().parent.is_dir():  # before minutes of cases
+        raise OutputError(
+            f"cannot write {junit}: directory {Path(junit).parent} does not exist",
+            hint="create it, or choose another --junit",
+        )
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
