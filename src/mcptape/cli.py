@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -56,7 +57,8 @@ Examples:
   mcptape view session.jsonl                                # inspect it in the terminal
   mcptape demo                                              # all of it on a bundled server
 
-Exit codes: 0 clean/same, 1 findings or differences, 2 usage error or unreadable input.""",
+Exit codes: 0 clean/same, 1 findings or differences, 2 usage error or unreadable input,
+130 interrupted, 141 stdout closed early (e.g. piped into head).""",
 )
 @click.version_option(__version__, prog_name="mcptape")
 def cli() -> None:
@@ -65,10 +67,17 @@ def cli() -> None:
 
 def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any) -> None:
     """Run the CLI; an `MCPTapeError` becomes one `Error:` line on stderr and its exit code."""
-    from mcptape.errors import EXIT_ERROR, MCPTapeError
+    from mcptape.errors import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, MCPTapeError
 
+    stdout = sys.stdout
     try:
         returned = cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
+    except SystemExit:
+        # Click met EPIPE on stdout (the reader closed the pipe): it wrapped stdout to silence
+        # the last flush and exits 1, which would read as "findings". Say 141, like a SIGPIPE death.
+        if sys.stdout is not stdout:
+            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        raise
     except MCPTapeError as exc:
         _exit_with(exc.show, exc.exit_code)
     except click.exceptions.Exit as exc:
@@ -82,11 +91,11 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     except click.ClickException as exc:
         _exit_with(f"Error: {exc.format_message()}", exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        _exit_with("Error: interrupted (what was already written is kept)", 130)
+        _exit_with("Error: interrupted (what was already written is kept)", EXIT_INTERRUPTED)
     except OSError as exc:
         # An I/O failure no command turned into an MCPTapeError (e.g. --help into a full disk):
         # still one line and exit 2, never a traceback. (A closed pipe never gets here: click
-        # exits quietly on EPIPE.)
+        # exits on EPIPE, handled above.)
         where = f"{exc.filename}: " if exc.filename else ""
         _exit_with(f"Error: {where}{exc.strerror or exc}", EXIT_ERROR)
     if isinstance(returned, int) and returned:

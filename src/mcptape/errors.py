@@ -6,6 +6,9 @@ Exit codes (documented in the README):
 * 1 - findings (check), differences (diff, replay), failures (probe)
 * 2 - usage error or unreadable input (a missing, empty, truncated-header, binary or
   future-version transcript; an unwritable output; a missing executable)
+* 130 - interrupted (Ctrl-C)
+* 141 - stdout was closed before everything was written (`mcptape check ... | head`), as for a
+  process killed by SIGPIPE; never 1, which would read as "findings"
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import sys
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 class MCPTapeError(Exception):
@@ -31,9 +36,13 @@ class MCPTapeError(Exception):
         return self.message if not self.hint else f"{self.message} ({self.hint})"
 
     def show(self) -> None:
-        """Write the single `Error: ...` line to stderr (never stdout)."""
-        sys.stderr.write(f"Error: {self}\n")
-        sys.stderr.flush()
+        """Write the single `Error: ...` line to stderr (never stdout); best-effort: a stderr that
+        cannot be written (a full disk, a closed pipe) loses the line, never the exit code."""
+        try:
+            sys.stderr.write(f"Error: {self}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
 
 class UsageError(MCPTapeError):

@@ -18,8 +18,9 @@ GOOD = str(Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-
     [
         ["replay", GOOD, "--no-config", "--", "", "--stdio"],
         ["probe", "-o", "{tmp}/probe", "--", "", "--stdio"],
+        ["record", "-o", "{tmp}/r.jsonl", "--", "", "--stdio"],
     ],
-    ids=["replay", "probe"],
+    ids=["replay", "probe", "record"],
 )
 def test_an_empty_command_name_is_a_usage_error(args: list[str], tmp_path: Path) -> None:
     """`-- '' --stdio`: `Error: the server command is empty ...`, exit 2, no traceback."""

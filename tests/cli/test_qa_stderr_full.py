@@ -23,6 +23,13 @@ def _run_with_stderr_full(args: list[str]) -> subprocess.CompletedProcess[str]:
         )
 
 
+def test_a_record_that_cannot_start_and_cannot_say_so_still_exits_2(tmp_path: Path) -> None:
+    """`record` (its fast path) with a missing server and stderr on a full disk: exit 2."""
+    result = _run_with_stderr_full(["record", "-o", str(tmp_path / "r.jsonl"), "--", str(tmp_path / "nope")])
+    assert result.returncode == 2
+    assert result.stdout == ""
+
+
 def test_an_error_that_cannot_be_shown_still_exits_2(tmp_path: Path) -> None:
     """A missing transcript with stderr on a full disk: exit 2, as when the line can be shown."""
     result = _run_with_stderr_full(["check", str(tmp_path / "missing.jsonl")])

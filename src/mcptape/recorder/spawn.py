@@ -55,6 +55,8 @@ def spawn(
     server once (forwarded by mcptape), not twice. `sigmask`: the child's signal mask, when the
     caller blocks signals around the spawn (without it the child inherits the caller's mask).
     """
+    if not command or not command[0]:
+        raise SpawnError("the server command's name is empty", hint="give the server's executable after --")
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
