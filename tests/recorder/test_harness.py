@@ -138,3 +138,21 @@ def test_a_driver_killed_by_sigkill_leaves_no_server_running(tmp_path: Path) -> 
     finally:
         driver.kill()
         driver.wait()
+
+
+def test_sending_more_than_the_pipes_hold_before_reading_does_not_wait_for_ever(tmp_path: Path) -> None:
+    """A driver inside send() cannot read: the frame bound gives way then (12 MB through `cat` in
+    one send, then every frame read back), as a replay of a pipelined session needs."""
+    import threading
+
+    line = b"x" * 1023 + b"\n"
+    n = 12 * 1024
+    with Harness(["cat"], tmp_path / "t.jsonl", http_sink=False, shutdown_timeout=0.5) as h:
+        sender = threading.Thread(target=h.send, args=(line * n,), daemon=True)
+        sender.start()
+        sender.join(20)
+        assert not sender.is_alive(), "send() is stuck: the server waits on its stdout, we on its stdin"
+        got = 0
+        while got < n and h.next_frame(timeout=5) is not None:
+            got += 1
+        assert got == n

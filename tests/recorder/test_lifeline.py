@@ -217,3 +217,52 @@ def test_an_infinite_shutdown_timeout_starts_no_watchdog(record: Callable[..., R
     """With `--shutdown-timeout inf` the recorder never signals the server, and neither does a watchdog."""
     run = record("deaf", timeout="inf")
     assert group(run.server) == [run.server]
+
+
+LEAVER = r"""
+import os, sys, time
+os.setpgid(0, os.getpgid(os.getppid()))  # leave the group mcptape made for it (join mcptape's)
+os.write(1, b"%d\n" % os.getpid())
+while True:  # ignores stdin EOF; SIGTERM (default action) ends it
+    time.sleep(60)
+"""
+
+
+def test_a_server_that_left_its_group_still_gets_the_shutdown_order(tmp_path: Path) -> None:
+    """The watchdog keeps the server's old group alive: SIGTERM must still reach the server itself."""
+    script = tmp_path / "leaver.py"
+    script.write_text(LEAVER)
+    proc = subprocess.Popen(
+        [
+            console_script(),
+            "record",
+            "-q",
+            "--shutdown-timeout",
+            "0.3",
+            "-o",
+            str(tmp_path / "t.jsonl"),
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # the server joins this session's only other group: the recorder's
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    server = int(proc.stdout.readline())
+    try:
+        proc.stdin.close()
+        try:
+            code = proc.wait(timeout=8)
+        except subprocess.TimeoutExpired:
+            code = None
+        assert code == 128 + signal.SIGTERM, "record still waiting for a server it never signalled"
+    finally:
+        for pid in (server, proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        proc.wait()

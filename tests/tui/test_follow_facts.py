@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from mcptape.check.model import Finding
@@ -148,7 +149,44 @@ def test_the_first_line_callback_is_shared_not_copied(tmp_path: Path) -> None:
     index.scan(final=False)
     assert collector.collect(index) is not None and listener.heard == []
     with open(growing, "ab") as out:
-        out.write(b"".join(lines[3:]))
+        out.write(b"".join(lines[3:-1]))
     index.scan(final=False)
     assert collector.collect(index) is not None
-    assert listener.heard[:1] == [4]  # the banner row, where a fresh analysis lands too
+    with open(growing, "ab") as out:
+        out.write(lines[-1])  # more rows: the live pass now reaches the banner row too
+    index.scan(final=False)
+    assert collector.collect(index) is not None
+    assert listener.heard == [4]  # the banner row, where a fresh analysis lands too; told once
+
+
+def stray_answer(i: int) -> bytes:
+    """An answer to a request never sent: one finding per row."""
+    msg = {"jsonrpc": "2.0", "id": i, "result": {}}
+    return orjson.dumps({"t": i * 1e-4, "ch": "out", "data": orjson.dumps(msg).decode() + "\n"}) + b"\n"
+
+
+def test_a_follow_pass_shares_the_findings_already_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Findings are frozen: a snapshot shares them, so a growth's cost does not grow with their number."""
+    copied: list[Finding] = []
+
+    def counting_deepcopy(self: Finding, memo: dict[int, object]) -> Finding:
+        copied.append(self)
+        return self
+
+    monkeypatch.setattr(Finding, "__deepcopy__", counting_deepcopy, raising=False)
+    header = {"mcptape": 1, "started": "2026-01-01T00:00:00Z", "command": ["x"], "cwd": "/", "recorder": {}}
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(orjson.dumps(header) + b"\n" + b"".join(stray_answer(i) for i in range(5000)))
+    index = TranscriptIndex(live)
+    index.scan(final=False)
+    collector = FactsCollector()
+    assert collector.collect(index) is not None
+    with open(live, "ab") as out:
+        out.write(stray_answer(5000))
+    index.scan(final=False)
+    copied.clear()
+    snapshot = collector.collect(index)
+    assert snapshot is not None and len(snapshot.findings) == 5001
+    assert copied == [], f"{len(copied):,} findings deep-copied for a growth of one row"

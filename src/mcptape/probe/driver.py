@@ -135,7 +135,7 @@ class Driver:
                 return Reply(Status.TIMEOUT, waited=time.monotonic() - start)
             frame = self.h.next_frame(remaining)
             if frame is None:
-                if self.h.eof.is_set():
+                if self.h.at_eof:  # every frame was handed out before the end is
                     return Reply(Status.GONE, waited=time.monotonic() - start)
                 continue
             message = classify(frame, self.version)

@@ -70,7 +70,9 @@ class Harness:
         self.overwrite = overwrite
         self.header_extra = dict(header or {})
         self.status: ExitStatus | None = None
-        self.frames: queue.Queue[Frame | object] = queue.Queue(maxsize=QUEUED_FRAMES)
+        self.frames: queue.Queue[Frame | object] = queue.Queue()  # bounded by _offer
+        self._room = threading.Condition()  # notified when the driver takes a frame or starts a send
+        self._senders = 0  # send() calls in progress: a driver inside send() cannot read frames
         self.eof = threading.Event()
         self._at_eof = False
         self._discard = threading.Event()  # set by stop(): frames are no longer wanted
@@ -181,11 +183,17 @@ class Harness:
     def send(self, data: bytes) -> None:
         """Write `data` to the server's stdin, recorded on `in` like a client's bytes."""
         view = memoryview(data)
+        with self._room:
+            self._senders += 1
+            self._room.notify_all()
         try:
             while view:
                 view = view[os.write(self._stdin_w, view) :]
         except (BrokenPipeError, OSError) as exc:
             raise ServerGone(str(exc)) from None
+        finally:
+            with self._room:
+                self._senders -= 1
 
     def close_stdin(self) -> None:
         """Close the server's stdin (the client side), as a client ends a session."""
@@ -198,17 +206,25 @@ class Harness:
 
     def next_frame(self, timeout: float) -> Frame | None:
         """The server's next stdout line (incomplete at EOF), or None after `timeout` or at EOF."""
-        if self._at_eof:
+        if self._at_eof or self._discard.is_set():
             return None
         try:
             item = self.frames.get(timeout=max(0.0, timeout))
         except queue.Empty:
             return None
+        with self._room:
+            self._room.notify_all()
         if item is _EOF:
             self._at_eof = True  # stay at EOF for later calls
             return None
         assert isinstance(item, Frame)
         return item
+
+    @property
+    def at_eof(self) -> bool:
+        """True once `next_frame` has handed out the last frame of the server's stdout (unlike
+        `eof`, which is set when the pipe ends, possibly before its last frames were read)."""
+        return self._at_eof
 
     @property
     def exited(self) -> bool:
@@ -254,9 +270,11 @@ class Harness:
 
     def _offer(self, item: Frame | object) -> None:
         """Queue `item` for the driver, waiting while the queue is full, unless stop() began."""
-        while not self._discard.is_set():
-            try:
-                self.frames.put(item, timeout=0.05)
-                return
-            except queue.Full:
-                continue
+        with self._room:
+            while not self._discard.is_set():
+                # Past the bound only while the driver is inside send(): it cannot read then, and a
+                # server blocked on its stdout stops reading its stdin: both would wait for ever.
+                if self.frames.qsize() < QUEUED_FRAMES or self._senders:
+                    self.frames.put(item)
+                    return
+                self._room.wait(0.05)

@@ -27,7 +27,8 @@ TICK = 0.1  # seconds between two looks at the server
 DONE = b"done\n"
 _REAP_WAIT = 1.0  # seconds disarm() waits for the watchdog to exit
 # POSIX names only: a shell stops at one it does not know
-_IGNORED = ("HUP", "INT", "QUIT", "PIPE", "ALRM", "TERM", "USR1", "USR2")
+# (TSTP/TTIN/TTOU: a stopped watchdog could not do its job.)
+_IGNORED = ("HUP", "INT", "QUIT", "PIPE", "ALRM", "TERM", "USR1", "USR2", "TSTP", "TTIN", "TTOU")
 
 # $1: the server's pid (= its process group), $2: the shutdown timeout in ticks.
 # `running`: a zombie has exited too (the recorder's death left it to init, which may reap late).
@@ -48,7 +49,12 @@ wait_exit() {{
   done
   return 1
 }}
-wait_exit "$@" && kill -s TERM -- "-$1" && wait_exit "$@" && kill -s KILL -- "-$1"
+# `kill -SIG -PGID`: the one form dash, bash and busybox all take (busybox rejects `--`, dash
+# `-s SIG -PGID`); its status is not chained on (busybox fails a kill it did perform).
+wait_exit "$@" || exit 0
+kill -TERM "-$1"
+wait_exit "$@" || exit 0
+kill -KILL "-$1"
 exit 0
 """
 
@@ -94,7 +100,8 @@ def watch(server_pid: int, shutdown_timeout: float) -> Lifeline | None:
         pid = os.posix_spawn(
             SHELL,
             [SHELL, "-c", WATCHDOG, "mcptape-lifeline", str(server_pid), str(ticks)],
-            {"PATH": os.environ.get("PATH", "") + ":/usr/bin:/bin", "LC_ALL": "C"},  # for sleep
+            # for sleep; never an empty entry (the working directory) when PATH is unset or empty
+            {"PATH": ":".join(filter(None, (os.environ.get("PATH"), "/usr/bin:/bin"))), "LC_ALL": "C"},
             file_actions=actions,
             setpgroup=server_pid,
             # blocked until its traps are set (a shell keeps the mask it is given)

@@ -176,13 +176,22 @@ class Recording:
         self._stop_draining.set()  # the session is being ended: the drain keeps its deadline
         if self.exited.is_set():
             return
+        pid = self.child.pid
         try:
-            os.killpg(self.child.pid, signum)
+            os.killpg(pid, signum)
         except OSError:
+            pass
+        else:
             try:
-                os.kill(self.child.pid, signum)
+                if os.getpgid(pid) == pid:
+                    return  # the server still leads its group: the group's signal reached it
             except OSError:
-                pass
+                return  # reaped meanwhile
+        # It left its group (which may live on, the lifeline's watchdog in it): signal it directly.
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
 
     def close_stdin(self) -> None:
         """Close the server's stdin (once) and start the shutdown clock."""

@@ -181,7 +181,7 @@ class Driver:
                 return
             frame = h.next_frame(timeout=min(0.5, deadline - now))
             if frame is None:
-                if h.eof.is_set():  # every frame is queued before the end is flagged
+                if h.at_eof:  # every frame was handed out before the end is
                     self.gone = True
                 continue
             self._handle(classify(frame))

@@ -72,6 +72,16 @@ class RowFacts:
         self.method += array("H", [0]) * more
         self.rows = rows
 
+    def copy(self) -> RowFacts:
+        """A copy that can be filled apart from this one (findings are frozen: shared, not copied)."""
+        snap = copy.copy(self)
+        snap.kind, snap.channel = self.kind[:], self.channel[:]
+        snap.pair, snap.method, snap.methods = self.pair[:], self.method[:], self.methods[:]
+        snap.findings = {row: found[:] for row, found in self.findings.items()}
+        snap.finding_rows = self.finding_rows[:]
+        snap.frame_start, snap.frame_rows = dict(self.frame_start), dict(self.frame_rows)
+        return snap
+
     # -- queries -------------------------------------------------------------------------------------
     def kind_of(self, row: int) -> str:
         return K.KINDS[self.kind[row]] if row < self.rows else K.PENDING
@@ -190,7 +200,8 @@ class FactsCollector:
     def __init__(self, first_line: Callable[[Finding], None] | None = None) -> None:
         from mcptape.check.analyze import Analyzer
 
-        self.facts = RowFacts(0, first_line=first_line)
+        self._first_line = first_line
+        self.facts = RowFacts(0, first_line=self._first_line_once if first_line is not None else None)
         self.analyzer: Analyzer = Analyzer(
             on_message=self.facts.on_message,
             on_exec=self.facts.on_exec,
@@ -199,6 +210,12 @@ class FactsCollector:
         )
         self.fed = 0  # rows given to the analyzer so far
         self.finished = False
+
+    def _first_line_once(self, finding: Finding) -> None:
+        """The caller hears of the first bad line once, whether a snapshot or the live pass saw it."""
+        first_line, self._first_line = self._first_line, None
+        if first_line is not None:
+            first_line(finding)
 
     def collect(
         self,
@@ -249,13 +266,13 @@ class FactsCollector:
             self.finished = True
             facts.finish(self.analyzer.finish())
             return facts
-        # The analyzer's callbacks are bound to `facts`: copying both together keeps them so.
-        # `first_line` belongs to the caller (e.g. a method of the app): shared, never copied.
-        first_line, facts.first_line = facts.first_line, None
-        try:
-            analyzer, snapshot = copy.deepcopy((self.analyzer, facts))
-        finally:
-            facts.first_line = first_line
-        snapshot.first_line = first_line
+        # The facts' containers are copied by hand, their findings shared (frozen); the analyzer
+        # is deep-copied with its callbacks rebound to that copy (memo: facts -> snapshot) and its
+        # kept findings shared too. The cost is the containers' size, not one object per finding.
+        snapshot = facts.copy()
+        memo: dict[int, object] = {id(facts): snapshot}
+        for finding in self.analyzer.result.findings:
+            memo[id(finding)] = finding
+        analyzer = copy.deepcopy(self.analyzer, memo)
         snapshot.finish(analyzer.finish())
         return snapshot
