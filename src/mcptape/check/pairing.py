@@ -43,6 +43,14 @@ class Pairing:
         self.older: dict[RequestId, str] = {}
         self.extra: dict[RequestId, int] = {}  # duplicate requests still expecting an answer
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Pairing:
+        """Its ids and requests are immutable values: copying the dicts copies the state (a
+        `view --follow` snapshot of a session with many requests in flight stays cheap)."""
+        twin = Pairing()
+        twin.pending, twin.closed = dict(self.pending), dict(self.closed)
+        twin.older, twin.extra = dict(self.older), dict(self.extra)
+        return twin
+
     def open(self, rid: RequestId, pending: Pending) -> Pending | None:
         """Register a request; return the request already in flight with that id, if any."""
         previous = self.pending.get(rid)
