@@ -175,3 +175,22 @@ def test_long_latencies_read_in_seconds_and_one_stderr_line_is_singular() -> Non
     text = render_text(analyzer.finish())
     assert "max 1.89 s" in text and "e+" not in text
     assert "Server stderr (1 line, 9 bytes," in text
+
+
+def test_a_huge_bad_line_is_cut_in_json_and_its_size_given(tmp_path: Path) -> None:
+    """A 1 MB non-protocol line: `--json` carries its first 64 KiB as `raw` and the whole length as
+    `raw_size` (the line itself stays in the transcript); the text report stays short too."""
+    from mcptape.check.report import RAW_KEPT
+
+    huge = b"x" * 1_000_000 + b"\n"
+    path = _write(tmp_path / "huge.jsonl", events(("out", huge), ("in", PING), ("out", result(1))))
+    runner = CliRunner()
+    out = runner.invoke(check_command, [str(path), "--json"])
+    assert out.exit_code == 1
+    doc = orjson.loads(out.output)
+    first = doc["first_non_protocol"]["out"]
+    assert first["raw"] == "x" * RAW_KEPT and first["raw_size"] == 1_000_000
+    assert doc["findings"][0]["raw"] == "x" * RAW_KEPT and doc["findings"][0]["raw_size"] == 1_000_000
+    assert len(out.output) < 3 * RAW_KEPT
+    text = runner.invoke(check_command, [str(path)])
+    assert text.exit_code == 1 and len(text.output) < 10_000

@@ -139,13 +139,22 @@ def _stderr(analysis: Analysis) -> list[str]:
 
 
 # -- JSON --------------------------------------------------------------------------------------
+RAW_KEPT = 64 * 1024  # bytes of a line a JSON document carries (a 100 MB line stays in the transcript)
+
+
+def raw_json(raw: bytes) -> dict[str, Any]:
+    """`raw` (the first RAW_KEPT bytes, escaped) and `raw_size` (the line's whole length): the
+    fields every JSON document of mcptape gives a line."""
+    return {"raw": escape(raw[:RAW_KEPT]), "raw_size": len(raw)}
+
+
 def _ref_json(ref: Ref) -> dict[str, Any]:
     return {
         "role": ref.role,
         "channel": ref.channel,
         "line": ref.line,
         "offset": ref.offset,
-        "raw": escape(ref.raw),
+        **raw_json(ref.raw),
         "event": ref.event,
     }
 
@@ -158,7 +167,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "channel": finding.channel,
         "line": finding.line,
         "offset": finding.offset,
-        "raw": escape(finding.raw),
+        **raw_json(finding.raw),
         "message": escape_text(finding.message),
         "request_id": finding.request_id,
         "t": finding.t,
@@ -175,7 +184,7 @@ def _first_json(first: FirstNonProtocol | None) -> dict[str, Any] | None:
     return {
         "line": frame.line,
         "offset": frame.offset,
-        "raw": escape(frame.body),
+        **raw_json(frame.body),
         "complete": frame.complete,
         "problem": escape_text(first.problem),
         "t": frame.t,
@@ -185,7 +194,7 @@ def _first_json(first: FirstNonProtocol | None) -> dict[str, Any] | None:
         else {
             "line": previous.line,
             "offset": previous.offset,
-            "raw": escape(previous.body),
+            **raw_json(previous.body),
             "event": previous.event,
         },
     }

@@ -12,6 +12,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from mcptape.check.model import Finding
+from mcptape.check.report import raw_json
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import ProbeResult
@@ -99,7 +100,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "channel": finding.channel,
         "line": finding.line,
         "offset": finding.offset,
-        "raw": finding.raw.decode("utf-8", "backslashreplace"),
+        **raw_json(finding.raw),
         "message": finding.message,
     }
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mcptape.check.model import ExecCall, Finding, Frame, Message
+from mcptape.check.report import raw_json
 from mcptape.replay.compare import MISSING, Change, Hidden
 from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
 from mcptape.textsafe import escape, escape_json, escape_text
@@ -238,7 +239,7 @@ def pair_to_json(pair: Pair) -> dict[str, Any]:
 
 
 def _frame_json(frame: Frame) -> dict[str, Any]:
-    return {"channel": frame.channel, "line": frame.line, "offset": frame.offset, "raw": escape(frame.body)}
+    return {"channel": frame.channel, "line": frame.line, "offset": frame.offset, **raw_json(frame.body)}
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
