@@ -34,6 +34,8 @@ from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
 
 FLUSH = 4096  # records buffered before the oldest are processed
 KEEP = 2048  # records kept back, at least, for records of other channels written late
+FLUSH_BYTES = 64 << 20  # ... or once the buffered records hold this many bytes (large records)
+KEEP_UNDER_PRESSURE = 16  # records kept back then (a late record is a few records late)
 WINDOW = 0.5  # seconds: records older than the newest by this much are processed anyway
 STDERR_HEAD = 64 * 1024
 
@@ -72,6 +74,8 @@ class Analyzer(Session):
         )
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
         self.buffer: list[Record] = []
+        self.buffered = 0  # bytes of the byte-channel records pushed since the last drain
+        self.flush_bytes = FLUSH_BYTES
         self.last_t: dict[str, float] = {}
 
     # -- input -----------------------------------------------------------------------------
@@ -95,20 +99,28 @@ class Analyzer(Session):
             self.last_t[ch] = t
         buffer = self.buffer
         buffer.append((t, ch, payload, index))
-        if len(buffer) >= FLUSH:
+        if not isinstance(payload, dict):
+            self.buffered += len(payload)
+        if len(buffer) >= FLUSH or self.buffered >= self.flush_bytes:
             self.drain()
 
     def drain(self, *, final: bool = False) -> None:
-        """Process the buffered records that no record still to come can precede."""
+        """Process the buffered records that no record still to come can precede.
+
+        Normally the newest KEEP records wait (a record of another channel may still come before
+        them); when the buffer holds FLUSH_BYTES or more (large records), only the newest
+        KEEP_UNDER_PRESSURE do, so memory stays bounded whatever the records' size."""
         buffer = self.buffer
         buffer.sort(key=_by_time)
         if final:
             cut = len(buffer)
         else:
+            keep = KEEP_UNDER_PRESSURE if self.buffered >= self.flush_bytes else KEEP
             horizon = buffer[-1][0] - WINDOW
-            cut = len(buffer) - KEEP
+            cut = max(0, len(buffer) - keep)
             while cut < len(buffer) and buffer[cut][0] <= horizon:
                 cut += 1
+        self.buffered = 0  # the records kept back are not counted again: at most `keep` of them
         batch = buffer[:cut]
         del buffer[:cut]
         self._run(batch)

@@ -37,6 +37,8 @@ def read_into(
     # its first record takes the general path (`feed`, which records it); the keys are the
     # channel names `push` was given, all str, so a `ch` that is found is a str.
     last_t = analyzer.last_t
+    size = 0  # bytes appended here since the last drain (added to analyzer.buffered at a drain)
+    flush_bytes = analyzer.flush_bytes
     with open_file(transcript.path) as fh:
         fh.seek(transcript.header_size)
         index = 0
@@ -52,7 +54,10 @@ def read_into(
                     last_t[ch] = t
                     append((t, ch, text, index))
                     index += 1
-                    if len(buffer) >= flush:
+                    size += len(text)
+                    if len(buffer) >= flush or size >= flush_bytes:
+                        analyzer.buffered += size
+                        size = 0
                         analyzer.drain()
                         if progress is not None:
                             progress(fh.tell())
@@ -68,4 +73,6 @@ def read_into(
                 transcript.problems.append(Problem(lineno, fh.tell() - len(line), reason))
                 continue
             index += 1
+            analyzer.buffered += size
+            size = 0
             analyzer.feed(event)
