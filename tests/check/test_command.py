@@ -194,3 +194,34 @@ def test_a_huge_bad_line_is_cut_in_json_and_its_size_given(tmp_path: Path) -> No
     assert len(out.output) < 3 * RAW_KEPT
     text = runner.invoke(check_command, [str(path)])
     assert text.exit_code == 1 and len(text.output) < 10_000
+
+
+def test_several_transcripts_get_one_report_each_a_summary_and_the_worst_exit(
+    clean: Path, broken: Path, tmp_path: Path
+) -> None:
+    """`check a b missing`: both reports, the missing one said on stderr, a summary line, exit 2;
+    without the missing one, exit 1 (findings in one)."""
+    missing = tmp_path / "missing.jsonl"
+    result = subprocess.run(
+        [console_script(), "check", str(clean), str(broken), str(missing)], capture_output=True, timeout=60
+    )
+    assert result.returncode == 2
+    out = result.stdout.decode()
+    assert out.count("mcptape check: ") == 3
+    assert out.rstrip().endswith("3 transcripts: 1 clean, 1 with findings, 1 unreadable")
+    assert result.stderr.decode().startswith(f"Error: {missing} does not exist")
+    both = subprocess.run([console_script(), "check", str(clean), str(broken)], capture_output=True, timeout=60)
+    assert both.returncode == 1
+    assert both.stdout.decode().rstrip().endswith("2 transcripts: 1 clean, 1 with findings, 0 unreadable")
+
+
+def test_several_transcripts_as_json_lines(clean: Path, broken: Path, tmp_path: Path) -> None:
+    """`--json` with several files: one compact object per line, each naming its file."""
+    missing = tmp_path / "missing.jsonl"
+    runner = CliRunner()
+    out = runner.invoke(check_command, ["--json", str(clean), str(broken), str(missing)])
+    assert out.exit_code == 2
+    docs = [orjson.loads(line) for line in out.stdout.splitlines()]
+    assert [d["file"] for d in docs] == [str(clean), str(broken), str(missing)]
+    assert docs[0]["clean"] is True and docs[1]["clean"] is False
+    assert docs[2]["error"].startswith(f"{missing} does not exist") and "clean" not in docs[2]

@@ -1,4 +1,4 @@
-"""`mcptape check FILE [--json]`: the verdict on one transcript (exit 0 clean, 1 findings, 2 unreadable)."""
+"""`mcptape check FILE... [--json]`: the verdict on transcripts (exit 0 clean, 1 findings, 2 unreadable)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from mcptape.errors import EXIT_FINDINGS, OutputError
+from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS, OutputError
 
 
 @click.command(
@@ -16,10 +16,17 @@ from mcptape.errors import EXIT_FINDINGS, OutputError
 Examples:
   mcptape check session.jsonl                    # the report: first bad line, findings, stderr
   mcptape check session.jsonl --json | jq .clean # one JSON object for CI
-  mcptape check session.jsonl --policy request   # a server that keeps serving after a bad line""",
+  mcptape check session.jsonl --policy request   # a server that keeps serving after a bad line
+  mcptape check tapes/*.jsonl                    # several: one report each, then a summary line""",
 )
-@click.argument("file", metavar="FILE")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema in docs/check.md).")
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (schema in docs/check.md); with several files, one per line, each "
+    'with its "file" (or "file" and "error" when it cannot be read).',
+)
 @click.option(
     "--policy",
     type=click.Choice(["session", "request"]),
@@ -28,35 +35,80 @@ Examples:
     help="After a rejected input line: `session` flags every later executor call (the peer lost "
     "framing; nothing may run), `request` only calls no valid request accounts for.",
 )
-def check_command(file: str, as_json: bool, policy: str) -> None:
-    """Check a transcript: the first non-protocol line per direction, protocol violations,
+def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
+    """Check transcripts: the first non-protocol line per direction, protocol violations,
     unanswered and duplicate ids, and executor calls after a reject.
 
     \b
-    Exit codes: 0 clean, 1 findings, 2 unreadable input.
+    Exit codes: 0 clean, 1 findings, 2 unreadable input (with several files: the worst of them;
+    an unreadable one is reported and the others are still checked).
     """
+    if len(files) == 1:
+        if not _check_one(files[0], as_json, policy):
+            # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
+            raise SystemExit(EXIT_FINDINGS)
+        return
+    from mcptape.errors import TranscriptError
+    from mcptape.textsafe import escape_json, escape_text
+
+    clean = findings = unreadable = 0
+    for number, file in enumerate(files):
+        if number and not as_json:
+            _print("\n")
+        try:
+            ok = _check_one(file, as_json, policy, several=True)
+        except TranscriptError as exc:  # this one cannot be read: say so, check the others
+            unreadable += 1
+            if as_json:
+                import orjson
+
+                line = orjson.dumps({"file": escape_text(file), "error": escape_text(str(exc))}).decode()
+                _print(escape_json(line) + "\n")
+            else:
+                _print(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
+            exc.show()
+            continue
+        if ok:
+            clean += 1
+        else:
+            findings += 1
+    if not as_json:
+        summary = f"{clean} clean, {findings} with findings, {unreadable} unreadable"
+        _print(f"\n{len(files)} transcripts: {summary}\n")
+    if unreadable:
+        raise SystemExit(EXIT_ERROR)
+    if findings:
+        raise SystemExit(EXIT_FINDINGS)
+
+
+def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) -> bool:
+    """Check one transcript and print its report; True when it is clean (raises TranscriptError
+    when it cannot be read)."""
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
 
     progress = _progress_line(file)
-    header, analysis = analyze_file(file, policy=policy, progress=progress)
-    if progress is not None:
-        sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
-        sys.stderr.flush()
+    try:
+        header, analysis = analyze_file(file, policy=policy, progress=progress)
+    finally:
+        if progress is not None:
+            sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
+            sys.stderr.flush()
     if as_json:
         import orjson
 
-        from mcptape.textsafe import escape_json
+        from mcptape.textsafe import escape_json, escape_text
 
+        document = to_json(analysis, header)
+        if several:
+            text = orjson.dumps({"file": escape_text(file), **document}).decode()
+        else:
+            text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
         # JSON encoders leave C1 and bidi characters raw: escape them, the values stay the same
-        _print(
-            escape_json(orjson.dumps(to_json(analysis, header), option=orjson.OPT_INDENT_2).decode()) + "\n"
-        )
+        _print(escape_json(text) + "\n")
     else:
         _print(render_text(analysis, header, file))
-    if not analysis.clean:
-        # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return value.
-        raise SystemExit(EXIT_FINDINGS)
+    return analysis.clean
 
 
 def _print(text: str) -> None:
