@@ -210,7 +210,9 @@ def test_several_transcripts_get_one_report_each_a_summary_and_the_worst_exit(
     assert out.count("mcptape check: ") == 3
     assert out.rstrip().endswith("3 transcripts: 1 clean, 1 with findings, 1 unreadable")
     assert result.stderr.decode().startswith(f"Error: {missing} does not exist")
-    both = subprocess.run([console_script(), "check", str(clean), str(broken)], capture_output=True, timeout=60)
+    both = subprocess.run(
+        [console_script(), "check", str(clean), str(broken)], capture_output=True, timeout=60
+    )
     assert both.returncode == 1
     assert both.stdout.decode().rstrip().endswith("2 transcripts: 1 clean, 1 with findings, 0 unreadable")
 
