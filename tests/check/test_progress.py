@@ -23,4 +23,3 @@ def test_progress_reports_growing_offsets_up_to_the_file_size(tmp_path: Path) ->
     assert len(seen) >= 2
     assert seen == sorted(seen)
     assert 0 < seen[-1] <= path.stat().st_size
-
