@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
 
-from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.textsafe import escape_json
 
 _IGNORE_HELP = (
@@ -40,6 +41,7 @@ Examples:
   mcptape replay session.jsonl -- python -m my_server
   mcptape replay session.jsonl --ignore 'tools/call:result.content[*].text|json.timestamp' -- ./server
   mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
+  mcptape replay transcripts/ -- python -m my_server               # every *.jsonl under a folder
 
 Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
 )
@@ -124,20 +126,21 @@ def replay_command(
     """
     from mcptape.replay.api import replay
 
-    result = replay(
-        transcript,
-        list(command) or None,
-        output=output,
-        ignore=ignore,
-        pace=pace,
-        step_timeout=step_timeout,
-        shutdown_timeout=shutdown_timeout,
-        stderr=with_stderr,
-        stubs=stubs,
-        config=not no_config,
-        secrets=secrets,
-        overwrite=overwrite,
-    )
+    common: dict[str, Any] = {
+        "ignore": ignore,
+        "pace": pace,
+        "step_timeout": step_timeout,
+        "shutdown_timeout": shutdown_timeout,
+        "stderr": with_stderr,
+        "stubs": stubs,
+        "config": not no_config,
+        "secrets": secrets,
+    }
+    if transcript.is_dir():
+        if output is not None or view:
+            raise UsageError(f"{'-o' if output is not None else '--view'} takes one transcript, not a folder")
+        raise SystemExit(_replay_folder(transcript, list(command) or None, common, as_json, update))
+    result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
     _emit(result.to_json() if as_json else result.render(), as_json)
     if view:
         from mcptape.tui.command import view_diff
@@ -148,6 +151,61 @@ def replay_command(
         click.echo(f"updated {transcript} with the new session", err=as_json)
         raise SystemExit(EXIT_OK)
     raise SystemExit(result.exit_code)
+
+
+def _replay_folder(
+    folder: Path, command: list[str] | None, common: dict[str, Any], as_json: bool, update: bool
+) -> int:
+    """Replay every `*.jsonl` under `folder` (sorted): a line per transcript, the report of each
+    that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same)."""
+    from mcptape.errors import EXIT_ERROR, TranscriptError
+    from mcptape.replay.api import replay
+    from mcptape.textsafe import escape_text
+
+    files = sorted(path for path in folder.rglob("*.jsonl") if path.is_file())
+    if not files:
+        raise UsageError(f"no *.jsonl transcript under {folder}", hint="record one with mcptape record")
+    same = different = unreadable = 0
+    for path in files:
+        name = escape_text(str(path))
+        try:
+            result = replay(path, command, **common)
+        except TranscriptError as exc:  # this one cannot be read: say so, replay the others
+            unreadable += 1
+            if as_json:
+                _emit_line({"file": str(path), "error": str(exc)})
+            else:
+                _emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
+            continue
+        if as_json:
+            _emit_line({"file": str(path), **result.to_json()})
+        elif result.same:
+            _emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
+        else:
+            _emit(f"different   {name}\n", False)
+            _emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
+        if result.same:
+            same += 1
+        elif update and result.run.completed:
+            result.update()
+            same += 1
+            click.echo(f"updated {name} with the new session", err=as_json)
+        else:
+            different += 1
+    if not as_json:
+        summary = f"{same} same, {different} different, {unreadable} unreadable"
+        _emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
+    return EXIT_ERROR if unreadable else EXIT_FINDINGS if different else EXIT_OK
+
+
+def _emit_line(payload: dict[str, Any]) -> None:
+    """One compact JSON object on a line of its own (a folder's replays, JSON Lines)."""
+    try:
+        click.echo(escape_json(orjson.dumps(payload).decode()))
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
 
 
 @click.command(
