@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.bench_check import generate
+from bench.bench_check import bare, both_parses, generate
 
 loads, dumps = orjson.loads, orjson.dumps
 
@@ -38,22 +38,6 @@ def per_record(records: int, fn: Callable[[], object]) -> float:
     t0 = time.perf_counter()
     fn()
     return (time.perf_counter() - t0) / records * 1e6
-
-
-def bare(path: Path) -> None:
-    with open(path, "rb", buffering=1 << 20) as fh:
-        fh.readline()
-        for line in fh:
-            loads(line)
-
-
-def both(path: Path) -> None:
-    with open(path, "rb", buffering=1 << 20) as fh:
-        fh.readline()
-        for line in fh:
-            data = loads(line).get("data")
-            if data is not None and data[:1] == "{":
-                loads(data)
 
 
 def parse_each(texts: list[str]) -> None:
@@ -105,7 +89,7 @@ def main() -> None:
         m = len(texts)
 
         t_bare = per_record(n, lambda: bare(v1))
-        t_both = per_record(n, lambda: both(v1))
+        t_both = per_record(n, lambda: both_parses(v1))
         t_msg = per_record(m, lambda: parse_each(texts))
         t_v2 = per_record(n, lambda: bare(v2))
         t_verify = per_record(m, lambda: verify_each(raws))
