@@ -52,6 +52,7 @@ case "$cmd" in
     test)
         setup
         "$VENV/bin/ruff" check src tests bench
+        "$VENV/bin/ruff" format --check src tests bench
         "$VENV/bin/mypy"
         exec "$VENV/bin/pytest" -n 2 -q "$@"
         ;;
