@@ -13,8 +13,9 @@ import os
 import secrets
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,12 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         futures = [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
         for future in as_completed(futures):
             report(future.result())
+    except KeyboardInterrupt:
+        with _RUNNING_LOCK:
+            running = list(_RUNNING)
+        for harness in running:  # the cases in other threads end now, not at their timeouts
+            harness.abort()
+        raise
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
         pool.shutdown(wait=True, cancel_futures=True)
@@ -159,7 +166,7 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
         harness = Harness(
             command, observed.path, env=env, cwd=cwd, shutdown_timeout=plan.shutdown, header=header
         )
-        with harness:
+        with harness, _running(harness):
             driver = Driver(harness, plan.timeout, plan.start_timeout)
             _drive(case, driver, observed, plan)
             observed.version, observed.stateless = driver.version, driver.stateless
@@ -170,6 +177,21 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
         observed.status = harness.status
     observed.seconds = time.monotonic() - t0
     return observed
+
+
+_RUNNING: set[Harness] = set()  # the cases' harnesses, for Ctrl-C to abort from the main thread
+_RUNNING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _running(harness: Harness) -> Iterator[None]:
+    with _RUNNING_LOCK:
+        _RUNNING.add(harness)
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(harness)
 
 
 def absolute_paths(command: Sequence[str]) -> list[str]:

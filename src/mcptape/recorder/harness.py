@@ -91,7 +91,24 @@ class Harness:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        if exc_type is KeyboardInterrupt:
+            self.abort()
         self.stop()
+
+    ABORT_TIMEOUT = 0.2  # seconds per step of the shutdown order once the user gave up (Ctrl-C)
+
+    def abort(self) -> None:
+        """Give up at once (the user pressed Ctrl-C), from any thread: a driver waiting in
+        `next_frame` gets None as at EOF, and the server gets the shutdown order with short steps
+        (stdin closed, SIGTERM after ABORT_TIMEOUT, SIGKILL after as much again). `stop()` ends it."""
+        self.shutdown_timeout = min(self.shutdown_timeout, self.ABORT_TIMEOUT)
+        if self._session is not None:
+            self._session.shutdown_timeout = min(self._session.shutdown_timeout, self.ABORT_TIMEOUT)
+        self._at_eof = True
+        self._discard.set()
+        self._drop_frames()
+        self.frames.put(_EOF)  # wakes a driver blocked in next_frame
+        self.close_stdin()
 
     def start(self) -> None:
         """Open the transcript, start the listeners and the server (raises SpawnError/OutputError)."""

@@ -1,0 +1,55 @@
+"""Ctrl-C during a replay ends it at once: exit 130, the new server ended, instead of waiting for
+the step timeout and the whole shutdown order."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.conftest import PYTHON, SERVERS, console_script
+from tests.probe.test_interrupt import running_with
+
+
+def test_ctrl_c_ends_a_replay_waiting_on_a_hanging_server(tmp_path: Path, v1_tape: Path) -> None:
+    """A new build that never answers (and never reads): SIGINT, exit 130 within seconds, no server left."""
+    server = tmp_path / "rp_server.py"
+    shutil.copy(SERVERS / "rp_server.py", server)
+    proc = subprocess.Popen(
+        [
+            console_script(),
+            "replay",
+            str(v1_tape),
+            "--no-config",
+            "--step-timeout",
+            "30",
+            "--shutdown-timeout",
+            "10",
+            "--",
+            PYTHON,
+            str(server),
+            "--hang",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not running_with(server):
+            assert time.monotonic() < deadline, "the server never started"
+            time.sleep(0.05)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        assert proc.wait(timeout=30) == 130
+        assert time.monotonic() - t0 < 5
+        deadline = time.monotonic() + 5
+        while running_with(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running_with(server) == []
+    finally:
+        proc.kill()
+        proc.wait()
