@@ -109,7 +109,10 @@ def _exit_with(message: str | Callable[[], None], code: int) -> NoReturn:
         if callable(message):
             message()
         else:
-            click.echo(message, err=True)
+            from mcptape.textsafe import escape_controls
+
+            # the message may quote what the user typed; the help text keeps its newlines
+            click.echo("\n".join(escape_controls(line) for line in message.split("\n")), err=True)
     except OSError:
         pass
     raise SystemExit(code) from None

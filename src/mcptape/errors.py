@@ -38,8 +38,13 @@ class MCPTapeError(Exception):
     def show(self) -> None:
         """Write the single `Error: ...` line to stderr (never stdout); best-effort: a stderr that
         cannot be written (a full disk, a closed pipe) loses the line, never the exit code."""
+        text = str(self)
+        if not text.isprintable():  # a file name or argument carrying control characters
+            from mcptape.textsafe import escape_controls
+
+            text = escape_controls(text)
         try:
-            sys.stderr.write(f"Error: {self}\n")
+            sys.stderr.write(f"Error: {text}\n")
             sys.stderr.flush()
         except (OSError, ValueError):
             pass

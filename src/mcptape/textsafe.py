@@ -30,6 +30,15 @@ def escape_text(text: str) -> str:
     return _UNSAFE_CHAR.sub(_escape_char, text)
 
 
+_UNSAFE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def escape_controls(text: str) -> str:
+    """`escape_text` without doubling backslashes: for mcptape's own one-line messages, which may
+    quote a file name or an argument the user typed (a backslash there is just a backslash)."""
+    return text if text.isprintable() else _UNSAFE_CONTROL.sub(_escape_char, text)
+
+
 # What a serialized JSON document may still carry raw inside its strings (JSON encoders escape only
 # C0 controls, and only inside strings; a newline outside them is an indented document's own).
 _UNSAFE_IN_JSON = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
