@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.binding import BindingType
 from textual.cache import LRUCache
@@ -170,9 +170,9 @@ class MessageList(ScrollView, can_focus=True):
         style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{kind}")
         if selected:
             style += self.get_component_rich_style("message-list--cursor")
-        text = Text(plain, style=style, no_wrap=True, end="")
-        segments = list(text.render(self.app.console))
-        return Strip(segments).crop_extend(0, width, style)
+        # One styled segment: rich's Text.render leaves a span-less text's base style to its caller,
+        # so rendering a Text here drew every row unstyled (no cursor, no alarm colours).
+        return Strip([Segment(plain, style)]).crop_extend(0, width, style)
 
     def region_of(self, position: int) -> Region:
         return Region(0, position, self.size.width, 1)
