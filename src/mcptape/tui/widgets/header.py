@@ -7,7 +7,9 @@ from textual.widgets import Static
 
 
 class SessionHeader(Static):
-    """Three short lines; every transcript-derived string arrives here already escaped."""
+    """Three lines, each cut (never wrapped) to the width: the session; the verdict, then the
+    status; why the cursor is where it is. Every transcript-derived string arrives already escaped.
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text(""), id=id)
@@ -39,9 +41,10 @@ class SessionHeader(Static):
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(self.session, style="bold")
         text.append("\n")
-        text.append(self.status)
-        text.append("   ")
         text.append(self.verdict, style=self.verdict_style)
+        if self.verdict and self.status:
+            text.append("   ")
+        text.append(self.status)
         text.append("\n")
         text.append(self.reason, style="italic")
         self.update(text)
