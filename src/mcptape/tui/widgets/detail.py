@@ -14,6 +14,7 @@ from mcptape.tui.safe import safe_text
 
 RAW_LIMIT = 64 * 1024
 HEX_LIMIT = 16 * 1024
+PRETTY_LIMIT = 64 * 1024  # characters of pretty JSON (laying out megabytes froze the viewer)
 PAIR_LIMIT = 400
 
 
@@ -56,7 +57,9 @@ def render_detail(detail: Detail, *, hex_mode: bool) -> Text:
     out.append("\n")
     if detail.pretty is not None:
         out.append("\nJSON\n", style="bold underline")
-        out.append(safe_text(detail.pretty))
+        out.append(safe_text(detail.pretty[:PRETTY_LIMIT]))
+        if len(detail.pretty) > PRETTY_LIMIT:
+            out.append(f"\n...(+{len(detail.pretty) - PRETTY_LIMIT:,} characters)", style="dim")
         out.append("\n")
     return out
 
