@@ -132,6 +132,7 @@ class ViewerApp(FilterActions):
     def _on_scanned(self, added: int) -> None:
         self.indexing = False
         self.messages.sync_size()
+        self._show_columns()  # the row number column widens past 999,999 rows
         self.header_widget.set(status=self._status_line())
         if self.messages.current_row is not None and self.detail.detail is None:
             self._show_detail(self.messages.current_row)

@@ -69,8 +69,8 @@ class DiffApp(App[None]):
     def pairs_list(self) -> MessageList:
         return self.query_one("#messages", MessageList)
 
-    def _line(self, row: int) -> tuple[str, str]:
-        return pair_line(self.diff.pairs[row])
+    def _line(self, row: int, width: int) -> tuple[str, str]:
+        return pair_line(self.diff.pairs[row], width)
 
     def _view(self) -> RowView:
         total = len(self.diff.pairs)
@@ -96,6 +96,9 @@ class DiffApp(App[None]):
         if self.diff.pairs:
             self.pairs_list.select_row(row)
         self._show(row if self.diff.pairs else None)
+
+    def on_message_list_resized(self, event: MessageList.Resized) -> None:
+        self.query_one("#columns", Static).update(columns_text(event.width))
 
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
         self._show(event.row)

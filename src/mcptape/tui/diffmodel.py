@@ -20,7 +20,13 @@ from mcptape.tui.safe import safe_text
 
 SHORT = {"response": "resp", "notification": "notif", "server-request": "sreq", "executor": "exec"}
 MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
-SIDE = 56
+SIDE = 56  # the old side's width on a 150-column terminal
+PREFIX = 38  # marker, kind, method and key columns with their separators
+
+
+def side_width(width: int) -> int:
+    """Old and new share what the prefix leaves of the list's width equally."""
+    return max(12, (width - PREFIX - 1) // 2)
 
 
 def pair_kind(pair: Pair) -> str:
@@ -42,37 +48,47 @@ def raw_of(item: Message | ExecCall | None) -> bytes | None:
     return None if item is None else item.frame.raw
 
 
-def preview(item: Message | ExecCall | None) -> str:
+def preview(item: Message | ExecCall | None, limit: int = SIDE) -> str:
     raw = raw_of(item)
-    return "(none)" if raw is None else escape(raw.rstrip(b"\n"), SIDE)
+    return "(none)" if raw is None else escape(raw.rstrip(b"\n"), limit)
 
 
-def columns_text() -> Text:
-    head = " ".join(["  ", fit("kind", 5), fit("method", 20), fit("key", 7), fit("old", SIDE), "new"])
+def columns_text(width: int = 150) -> Text:
+    side = side_width(width)
+    head = " ".join(["  ", fit("kind", 5), fit("method", 20), fit("key", 7), fit("old", side), "new"])
     return Text(head)
 
 
-def pair_line(pair: Pair) -> tuple[str, str]:
-    """One row: marker, kind, method, key, old and new side by side; and its style kind.
+def _cell(where: str, value: str, more: str, width: int) -> str:
+    """A changed value with as much of its context as fits: path and count, then the value alone."""
+    for text in (f"{where}: {value}{more}", f"{value}{more}"):
+        if len(text) <= width:
+            return text
+    return value
 
-    A changed pair shows its first changed path on both sides (the rest is in the detail pane);
-    other pairs show the start of their raw bytes.
+
+def pair_line(pair: Pair, width: int = 150) -> tuple[str, str]:
+    """One row, `width` cells wide: marker, kind, method, key, old and new side by side; its kind.
+
+    A changed pair shows its first changed value on both sides, with its path when there is room
+    (the rest is in the detail pane); other pairs show the start of their raw bytes.
     """
     kind = pair_kind(pair)
-    old, new = preview(pair.old), preview(pair.new)
+    side = side_width(width)
+    old, new = preview(pair.old, side), preview(pair.new, side)
     if pair.changes:
         first = pair.changes[0]
         more = f" (+{len(pair.changes) - 1} more)" if len(pair.changes) > 1 else ""
         where = safe_text(first.where)
-        old = f"{where}: {_value(first.old)}{more}"
-        new = f"{where}: {_value(first.new)}{more}"
+        old = _cell(where, _value(first.old), more, side)
+        new = _cell(where, _value(first.new), more, side)
     cells = [
         MARK[kind] + " ",
         fit(SHORT.get(pair.kind, pair.kind), 5),
         fit(safe_text(pair.scope), 20),
         fit(safe_text(key_text(pair)), 7),
-        fit(old, SIDE),
-        new,
+        fit(old, side),
+        fit(new, side),
     ]
     return " ".join(cells), kind
 

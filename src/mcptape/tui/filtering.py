@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from mcptape.textsafe import escape_text
 from mcptape.tui.model import Filters, ViewerModel
-from mcptape.tui.rowinfo import header_text
+from mcptape.tui.rowinfo import header_text, layout_for
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.widgets.message_list import MessageList
 
@@ -69,6 +69,10 @@ class FilterActions(App[None]):
         if self.stderr_pane:
             stderr_view = self.model.build_view(self._row_filters(stderr=True))
             self.stderr_list.set_view(stderr_view, self.stderr_list.current_row)
+        self._show_columns()
+
+    def _show_columns(self) -> None:
+        """The column header, laid out for the list's width, and the active filters."""
         labels = []
         if self.channel_filter:
             labels.append(CHANNEL_FILTERS[self.channel_filter][0])
@@ -78,10 +82,15 @@ class FilterActions(App[None]):
             labels.append("findings only")
         elif self.findings_filter >= 2:
             labels.append(f"finding {self._finding_rules()[self.findings_filter - 2]}")
-        columns = header_text()
+        width = self.messages.scrollable_content_region.width
+        columns = header_text(layout_for(width, len(self.model.index)))
         if labels:
             columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
         self.query_one("#columns", Static).update(columns)
+
+    def on_message_list_resized(self, event: MessageList.Resized) -> None:
+        if event.source is self.messages:
+            self._show_columns()
 
     def _need_facts(self, what: str) -> bool:
         if self.model.facts is None:

@@ -18,7 +18,7 @@ from mcptape.transcript.events import BYTE_CHANNELS, Event
 from mcptape.transcript.index import LRU, BadLine, TranscriptIndex
 from mcptape.tui import rowinfo as K
 from mcptape.tui.facts import CHANNEL_CODE, RowFacts
-from mcptape.tui.rowinfo import RowInfo, row_text
+from mcptape.tui.rowinfo import RowInfo, layout_for, row_text
 from mcptape.tui.rowview import RowView
 from mcptape.tui.widgets.detail import Detail
 
@@ -168,10 +168,10 @@ class ViewerModel:
         request = self.index.event(partner)
         return event.t - request.t if isinstance(request, Event) else None
 
-    def line(self, row: int) -> tuple[str, str]:
-        """A row as the message list draws it: its text and its kind."""
+    def line(self, row: int, width: int) -> tuple[str, str]:
+        """A row as the message list draws it `width` cells wide: its text and its kind."""
         info = self.describe(row)
-        return row_text(info), info.kind
+        return row_text(info, layout_for(width, len(self.index))), info.kind
 
     def detail(self, row: int) -> Detail:
         info = self.describe(row)

@@ -49,8 +49,27 @@ class RowInfo:
     kind: str = PENDING
 
 
-COLUMNS = (("#", 6), ("time", 8), ("", 1), ("ch", 4), ("method / id", 20), ("size", 6), ("lat", 7))
-STATUS_WIDTH = 19
+COMPACT_BELOW = 110
+"""Narrower lists drop the time, size and latency columns (the detail pane has them) for the bytes."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns a row shows at one width: `number` is the row number's width, in digits."""
+
+    number: int = 6
+    compact: bool = False
+
+    @property
+    def method_width(self) -> int:
+        return 15 if self.compact else 20
+
+    status_width = 19  # the longest rule id, non-protocol-output
+
+
+def layout_for(width: int, rows: int) -> Layout:
+    """The layout for a list `width` cells wide over `rows` rows (row numbers are never cut)."""
+    return Layout(number=max(6, len(str(rows))), compact=width < COMPACT_BELOW)
 
 
 def fit(text: str, width: int, *, right: bool = False) -> str:
@@ -59,27 +78,26 @@ def fit(text: str, width: int, *, right: bool = False) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
-def header_text() -> Text:
-    cells = [fit(name, width, right=name in ("#", "time", "size", "lat")) for name, width in COLUMNS]
-    cells.append(fit("status", STATUS_WIDTH))
-    cells.append("raw")
+def header_text(layout: Layout = Layout()) -> Text:
+    cells = [fit("#", layout.number, right=True)]
+    if not layout.compact:
+        cells.append(fit("time", 8, right=True))
+    cells += [" ", fit("ch", 4), fit("method / id", layout.method_width)]
+    if not layout.compact:
+        cells += [fit("size", 6, right=True), fit("lat", 7, right=True)]
+    cells += [fit("status", layout.status_width), "raw"]
     return Text(" ".join(cells))
 
 
-def row_text(info: RowInfo) -> str:
+def row_text(info: RowInfo, layout: Layout = Layout()) -> str:
     """The plain text of a row (styles are applied by the list, per kind)."""
-    t = "" if info.t is None else f"{info.t:.3f}"
-    cells = [
-        fit(str(info.row + 1), 6, right=True),
-        fit(t, 8, right=True),
-        ARROWS.get(info.ch, " "),
-        fit(info.ch, 4),
-        fit(info.label, 20),
-        fit(_size(info.size), 6, right=True),
-        fit(info.latency, 7, right=True),
-        fit(info.status, STATUS_WIDTH),
-        info.preview,
-    ]
+    cells = [fit(str(info.row + 1), layout.number, right=True)]
+    if not layout.compact:
+        cells.append(fit("" if info.t is None else f"{info.t:.3f}", 8, right=True))
+    cells += [ARROWS.get(info.ch, " "), fit(info.ch, 4), fit(info.label, layout.method_width)]
+    if not layout.compact:
+        cells += [fit(_size(info.size), 6, right=True), fit(info.latency, 7, right=True)]
+    cells += [fit(info.status, layout.status_width), info.preview]
     return " ".join(cells)
 
 

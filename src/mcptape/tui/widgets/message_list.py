@@ -1,9 +1,10 @@
 """The message list: a Line-API ScrollView that renders only the rows on screen.
 
 Rows come from a `RowView` (which rows, in which order) and a `line` callable (a row's plain,
-already escaped text and its kind, which picks the style); neither is materialised for the whole
-file. Rendered strips are kept in an LRU cache keyed by row, so scrolling back and forth does not
-re-read or re-decode anything. The diff viewer uses the same widget with one row per pair.
+already escaped text at a given width, and its kind, which picks the style); neither is
+materialised for the whole file. Rendered strips are kept in an LRU cache keyed by row, so
+scrolling back and forth does not re-read or re-decode anything. The diff viewer uses the same
+widget with one row per pair.
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ class MessageList(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
+    class Resized(Message):
+        """The list's width changed (its owner lays the column header out again)."""
+
+        def __init__(self, source: MessageList, width: int) -> None:
+            super().__init__()
+            self.source = source
+            self.width = width
+
     class Highlighted(Message):
         """The cursor moved to another transcript row."""
 
@@ -50,7 +59,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def __init__(
         self,
-        line: Callable[[int], tuple[str, str]],
+        line: Callable[[int, int], tuple[str, str]],
         view: RowView,
         *,
         id: str | None = None,
@@ -77,6 +86,7 @@ class MessageList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
         self.sync_size()
+        self.post_message(self.Resized(self, self.scrollable_content_region.width))
 
     def invalidate(self) -> None:
         """Forget rendered rows (new analysis results, new styles)."""
@@ -166,7 +176,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, selected: bool, width: int) -> Strip:
         self.rendered_rows.add(row)
-        plain, kind = self.line(row)
+        plain, kind = self.line(row, width)
         style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{kind}")
         if selected:
             style += self.get_component_rich_style("message-list--cursor")
