@@ -32,7 +32,7 @@ from mcptape.tui.safe import safe_text
 from mcptape.tui.screens.help import HelpScreen, binding_rows
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.search import find_bytes
-from mcptape.tui.summary import landing, status_line, verdict
+from mcptape.tui.summary import first_non_protocol_row, landing, status_line, verdict
 from mcptape.tui.widgets.detail import DetailPane
 from mcptape.tui.widgets.header import SessionHeader
 from mcptape.tui.widgets.message_list import MessageList
@@ -50,7 +50,8 @@ class ViewerApp(FilterActions):
         self.index = index
         self.follow = follow
         self.poll = poll
-        self.placed = False
+        self.placed = False  # the cursor is where it stays (a --follow view waits for a bad line)
+        self.landed = False  # the cursor was placed once
         self.reason = ""
         self.last_search: bytes = b""
         self.search_text = ""
@@ -222,12 +223,22 @@ class ViewerApp(FilterActions):
         self.header_widget.set(verdict=text, verdict_style=style)
 
     def _place_cursor(self, facts: RowFacts) -> None:
-        """First non-protocol line, else first finding, else the first row; say why in the header."""
-        self.placed = True
+        """First non-protocol line, else first finding, else the first row; say why in the header.
+
+        With --follow the cursor goes on to the first non-protocol line written later (until the
+        user moves it), but never chases a finding that may be resolved by the next rows.
+        """
         if self.messages.user_moved:
+            self.placed = True
             self.reason = "cursor left where you put it"
             return
         row, self.reason = landing(facts)
+        bad_line = first_non_protocol_row(facts) is not None
+        self.placed = bad_line or not self.follow
+        if self.landed and not bad_line and row is not None:
+            row = None
+            self.reason = "no non-protocol line so far (] goes to the findings); following"
+        self.landed = True
         if row is not None:
             self.messages.select_row(row)
 

@@ -24,7 +24,8 @@ def last_event_time(index: TranscriptIndex) -> float | None:
 
 def status_line(index: TranscriptIndex, facts: RowFacts | None, *, follow: bool = False) -> str:
     """Rows, duration, exit status, protocol version, truncation, follow mode."""
-    parts = [f"{len(index):,} rows"]
+    parts = ["following"] if follow else []
+    parts.append(f"{len(index):,} rows")
     last = last_event_time(index)
     if last is not None:
         parts.append(f"duration {last:.3f}s")
@@ -40,8 +41,6 @@ def status_line(index: TranscriptIndex, facts: RowFacts | None, *, follow: bool 
             parts.append(f"protocol {escape_text(analysis.protocol_version)}")
     if index.truncated:
         parts.append("last line truncated (recorder killed mid-write?)")
-    if follow:
-        parts.append("following")
     return " · ".join(parts)
 
 
@@ -59,6 +58,15 @@ def verdict(facts: RowFacts) -> tuple[str, str]:
     summary = ", ".join(f"{rule} ×{n}" for rule, n in rules.items())
     noun = "finding" if total == 1 else "findings"
     return f"verdict: {total} {noun} — {summary}", "bold red"
+
+
+def first_non_protocol_row(facts: RowFacts) -> int | None:
+    """The row of the first non-protocol line on stdout or stdin, if the check core saw one."""
+    analysis = facts.analysis
+    if analysis is None:
+        return None
+    rows = [fnp.frame.event for fnp in analysis.first_non_protocol.values() if fnp and fnp.frame.event >= 0]
+    return min(rows, default=None)
 
 
 def landing(facts: RowFacts) -> tuple[int | None, str]:
