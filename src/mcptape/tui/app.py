@@ -244,8 +244,12 @@ class ViewerApp(FilterActions):
 
     # -- detail ------------------------------------------------------------------------------------
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
+        if event.source is not self._focused_list():
+            return
         if event.row is not None and len(self.index):
             self._show_detail(event.row)
+        elif event.row is None and len(self.index):
+            self.detail.show(None, "no row matches the filters (c, m, f change them)")
 
     def _show_detail(self, row: int) -> None:
         self.detail.show(self.model.detail(row))

@@ -35,6 +35,7 @@ class FilterActions(App[None]):
         self.method_filter: str | None = None
         self.findings_filter = 0  # 0 off, 1 all findings, 2.. one rule each
         self.stderr_pane = False
+        self.anchor_row: int | None = None
 
     @property
     def messages(self) -> MessageList:
@@ -65,6 +66,9 @@ class FilterActions(App[None]):
         return sorted({f.rule for f in facts.analysis.findings})
 
     def _apply_filters(self, keep_row: int | None) -> None:
+        if keep_row is None:  # the list was empty: back to the row shown before it emptied
+            keep_row = self.anchor_row
+        self.anchor_row = keep_row
         self.messages.set_view(self.model.build_view(self._row_filters()), keep_row)
         if self.stderr_pane:
             stderr_view = self.model.build_view(self._row_filters(stderr=True))

@@ -72,12 +72,14 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.body = Static(Text("no row selected"), id="detail-body")
         self.hex_mode = False
         self.detail: Detail | None = None
+        self.empty = "no row selected"
 
     def compose(self) -> ComposeResult:
         yield self.body
 
-    def show(self, detail: Detail | None) -> None:
+    def show(self, detail: Detail | None, empty: str = "no row selected") -> None:
         self.detail = detail
+        self.empty = empty
         self._update()
         self.scroll_home(animate=False)
 
@@ -87,6 +89,6 @@ class DetailPane(VerticalScroll, can_focus=True):
 
     def _update(self) -> None:
         if self.detail is None:
-            self.body.update(Text("no row selected"))
+            self.body.update(Text(self.empty))
         else:
             self.body.update(render_detail(self.detail, hex_mode=self.hex_mode))

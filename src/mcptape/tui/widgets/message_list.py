@@ -117,6 +117,10 @@ class MessageList(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_row))
 
+    def on_focus(self, event: events.Focus) -> None:
+        """The focused list's row is the one the detail pane shows."""
+        self.post_message(self.Highlighted(self, self.current_row))
+
     def select_row(self, row: int, *, center: bool = True) -> None:
         """Put the cursor on transcript row `row` (or the nearest shown row)."""
         if not len(self.view):
