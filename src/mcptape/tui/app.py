@@ -29,7 +29,7 @@ from mcptape.tui.model import ViewerModel
 from mcptape.tui.query import parse_query
 from mcptape.tui.rowinfo import header_text
 from mcptape.tui.safe import safe_text
-from mcptape.tui.screens.help import HelpScreen, binding_rows
+from mcptape.tui.screens.help import ROW_STYLES, HelpScreen, binding_rows
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.search import find_bytes
 from mcptape.tui.summary import first_non_protocol_row, landing, status_line, verdict
@@ -336,4 +336,4 @@ class ViewerApp(FilterActions):
 
     # -- help --------------------------------------------------------------------------------------
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(binding_rows(self)))
+        self.push_screen(HelpScreen(binding_rows(self), ROW_STYLES, example="finding.next"))

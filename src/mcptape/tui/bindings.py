@@ -45,6 +45,17 @@ LIST_BINDINGS: list[Binding] = [
 ]
 
 
+DIFF_BINDINGS: list[Binding] = [
+    Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
+    Binding("q", "quit", "Quit", id="app.quit"),
+    Binding("right_square_bracket", "difference(1)", "Next difference", id="diff.next", key_display="]"),
+    Binding("left_square_bracket", "difference(-1)", "Prev difference", id="diff.previous", key_display="["),
+    Binding("f", "only_differing", "Differences only", id="diff.only_differing"),
+    Binding("d", "toggle_detail", "Detail pane", id="view.detail"),
+]
+"""The diff viewer's keys (`mcptape view OLD NEW`); the list keys are the same as the viewer's."""
+
+
 def default_keymap_path() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "mcptape" / "keymap.toml"
@@ -67,7 +78,7 @@ def load_keymap(path: Path | None) -> dict[str, str]:
         isinstance(k, str) and isinstance(v, str) for k, v in table.items()
     ):
         raise UsageError(f"keymap file {target}: [keymap] must map binding ids to key strings")
-    known = {b.id for b in APP_BINDINGS + LIST_BINDINGS}
+    known = {b.id for b in APP_BINDINGS + LIST_BINDINGS + DIFF_BINDINGS}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(

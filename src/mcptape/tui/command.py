@@ -37,17 +37,31 @@ def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -
         index.close()
 
 
-def view_diff(diff: Diff, old_name: str, new_name: str) -> None:
+def view_diff(diff: Diff, old_name: str, new_name: str, *, keys: dict[str, str] | None = None) -> None:
     """Open the diff viewer on a diff replay computed (blocks until the user quits).
 
+    `keys` is a keymap (`bindings.load_keymap`); without one the user's default keymap file applies
+    (a broken one is a note on stderr).
     Off a terminal it says so on stderr and returns: the caller's report and exit code stand.
     """
     if not on_terminal():
         sys.stderr.write("note: the diff viewer needs a terminal (stdin and stderr); not opened\n")
         return
+    from mcptape.tui.bindings import load_keymap
     from mcptape.tui.diff_app import DiffApp
 
-    DiffApp(diff, old_name, new_name).run()
+    if keys is None:  # replay --view: a broken keymap file must not change replay's exit code
+        from mcptape.errors import MCPTapeError
+
+        try:
+            keys = load_keymap(None)
+        except MCPTapeError as exc:
+            sys.stderr.write(f"note: {exc}; the diff viewer uses its default keys\n")
+            keys = {}
+    app = DiffApp(diff, old_name, new_name)
+    if keys:
+        app.set_keymap(keys)
+    app.run()
 
 
 def on_terminal() -> bool:
@@ -117,7 +131,9 @@ def view_command(
     if follow:
         raise UsageError("--follow works with one transcript, not with OLD NEW")
     from mcptape.replay.api import diff_files
+    from mcptape.tui.bindings import load_keymap
 
     diff = diff_files(transcript, other, ignore=ignore, config=not no_config)
+    keys = load_keymap(keymap)
     _require_terminal(f"mcptape diff {transcript} {other}")
-    view_diff(diff, transcript.name, other.name)
+    view_diff(diff, transcript.name, other.name, keys=keys)

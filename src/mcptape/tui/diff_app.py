@@ -11,12 +11,14 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
 from mcptape.replay.diff import Diff
+from mcptape.tui.bindings import DIFF_BINDINGS
 from mcptape.tui.diffmodel import (
+    LEGEND,
     columns_text,
     pair_detail,
     pair_kind,
@@ -29,15 +31,6 @@ from mcptape.tui.screens.help import HelpScreen, binding_rows
 from mcptape.tui.widgets.detail import DetailPane
 from mcptape.tui.widgets.header import SessionHeader
 from mcptape.tui.widgets.message_list import MessageList
-
-DIFF_BINDINGS: list[Binding] = [
-    Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
-    Binding("q", "quit", "Quit", id="app.quit"),
-    Binding("right_square_bracket", "difference(1)", "Next difference", id="diff.next", key_display="]"),
-    Binding("left_square_bracket", "difference(-1)", "Prev difference", id="diff.previous", key_display="["),
-    Binding("f", "only_differing", "Differences only", id="diff.only_differing"),
-    Binding("d", "toggle_detail", "Detail pane", id="view.detail"),
-]
 
 
 class DiffApp(App[None]):
@@ -134,4 +127,4 @@ class DiffApp(App[None]):
         self.query_one(DetailPane).toggle_class("hidden")
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(binding_rows(self)))
+        self.push_screen(HelpScreen(binding_rows(self), LEGEND, example="diff.next"))

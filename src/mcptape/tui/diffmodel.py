@@ -20,6 +20,7 @@ from mcptape.tui.safe import safe_text
 
 SHORT = {"response": "resp", "notification": "notif", "server-request": "sreq", "executor": "exec"}
 MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
+LEGEND = "row marks: = same, ≠ changed, + only in NEW, − only in OLD"
 SIDE = 56  # the old side's width on a 150-column terminal
 PREFIX = 38  # marker, kind, method and key columns with their separators
 

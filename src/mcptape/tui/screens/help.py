@@ -14,6 +14,8 @@ from textual.widgets import Static
 
 from mcptape.tui.rowinfo import KINDS
 
+ROW_STYLES = "row styles, from quiet to loud: " + ", ".join(KINDS)
+
 
 def binding_rows(app: App[Any]) -> list[tuple[str, str, str]]:
     """(keys as currently mapped, description, binding id) for every binding with an id in reach."""
@@ -31,15 +33,17 @@ def binding_rows(app: App[Any]) -> list[tuple[str, str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
-    """A table of (keys, action, binding id), then the row styles legend."""
+    """A table of (keys, action, binding id), then what the rows' styles or marks mean."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")
     ]
 
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, rows: list[tuple[str, str, str]], legend: str, *, example: str) -> None:
         super().__init__()
         self.rows = rows
+        self.legend = legend
+        self.example = example
 
     def compose(self) -> ComposeResult:
         table = Table(title="mcptape view — keys", expand=True, show_edge=False)
@@ -48,11 +52,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("binding id (for keymap.toml)", style="dim")
         for keys, description, binding_id in self.rows:
             table.add_row(keys, description, binding_id)
-        legend = Text("\nrow styles: ", style="bold")
-        legend.append(", ".join(KINDS))
+        legend = Text(f"\n{self.legend}", style="bold")
         legend.append(
             "\n\nRebind keys in $XDG_CONFIG_HOME/mcptape/keymap.toml (or --keymap FILE):\n"
-            '[keymap]\n"finding.next" = "F"\n\nEscape closes this screen.'
+            f'[keymap]\n"{self.example}" = "F"\n\nEscape closes this screen.'
         )
         with VerticalScroll(id="help-box"):
             yield Static(table)
