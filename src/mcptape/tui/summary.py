@@ -9,7 +9,8 @@ from __future__ import annotations
 from mcptape.textsafe import escape_text
 from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.facts import RowFacts
+from mcptape.tui import rowinfo as K
+from mcptape.tui.facts import KIND_CODE, RowFacts
 from mcptape.tui.safe import safe_text
 
 
@@ -44,8 +45,25 @@ def status_line(index: TranscriptIndex, facts: RowFacts | None, *, follow: bool 
     return " · ".join(parts)
 
 
+def unreadable(facts: RowFacts) -> tuple[int, int | None]:
+    """How many rows are not transcript events (damaged, cut, foreign lines), and the first one."""
+    code = bytes([KIND_CODE[K.BADLINE]])
+    first = facts.kind.find(code)
+    return (facts.kind.count(code), first) if first >= 0 else (0, None)
+
+
 def verdict(facts: RowFacts) -> tuple[str, str]:
-    """The verdict text and its style."""
+    """The verdict text and its style (unreadable transcript lines are said after it)."""
+    text, style = _verdict(facts)
+    bad, _ = unreadable(facts) if facts.analysis is not None else (0, None)
+    if bad:
+        text += f" · {bad} transcript line{'s' if bad != 1 else ''} unreadable"
+        if style == "bold green":
+            style = "bold yellow"
+    return text, style
+
+
+def _verdict(facts: RowFacts) -> tuple[str, str]:
     analysis = facts.analysis
     if analysis is None:
         return "verdict: pending", ""
@@ -70,7 +88,8 @@ def first_non_protocol_row(facts: RowFacts) -> int | None:
 
 
 def landing(facts: RowFacts) -> tuple[int | None, str]:
-    """Where the cursor opens: the first non-protocol line, else the first finding; and why."""
+    """Where the cursor opens: the first non-protocol line, else the first finding, else the first
+    unreadable transcript line; and why."""
     analysis = facts.analysis
     if analysis is None:
         return None, ""
@@ -88,5 +107,11 @@ def landing(facts: RowFacts) -> tuple[int | None, str]:
         finding = facts.findings[row][0]
         return row, (
             f"cursor: first finding ({finding.rule}); every line is protocol: {safe_text(finding.message)}"
+        )
+    bad, first_bad = unreadable(facts)
+    if first_bad is not None:
+        return first_bad, (
+            f"cursor: first unreadable transcript line (row {first_bad + 1}); {bad} in all, "
+            "no findings in the rest (a damaged or edited file?)"
         )
     return None, "every line is protocol and no rule found anything; cursor on the first row"
