@@ -143,7 +143,7 @@ class ViewerModel:
             return RowInfo(row, None, "?", len(event.raw), preview, status="bad line", kind=K.BADLINE)
         message = self.message(row)
         kind = self.kind(row, event, message)
-        if event.ch in BYTE_CHANNELS:
+        if _carries_bytes(event):
             preview = escape(event.data, PREVIEW)
         else:
             preview = escape(orjson.dumps(event.fields or {}), PREVIEW)
@@ -200,7 +200,7 @@ class ViewerModel:
         pretty = None
         if message is not None and message.value is not None:
             pretty = orjson.dumps(message.value, option=orjson.OPT_INDENT_2).decode("utf-8")
-        raw = event.data if event.ch in BYTE_CHANNELS else orjson.dumps(event.fields or {})
+        raw = event.data if _carries_bytes(event) else orjson.dumps(event.fields or {})
         detail = Detail(title=title, raw=raw, notes=notes, pretty=pretty)
         partner = self.facts.pair_of(row) if self.facts is not None else None
         if partner is not None:
@@ -258,6 +258,11 @@ class ViewerModel:
                 continue
             append(r)
         return RowView(total, rows)
+
+
+def _carries_bytes(event: Event) -> bool:
+    """A byte channel, or any event with `data`/`b64` (a channel this version does not know)."""
+    return event.ch in BYTE_CHANNELS or event.text is not None or event.raw is not None
 
 
 def _ms(seconds: float) -> str:
