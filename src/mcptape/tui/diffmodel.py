@@ -40,8 +40,13 @@ def pair_kind(pair: Pair) -> str:
 
 
 def key_text(pair: Pair) -> str:
+    """What aligned the pair: the request id (a response; an executor call's request, then which
+    call of it when there are several), or which notification / server request of its method."""
     if pair.kind == "response":
         return f"#{pair.key[1]}"
+    if pair.kind == "executor":
+        request = "#?" if pair.key[-2] is None else f"#{pair.key[-2]}"
+        return request if pair.key[-1] == 1 else f"{request} n={pair.key[-1]}"
     return f"n={pair.key[-1]}"
 
 
