@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -69,6 +70,9 @@ def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any
     """Run the CLI; an `MCPTapeError` becomes one `Error:` line on stderr and its exit code."""
     from mcptape.errors import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, MCPTapeError
 
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # Python found the fd closed at start-up (`>&-`, `2>&-`)
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - what is written there is dropped
     stdout = sys.stdout
     try:
         returned = cli.main(args=args, prog_name=prog_name, standalone_mode=False, **extra)

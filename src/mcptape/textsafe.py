@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 
 _NAMED = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x5C: "\\\\"}
-# C0 controls, DEL, C1 controls, and the Unicode format characters that reorder or hide text.
-_UNSAFE_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\\\\]")
+# C0 controls, DEL, C1 controls, the Unicode format characters that reorder or hide text, and lone
+# surrogates (a file name that is not UTF-8, as argv and os.listdir give it: no stream can print it).
+_UNSAFE_CHAR = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ud800-\udfff\ufeff\\\\]"
+)
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -22,6 +25,8 @@ def _escape_char(match: re.Match[str]) -> str:
         return named
     if code <= 0xFF:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # the byte surrogateescape could not decode
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\u{code:04x}"
 
 
@@ -30,7 +35,7 @@ def escape_text(text: str) -> str:
     return _UNSAFE_CHAR.sub(_escape_char, text)
 
 
-_UNSAFE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ud800-\udfff\ufeff]")
 
 
 def escape_controls(text: str) -> str:

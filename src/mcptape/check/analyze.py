@@ -309,12 +309,16 @@ def analyze_file(
     `progress(bytes read)` is called now and then on a long file (for a progress line)."""
     from mcptape.check.source import read_into
     from mcptape.transcript import open_transcript
+    from mcptape.transcript.reader import unreadable
 
     transcript = open_transcript(path)
     analyzer = Analyzer(
         on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
     )
-    read_into(transcript, analyzer, FLUSH, progress)
+    try:
+        read_into(transcript, analyzer, FLUSH, progress)
+    except OSError as exc:  # the file failed after its header (EIO): name it, as for line 1
+        raise unreadable(transcript.path, exc) from None
     analysis = analyzer.finish()
     for problem in transcript.problems:
         analysis.notes.append(f"transcript line {problem.line} (byte {problem.offset}): {problem.reason}")

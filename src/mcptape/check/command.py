@@ -143,7 +143,10 @@ def _progress_line(file: str) -> Callable[[int], None] | None:
         percent = min(100, done * 100 // size)
         if percent != shown:
             shown = percent
-            sys.stderr.write(f"mcptape check: {percent:3d}% of {size >> 20} MiB\r")
-            sys.stderr.flush()
+            try:  # best-effort: a terminal that went away loses the line, never the check
+                sys.stderr.write(f"mcptape check: {percent:3d}% of {size >> 20} MiB\r")
+                sys.stderr.flush()
+            except OSError:
+                pass
 
     return progress

@@ -130,6 +130,8 @@ def probe_command(
             f"cannot write {junit}: directory {Path(junit).parent} does not exist",
             hint="create it, or choose another --junit",
         )
+    if junit is not None and Path(junit).is_dir():  # the same: it would fail only after the cases
+        raise OutputError(f"cannot write {junit}: it is a directory", hint="name a file in it")
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)

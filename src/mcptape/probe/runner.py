@@ -84,6 +84,7 @@ def stderr_progress(line: str) -> None:
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     """Run every case of `plan`; never waits on the server longer than its timeouts allow."""
     t0 = time.monotonic()
+    _STOPPING.clear()
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
     total = len(cases)
@@ -123,6 +124,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             report(future.result())
     except KeyboardInterrupt:
         with _RUNNING_LOCK:
+            _STOPPING.set()  # a case still starting aborts itself as it registers
             running = list(_RUNNING)
         for harness in running:  # the cases in other threads end now, not at their timeouts
             harness.abort()
@@ -181,12 +183,16 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
 
 _RUNNING: set[Harness] = set()  # the cases' harnesses, for Ctrl-C to abort from the main thread
 _RUNNING_LOCK = threading.Lock()
+_STOPPING = threading.Event()  # Ctrl-C was pressed: set under _RUNNING_LOCK
 
 
 @contextlib.contextmanager
 def _running(harness: Harness) -> Iterator[None]:
     with _RUNNING_LOCK:
         _RUNNING.add(harness)
+        stopping = _STOPPING.is_set()
+    if stopping:  # Ctrl-C came while this case was starting: the main thread did not see it
+        harness.abort()
     try:
         yield
     finally:

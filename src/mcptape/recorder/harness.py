@@ -109,6 +109,18 @@ class Harness:
         self._drop_frames()
         self.frames.put(_EOF)  # wakes a driver blocked in next_frame
         self.close_stdin()
+        session = self._session
+        if session is not None:
+            # A server that stopped reading keeps the pump feeding it stuck in a write (and a driver
+            # stuck in send()): it never sees our EOF, so nothing would end it before stop(), which
+            # that driver reaches only at its own timeout. End it now, as stop() would.
+            end = threading.Thread(target=self._end_aborted, args=(session,), name="mcptape-abort")
+            end.daemon = True
+            end.start()
+
+    def _end_aborted(self, session: Recording) -> None:
+        if not session.stdin_closed.wait(self.ABORT_TIMEOUT):
+            self._unstick(session)
 
     def start(self) -> None:
         """Open the transcript, start the listeners and the server (raises SpawnError/OutputError)."""

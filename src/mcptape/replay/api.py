@@ -195,14 +195,14 @@ def replay(
         if run.write_error is not None:  # what is there is a part of the session, or nothing
             failed = run.write_error
             raise OutputError(f"cannot write {new_path}: {failed.strerror or failed}")
-    except BaseException:
+        # The new session is streamed into the diff, never held whole: a server that flooded its
+        # stdout made a transcript as large as the flood.
+        new_transcript = _open(new_path)
+        diff = diff_events(events, new_transcript.events(), rules, stderr=with_stderr)
+    except BaseException:  # Ctrl-C during the diff too: no temporary session is left behind
         if temporary:
             shutil.rmtree(new_path.parent, ignore_errors=True)
         raise
-    # The new session is streamed into the diff, never held whole: a server that flooded its
-    # stdout made a transcript as large as the flood.
-    new_transcript = _open(new_path)
-    diff = diff_events(events, new_transcript.events(), rules, stderr=with_stderr)
     result = ReplayResult(
         original=Path(path),
         new=new_path,

@@ -9,7 +9,7 @@ import click
 import orjson
 
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
-from mcptape.textsafe import escape_json
+from mcptape.textsafe import escape_controls, escape_json
 
 _IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
@@ -18,13 +18,40 @@ _IGNORE_HELP = (
 )
 
 
-def _emit(payload: dict[str, object] | str, as_json: bool) -> None:
+def _dumps(payload: dict[str, Any], option: int | None = None) -> str:
+    """The JSON text of `payload`. A path that is not UTF-8 (a file name's lone surrogates, which
+    orjson refuses) is given as the escaped text the reports show, e.g. `a\\xff.jsonl`."""
+    try:
+        return orjson.dumps(payload, option=option).decode()
+    except TypeError:
+        return orjson.dumps(_utf8(payload), option=option).decode()
+
+
+def _utf8(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if value.isascii() or not _has_surrogates(value) else escape_controls(value)
+    if isinstance(value, dict):
+        return {key: _utf8(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_utf8(item) for item in value]
+    return value
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _emit(payload: dict[str, Any] | str, as_json: bool) -> None:
     """Print the report; a stdout that cannot take it (a full disk) is an OutputError. A closed
     pipe (`| head`) is left to click, which exits quietly."""
     try:
         if as_json:
             assert isinstance(payload, dict)
-            click.echo(escape_json(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()))
+            click.echo(escape_json(_dumps(payload, orjson.OPT_INDENT_2)))
         else:
             assert isinstance(payload, str)
             click.echo(payload, nl=False)
@@ -148,7 +175,7 @@ def replay_command(
         view_diff(result.diff, str(transcript), str(output) if output is not None else "replay")
     if update and not result.same:
         result.update()
-        click.echo(f"updated {transcript} with the new session", err=as_json)
+        click.echo(f"updated {escape_controls(str(transcript))} with the new session", err=as_json)
         raise SystemExit(EXIT_OK)
     raise SystemExit(result.exit_code)
 
@@ -160,6 +187,7 @@ def _replay_folder(
     that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same)."""
     from mcptape.errors import EXIT_ERROR, TranscriptError
     from mcptape.replay.api import replay
+    from mcptape.share.unredact import redaction_info
     from mcptape.textsafe import escape_text
 
     files = sorted(path for path in folder.rglob("*.jsonl") if path.is_file())
@@ -169,7 +197,10 @@ def _replay_folder(
     for path in files:
         name = escape_text(str(path))
         try:
-            result = replay(path, command, **common)
+            options = common
+            if common["secrets"] and redaction_info(path) is None:
+                options = {**common, "secrets": ()}  # the --secret values are for the redacted ones
+            result = replay(path, command, **options)
         except TranscriptError as exc:  # this one cannot be read: say so, replay the others
             unreadable += 1
             if as_json:
@@ -201,7 +232,7 @@ def _replay_folder(
 def _emit_line(payload: dict[str, Any]) -> None:
     """One compact JSON object on a line of its own (a folder's replays, JSON Lines)."""
     try:
-        click.echo(escape_json(orjson.dumps(payload).decode()))
+        click.echo(escape_json(_dumps(payload)))
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -246,6 +277,6 @@ def diff_command(
     _emit(diff_to_json(diff) if as_json else render_diff_report(diff, str(old), str(new)), as_json)
     if update and not diff.same:
         replace_with(old, new)
-        click.echo(f"updated {old} with {new}", err=as_json)
+        click.echo(f"updated {escape_controls(str(old))} with {escape_controls(str(new))}", err=as_json)
         raise SystemExit(EXIT_OK)
     raise SystemExit(EXIT_OK if diff.same else EXIT_FINDINGS)

@@ -249,7 +249,7 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "request_id": finding.request_id,
         "message": finding.message,
-        "raw": escape(finding.raw),
+        **raw_json(finding.raw),
     }
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from mcptape.errors import OutputError
 from mcptape.share.rules import Rules
 
 _RULE_OPTIONS = [
@@ -76,10 +77,8 @@ def redact_command(
     dropped = ""
     if summary.dropped_lines:
         dropped = f"; {summary.dropped_lines} unreadable transcript line(s) left out"
-    click.echo(
-        f"mcptape: {summary.replaced} secret(s) replaced ({summary.distinct} distinct) in {output}{dropped}",
-        err=True,
-    )
+    replaced = f"{summary.replaced} secret(s) replaced ({summary.distinct} distinct)"
+    _status(f"mcptape: {replaced} in {output}{dropped}")
 
 
 @click.command(
@@ -127,4 +126,15 @@ def report_command(
     summary = bundle.redaction
     if summary is not None and summary.dropped_lines:  # a line that cannot be read cannot be redacted
         verdict += f"; {summary.dropped_lines} unreadable transcript line(s) left out"
-    click.echo(f"mcptape: report written to {directory}/ ({verdict})", err=True)
+    _status(f"mcptape: report written to {directory}/ ({verdict})")
+
+
+def _status(line: str) -> None:
+    """The closing line on stderr. One that cannot be written is an unwritable output (exit 2), a
+    closed pipe as a full disk: click would make EPIPE exit 141, which says stdout was closed."""
+    from mcptape.textsafe import escape_controls
+
+    try:
+        click.echo(escape_controls(line), err=True)  # it names files: a name never drives the terminal
+    except BrokenPipeError as exc:
+        raise OutputError(f"cannot write to stderr: {exc.strerror or exc}") from None

@@ -89,7 +89,14 @@ class Transcript:
         return any(p.reason.startswith("truncated") for p in self.problems)
 
     def events(self) -> Iterator[Event]:
-        """Yield every well-formed event in file order; malformed lines become `problems`."""
+        """Yield every well-formed event in file order; malformed lines become `problems` (raises
+        TranscriptError when the file cannot be read on, e.g. EIO after the header)."""
+        try:
+            yield from self._events()
+        except OSError as exc:
+            raise unreadable(self.path, exc) from None
+
+    def _events(self) -> Iterator[Event]:
         self.problems = []
         with open_file(self.path) as fh:
             fh.seek(self.header_size)
