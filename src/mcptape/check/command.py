@@ -49,7 +49,7 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
             raise SystemExit(EXIT_FINDINGS)
         return
     from mcptape.errors import TranscriptError
-    from mcptape.textsafe import escape_json, escape_text
+    from mcptape.textsafe import escape_controls, escape_json, escape_text
 
     clean = findings = unreadable = 0
     for number, file in enumerate(files):
@@ -62,7 +62,7 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
             if as_json:
                 import orjson
 
-                line = orjson.dumps({"file": escape_text(file), "error": escape_text(str(exc))}).decode()
+                line = orjson.dumps({"file": escape_controls(file), "error": escape_controls(str(exc))}).decode()
                 _print(escape_json(line) + "\n")
             else:
                 _print(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
@@ -97,11 +97,11 @@ def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) 
     if as_json:
         import orjson
 
-        from mcptape.textsafe import escape_json, escape_text
+        from mcptape.textsafe import escape_controls, escape_json
 
         document = to_json(analysis, header)
         if several:
-            text = orjson.dumps({"file": escape_text(file), **document}).decode()
+            text = orjson.dumps({"file": escape_controls(file), **document}).decode()
         else:
             text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
         # JSON encoders leave C1 and bidi characters raw: escape them, the values stay the same
