@@ -227,3 +227,12 @@ def test_several_transcripts_as_json_lines(clean: Path, broken: Path, tmp_path: 
     assert [d["file"] for d in docs] == [str(clean), str(broken), str(missing)]
     assert docs[0]["clean"] is True and docs[1]["clean"] is False
     assert docs[2]["error"].startswith(f"{missing} does not exist") and "clean" not in docs[2]
+
+
+def test_several_transcripts_as_json_name_each_file_as_it_is(clean: Path, tmp_path: Path) -> None:
+    """A backslash in a file name stays one backslash in `file` (it is JSON: the value is the name)."""
+    odd = tmp_path / "back\\slash.jsonl"
+    odd.write_bytes(clean.read_bytes())
+    out = CliRunner().invoke(check_command, ["--json", str(clean), str(odd)])
+    assert out.exit_code == 0
+    assert [orjson.loads(line)["file"] for line in out.stdout.splitlines()] == [str(clean), str(odd)]

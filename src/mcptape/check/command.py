@@ -62,7 +62,8 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
             if as_json:
                 import orjson
 
-                line = orjson.dumps({"file": escape_controls(file), "error": escape_controls(str(exc))}).decode()
+                failed = {"file": escape_controls(file), "error": escape_controls(str(exc))}
+                line = orjson.dumps(failed).decode()
                 _print(escape_json(line) + "\n")
             else:
                 _print(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
