@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
-from tests.tui.conftest import screen_text, settle
+from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.transcripts import banner_session
 
 SIZE = (150, 40)
@@ -39,3 +39,19 @@ async def test_tab_to_the_stderr_pane_shows_its_row(tmp_path: Path) -> None:
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is app.messages and "row 5 · out" in screen_text(app)
+
+
+async def test_follow_growth_keeps_the_stderr_row_in_the_detail_pane(tmp_path: Path) -> None:
+    """Watching the stderr pane of a live session: new rows do not switch the detail to the timeline."""
+    path = banner_session(tmp_path / "live.jsonl")
+    app = ViewerApp(TranscriptIndex(path), follow=True, poll=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e", "tab")
+        await pilot.pause()
+        assert "row 7 · err" in screen_text(app)
+        with open(path, "ab") as fh:
+            fh.write(b'{"t":0.5,"ch":"err","data":"WARN slow upstream\\n"}\n')
+        await wait_for(pilot, lambda: len(app.index) == 12)
+        await settle(pilot)
+        assert app.focused is app.stderr_list and "row 7 · err" in screen_text(app)
