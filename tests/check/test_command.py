@@ -236,3 +236,14 @@ def test_several_transcripts_as_json_name_each_file_as_it_is(clean: Path, tmp_pa
     out = CliRunner().invoke(check_command, ["--json", str(clean), str(odd)])
     assert out.exit_code == 0
     assert [orjson.loads(line)["file"] for line in out.stdout.splitlines()] == [str(clean), str(odd)]
+
+
+def test_escaped_bytes_in_a_finding_are_escaped_once(tmp_path: Path) -> None:
+    """The message quotes the bad line already escaped (`\\x1b`): the report shows it so, once."""
+    path = _write(
+        tmp_path / "esc.jsonl", events(("in", PING), ("out", b"\x1b[31mALERT\n"), ("out", result(1)))
+    )
+    out = CliRunner().invoke(check_command, [str(path)])
+    messages = [line for line in out.output.splitlines() if "out line 1: not JSON" in line]
+    assert messages and all("'\\x1b[31mALERT'" in line for line in messages), messages
+    assert "\\\\x1b" not in out.output and "\x1b" not in out.output

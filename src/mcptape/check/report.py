@@ -10,7 +10,7 @@ import shlex
 from typing import Any
 
 from mcptape.check.model import DIRECTION, IN, OUT, Analysis, Finding, FirstNonProtocol, Frame, Ref
-from mcptape.textsafe import escape, escape_text
+from mcptape.textsafe import escape, escape_controls
 from mcptape.transcript.events import Header
 
 SHOW = 240  # bytes of a line shown in the text report
@@ -32,11 +32,11 @@ def _line(frame: Frame | Ref, limit: int = SHOW) -> str:
 def render_text(analysis: Analysis, header: Header | None = None, path: str | None = None) -> str:
     """The human report: summary, first non-protocol line per direction, findings, stderr."""
     out: list[str] = []
-    title = f"mcptape check: {escape_text(path)}" if path else "mcptape check"
+    title = f"mcptape check: {escape_controls(path)}" if path else "mcptape check"
     out.append(title)
     if header is not None:
-        out.append(f"  server:   {escape_text(shlex.join(header.command))}")
-        out.append(f"  recorded: {escape_text(header.started)} in {escape_text(header.cwd)}")
+        out.append(f"  server:   {escape_controls(shlex.join(header.command))}")
+        out.append(f"  recorded: {escape_controls(header.started)} in {escape_controls(header.cwd)}")
     out.extend(_summary(analysis))
     out.append("")
     out.append("First non-protocol line")
@@ -53,7 +53,7 @@ def render_text(analysis: Analysis, header: Header | None = None, path: str | No
     out.append("")
     out.extend(_stderr(analysis))
     for note in analysis.notes:
-        out.append(f"note: {escape_text(note)}")
+        out.append(f"note: {escape_controls(note)}")
     out.append("")
     if total:
         plural = "s" if total != 1 else ""
@@ -65,7 +65,7 @@ def render_text(analysis: Analysis, header: Header | None = None, path: str | No
 
 def _summary(analysis: Analysis) -> list[str]:
     version = analysis.protocol_version
-    proto = "unknown (no handshake seen)" if version is None else escape_text(version)
+    proto = "unknown (no handshake seen)" if version is None else escape_controls(version)
     if analysis.stateless:
         proto += " (stateless, per-request _meta)"
     lines = [
@@ -96,7 +96,7 @@ def _first(ch: str, first: FirstNonProtocol | None) -> list[str]:
         return [f"{label} none, every line is protocol"]
     frame = first.frame
     lines = [
-        f"{label} line {frame.line}, byte offset {frame.offset}: {escape_text(first.problem)}",
+        f"{label} line {frame.line}, byte offset {frame.offset}: {escape_controls(first.problem)}",
         f"      bytes:     {_line(frame)}",
     ]
     if first.previous is not None:
@@ -111,7 +111,7 @@ def _finding(finding: Finding) -> list[str]:
     lines = [
         f"  {finding.severity.value:<7} {finding.rule:<20} {finding.channel} line {finding.line}"
         f" (byte {finding.offset}){rid}",
-        f"      {escape_text(finding.message)}",
+        f"      {escape_controls(finding.message)}",
         f"      bytes: {escape(finding.raw, SHOW)}",
     ]
     for ref in finding.related:
@@ -168,7 +168,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "offset": finding.offset,
         **raw_json(finding.raw),
-        "message": escape_text(finding.message),
+        "message": escape_controls(finding.message),
         "request_id": finding.request_id,
         "t": finding.t,
         "event": finding.event,
@@ -186,7 +186,7 @@ def _first_json(first: FirstNonProtocol | None) -> dict[str, Any] | None:
         "offset": frame.offset,
         **raw_json(frame.body),
         "complete": frame.complete,
-        "problem": escape_text(first.problem),
+        "problem": escape_controls(first.problem),
         "t": frame.t,
         "event": frame.event,
         "previous": None
@@ -234,5 +234,5 @@ def to_json(analysis: Analysis, header: Header | None = None) -> dict[str, Any]:
             "head": escape(bytes(err.head)),
             "truncated": err.truncated,
         },
-        "notes": [escape_text(note) for note in analysis.notes],
+        "notes": [escape_controls(note) for note in analysis.notes],
     }
