@@ -51,7 +51,9 @@ class Analyzer(Session):
     """Feed events (`feed`, or `push` for raw records), then `finish()` for the `Analysis`.
 
     Callbacks: `on_message(Message)` for every `in`/`out` line, `on_exec(ExecCall)` for every
-    executor line, `on_finding(Finding)`, `on_pair(request event, response event, latency)`.
+    executor line, `on_finding(Finding)`, `on_pair(request event, response event, latency)`,
+    `on_reject(response event, why)` for each answer that rejects a client request (a JSON-RPC
+    error, a `tools/call` result with `isError: true`, arguments outside the declared schema).
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class Analyzer(Session):
         on_exec: Callable[[ExecCall], None] | None = None,
         on_finding: Callable[[Finding], None] | None = None,
         on_pair: Callable[[int, int, float], None] | None = None,
+        on_reject: Callable[[int, str], None] | None = None,
         max_findings: int = 10_000,
         policy: str = "session",
     ) -> None:
@@ -69,6 +72,7 @@ class Analyzer(Session):
             on_exec=on_exec,
             on_finding=on_finding,
             on_pair=on_pair,
+            on_reject=on_reject,
             max_findings=max_findings,
             policy=policy,
         )

@@ -54,6 +54,7 @@ class Session:
         on_exec: Callable[[ExecCall], None] | None = None,
         on_finding: Callable[[Finding], None] | None = None,
         on_pair: Callable[[int, int, float], None] | None = None,
+        on_reject: Callable[[int, str], None] | None = None,
         max_findings: int = 10_000,
         policy: str = "session",
     ) -> None:
@@ -62,6 +63,7 @@ class Session:
         self.on_exec = on_exec
         self.on_finding = on_finding
         self.on_pair = on_pair  # (request event index, response event index, latency in seconds)
+        self.on_reject = on_reject  # (response event index, why): a client request was rejected
         self.max_findings = max_findings
         self.tracker = VersionTracker()
         self.client = Pairing()  # requests the client sent on `in`, answered on `out`
@@ -295,6 +297,8 @@ class Session:
         response = None
         if reason is not None:
             self.result.rejects += 1
+            if self.on_reject is not None:
+                self.on_reject(index, reason)
             role = "error-response" if kind is _ERROR else "response"
             response = Ref(role, OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
         attribution.answered(rid, t, pending, reason, response)

@@ -158,6 +158,10 @@ class RowFacts:
         if 0 <= row < self.rows:
             self.findings.setdefault(row, []).append(finding)
 
+    def on_reject(self, response_row: int, why: str) -> None:
+        """An answer that rejects its request (an error, `isError: true`, a schema violation)."""
+        self._raise_kind(response_row, K.REJECT)
+
     def on_pair(self, request_row: int, response_row: int, latency: float) -> None:
         """A request and its response (the latency is shown as the difference of their times)."""
         if 0 <= request_row < self.rows and 0 <= response_row < self.rows:
@@ -207,6 +211,7 @@ class FactsCollector:
             on_exec=self.facts.on_exec,
             on_finding=self.facts.on_finding,
             on_pair=self.facts.on_pair,
+            on_reject=self.facts.on_reject,
         )
         self.fed = 0  # rows given to the analyzer so far
         self.finished = False
