@@ -43,7 +43,7 @@ class Pair:
     `kind` is response / notification / server-request / executor; `scope` the method (for a
     response: the method of the request it answers) or `exec`/`http`; `key` what aligned them:
     ("id", id, n) for a response, (method, n) for a notification or server request,
-    (channel, request id, n) for an executor call. `request` is the client request a response
+    ("executor", channel, request id, n) for an executor call. `request` is the client request a response
     answers (from the old session when it has one).
     """
 
