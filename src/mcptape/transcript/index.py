@@ -36,31 +36,44 @@ WINDOW = 8 << 20
 """Bytes scanned between two progress reports (and released from memory afterwards)."""
 
 
-class LRU(Generic[K, V]):
-    """A small least-recently-used cache (thread-safe for single get/put calls)."""
+CACHE_BYTES = 32 << 20  # what one cache may hold, at most (besides its newest entry)
 
-    def __init__(self, size: int) -> None:
+
+class LRU(Generic[K, V]):
+    """A small least-recently-used cache (thread-safe for single get/put calls), bounded by
+    entries and by the bytes its entries weigh (`put(..., weight=len(data))`): a few huge rows
+    must not keep hundreds of MiB alive."""
+
+    def __init__(self, size: int, max_weight: int = CACHE_BYTES) -> None:
         self.size = size
-        self._data: OrderedDict[K, V] = OrderedDict()
+        self.max_weight = max_weight
+        self.weight = 0
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._data[key] = value
+            entry = self._data.get(key)
+            if entry is None:
+                return None
             self._data.move_to_end(key)
-            if len(self._data) > self.size:
-                self._data.popitem(last=False)
+            return entry[0]
+
+    def put(self, key: K, value: V, weight: int = 0) -> None:
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.weight -= old[1]
+            self._data[key] = (value, weight)
+            self.weight += weight
+            while len(self._data) > 1 and (len(self._data) > self.size or self.weight > self.max_weight):
+                _, (_, dropped) = self._data.popitem(last=False)
+                self.weight -= dropped
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self.weight = 0
 
 
 class BadLine:
@@ -203,7 +216,7 @@ class TranscriptIndex:
             return cached
         start, end = self.span(row)
         data = os.pread(self._fd, end - start, start)
-        self._lines.put(row, data)
+        self._lines.put(row, data, len(data))
         return data
 
     def event(self, row: int) -> Event | BadLine:
@@ -221,7 +234,7 @@ class TranscriptIndex:
             except ValueError as exc:
                 reason = str(exc) if raw.endswith(b"\n") else f"truncated last line ({len(raw)} bytes)"
                 result = BadLine(row, raw, reason)
-        self._events.put(row, result)
+        self._events.put(row, result, 2 * len(raw))  # decoded: about twice the line's size at most
         return result
 
     def read_rows(self, start: int, stop: int) -> list[bytes]:

@@ -85,7 +85,8 @@ class ViewerModel:
         fragment = self.facts is not None and row in self.facts.frame_start
         if isinstance(event, Event) and event.ch in ("in", "out") and not fragment:
             result = classify_line(self.frame_bytes(row, event), event.ch, self.version)
-        self._messages.put(row, _NO_MESSAGE if result is None else result)
+        weight = 0 if result is None else 3 * len(result.frame.raw)  # the bytes, and what parsed from them
+        self._messages.put(row, _NO_MESSAGE if result is None else result, weight)
         return result
 
     def label(self, row: int, message: Message | None) -> str:
