@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.replay.api import diff_files, replay
+from mcptape.replay.api import ReplayResult, diff_files, replay
 from mcptape.replay.driver import Driver, Run
 from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
@@ -56,4 +56,27 @@ def test_replay_does_not_hold_the_new_session_in_memory(
     out = tmp_path / "new.jsonl"
     peak = _peak(lambda: replay(GOOD, [PYTHON, "-c", flood], output=out, step_timeout=5, config=False))
     assert out.stat().st_size > FLOOD  # the whole flood was recorded
+    assert peak < FLOOD // 2
+
+
+def test_replay_does_not_hold_the_original_session_in_memory(tmp_path: Path) -> None:
+    """A recording whose server wrote 16 MiB to stderr, replayed against the same server: the plan
+    and the diff read the recording as they go, peaking below half the flood."""
+    from mcptape.transcript import open_transcript
+    from tests.conftest import SERVERS
+
+    recorded = open_transcript(str(GOOD))
+    noise = "n" * (CHUNK - 1) + "\n"
+    events = list(recorded.events())
+    start = events[0].t
+    flood = [Event(start, "err", text=noise) for _ in range(FLOOD // CHUNK)]
+    flooded = tmp_path / "flooded.jsonl"
+    write_transcript(flooded, recorded.header, [*flood, *events])
+    del flood, events, noise
+    new = tmp_path / "new.jsonl"
+    results: list[ReplayResult] = []
+    command = [PYTHON, str(SERVERS / "echo_tool.py")]
+    peak = _peak(lambda: results.append(replay(flooded, command, output=new, step_timeout=10, config=False)))
+    assert results[0].same, results[0].render()
+    assert flooded.stat().st_size > FLOOD
     assert peak < FLOOD // 2

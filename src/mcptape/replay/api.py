@@ -26,7 +26,7 @@ from mcptape.replay.diff import EXECUTOR, Diff, diff_events
 from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
 from mcptape.replay.ignore import Rule, parse_rule
 from mcptape.replay.plan import make_plan
-from mcptape.transcript.events import Event, Header
+from mcptape.transcript.events import Header
 
 if TYPE_CHECKING:
     from mcptape.transcript.reader import Transcript
@@ -98,13 +98,6 @@ def rules_of(ignore: Iterable[str | Rule], config: Config | None) -> list[Rule]:
     return rules
 
 
-def read_events(path: str | os.PathLike[str]) -> tuple[Header, list[Event], list[str]]:
-    """A transcript's header, events and reading notes (raises TranscriptError when unreadable)."""
-    transcript = _open(path)
-    events = list(transcript.events())
-    return transcript.header, events, _notes(path, transcript)
-
-
 def _open(path: str | os.PathLike[str]) -> Transcript:
     from mcptape.transcript import open_transcript
 
@@ -160,8 +153,9 @@ def replay(
     )
     with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
     rules = rules_of(ignore, cfg)
-    header, events, notes = read_events(path)
-    plan = make_plan(events)
+    original = _open(path)  # read again for each pass (plan, diff), never held whole
+    header = original.header
+    plan = make_plan(original.events)
     from mcptape.share.unredact import load_unredactor
 
     unredactor = load_unredactor(path, secrets)
@@ -198,7 +192,7 @@ def replay(
         # The new session is streamed into the diff, never held whole: a server that flooded its
         # stdout made a transcript as large as the flood.
         new_transcript = _open(new_path)
-        diff = diff_events(events, new_transcript.events(), rules, stderr=with_stderr)
+        diff = diff_events(original.events(), new_transcript.events(), rules, stderr=with_stderr)
     except BaseException:  # Ctrl-C during the diff too: no temporary session is left behind
         if temporary:
             shutil.rmtree(new_path.parent, ignore_errors=True)
@@ -210,7 +204,7 @@ def replay(
         header=header,
         run=run,
         diff=diff,
-        notes=notes + _notes(new_path, new_transcript),
+        notes=_notes(path, original) + _notes(new_path, new_transcript),
     )
     for label in unredactor.unmatched:
         run.issues.append(

@@ -16,7 +16,7 @@ Framing and classification are the check core's (`messages`).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from mcptape.check.analyze import messages
@@ -54,14 +54,16 @@ def is_server_request(msg: Message) -> bool:
     return msg.method is not None and msg.id is not None and msg.kind in (Kind.REQUEST, Kind.INVALID)
 
 
-def make_plan(events: Sequence[Event]) -> Plan:
-    """The replay plan of a recorded session (its events, in file order)."""
+def make_plan(events: Sequence[Event] | Callable[[], Iterable[Event]]) -> Plan:
+    """The replay plan of a recorded session: its events in file order, as a sequence or as a
+    callable giving them afresh (e.g. `Transcript.events`: read twice, never held whole)."""
+    again: Callable[[], Iterable[Event]] = events if callable(events) else (lambda: events)
     plan = Plan()
     client_ids: set[RequestId] = set()
     server_requests: dict[RequestId, str] = {}
     answer_events: set[int] = set()
     answered_at: list[float] = []
-    for msg in messages(events):
+    for msg in messages(again()):
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if one.channel == IN:
                 if one.kind is Kind.REQUEST and one.id is not None:
@@ -78,7 +80,7 @@ def make_plan(events: Sequence[Event]) -> Plan:
                 elif one.id is not None and one.method is not None and is_server_request(one):
                     server_requests[one.id] = one.method
     k = 0
-    for event in events:
+    for event in again():
         if event.ch == EOF_ and event.get("of") == IN:
             plan.stdin_closed = True
         if event.ch != IN or event.index in answer_events:
