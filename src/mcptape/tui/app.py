@@ -53,6 +53,7 @@ class ViewerApp(FilterActions):
         self.placed = False  # the cursor is where it stays (a --follow view waits for a bad line)
         self.landed = False  # the cursor was placed once
         self.reason = ""
+        self.detail_row: int | None = None  # the row the detail pane shows
         self.last_search: bytes = b""
         self.search_text = ""
         self.analysing = False
@@ -197,14 +198,15 @@ class ViewerApp(FilterActions):
     def _on_facts(self, facts: RowFacts) -> None:
         self.analysing = False
         self.model.set_facts(facts)
-        self._apply_filters(keep_row=self.messages.current_row)
+        self._apply_filters(keep_row=self.messages.current_row, center=False)  # the user's scroll stays
         self.messages.invalidate()
         self.stderr_list.invalidate()
         self._show_verdict(facts)
         if not self.placed:
             self._place_cursor(facts)
-        if self.messages.current_row is not None:
-            self._show_detail(self.messages.current_row)
+        shown = self._focused_list().current_row
+        if shown is not None:
+            self._show_detail(shown)
         self.header_widget.set(status=self._status_line(), reason=self.reason)
         if self.reanalyse:
             self.reanalyse = False
@@ -249,10 +251,16 @@ class ViewerApp(FilterActions):
         if event.row is not None and len(self.index):
             self._show_detail(event.row)
         elif event.row is None and len(self.index):
-            self.detail.show(None, "no row matches the filters (c, m, f change them)")
+            self.detail_row = None
+            if event.source is self.stderr_list:
+                self.detail.show(None, "no stderr line")
+            else:
+                self.detail.show(None, "no row matches the filters (c, m, f change them)")
 
     def _show_detail(self, row: int) -> None:
-        self.detail.show(self.model.detail(row))
+        """Show `row`; showing the same row again (new facts, --follow) keeps the pane's scroll."""
+        self.detail.show(self.model.detail(row), keep_scroll=row == self.detail_row)
+        self.detail_row = row
 
     def action_toggle_hex(self) -> None:
         self.detail.toggle_hex()

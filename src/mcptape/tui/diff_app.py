@@ -27,6 +27,7 @@ from mcptape.tui.diffmodel import (
     session_summary,
 )
 from mcptape.tui.rowview import RowView
+from mcptape.tui.safe import one_line
 from mcptape.tui.screens.help import HelpScreen, binding_rows
 from mcptape.tui.widgets.detail import DetailPane
 from mcptape.tui.widgets.header import SessionHeader
@@ -74,7 +75,9 @@ class DiffApp(App[None]):
         if self.differing:
             row = self.differing[0]
             pair = self.diff.pairs[row]
-            self.reason = f"cursor: first differing pair ({pair.kind} {pair.scope}, {pair_kind(pair)})"
+            self.reason = (
+                f"cursor: first differing pair ({pair.kind} {one_line(pair.scope)}, {pair_kind(pair)})"
+            )
         else:
             row = 0
             self.reason = "no pair differs" + ("" if self.diff.same else "; see the detail pane")

@@ -16,7 +16,7 @@ from mcptape.replay.compare import MISSING
 from mcptape.replay.diff import Diff, Pair
 from mcptape.textsafe import escape
 from mcptape.tui.rowinfo import fit
-from mcptape.tui.safe import safe_text
+from mcptape.tui.safe import one_line, safe_text
 
 SHORT = {"response": "resp", "notification": "notif", "server-request": "sreq", "executor": "exec"}
 MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
@@ -85,14 +85,14 @@ def pair_line(pair: Pair, width: int = 150) -> tuple[str, str]:
     if pair.changes:
         first = pair.changes[0]
         more = f" (+{len(pair.changes) - 1} more)" if len(pair.changes) > 1 else ""
-        where = safe_text(first.where)
+        where = one_line(first.where)
         old = _cell(where, _value(first.old), more, side)
         new = _cell(where, _value(first.new), more, side)
     cells = [
         MARK[kind] + " ",
         fit(SHORT.get(pair.kind, pair.kind), 5),
-        fit(safe_text(pair.scope), 20),
-        fit(safe_text(key_text(pair)), 7),
+        fit(one_line(pair.scope), 20),
+        fit(one_line(key_text(pair)), 7),
         fit(old, side),
         fit(new, side),
     ]

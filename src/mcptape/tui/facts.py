@@ -159,8 +159,10 @@ class RowFacts:
             self.findings.setdefault(row, []).append(finding)
 
     def on_reject(self, response_row: int, why: str) -> None:
-        """An answer that rejects its request (an error, `isError: true`, a schema violation)."""
-        self._raise_kind(response_row, K.REJECT)
+        """An answer that rejects its request (an error, `isError: true`, a schema violation): every
+        row of it, when it came in pieces."""
+        for row in self.frame_rows.get(response_row, (response_row,)):
+            self._raise_kind(row, K.REJECT)
 
     def on_pair(self, request_row: int, response_row: int, latency: float) -> None:
         """A request and its response (the latency is shown as the difference of their times)."""
@@ -279,5 +281,8 @@ class FactsCollector:
         for finding in self.analyzer.result.findings:
             memo[id(finding)] = finding
         analyzer = copy.deepcopy(self.analyzer, memo)
+        analyzer.drain(final=True)
+        for framer in analyzer.framers.values():  # a line still being written is not cut short:
+            framer.parts, framer.events = [], []  # its stream goes on (an eof record closes it)
         snapshot.finish(analyzer.finish())
         return snapshot

@@ -34,6 +34,7 @@ class FilterActions(App[None]):
         self.channel_filter = 0
         self.method_filter: str | None = None
         self.findings_filter = 0  # 0 off, 1 all findings, 2.. one rule each
+        self.finding_rule: str | None = None  # that rule, by name (--follow adds and drops rules)
         self.stderr_pane = False
         self.anchor_row: int | None = None
 
@@ -49,8 +50,7 @@ class FilterActions(App[None]):
     def _row_filters(self, *, stderr: bool = False) -> Filters:
         if stderr:
             return Filters(only_stderr=True)
-        rules = self._finding_rules()
-        rule = rules[self.findings_filter - 2] if self.findings_filter >= 2 else None
+        rule = self.finding_rule if self.findings_filter >= 2 else None
         return Filters(
             channels=CHANNEL_FILTERS[self.channel_filter][1],
             method=self.method_filter,
@@ -65,14 +65,14 @@ class FilterActions(App[None]):
             return []
         return sorted({f.rule for f in facts.analysis.findings})
 
-    def _apply_filters(self, keep_row: int | None) -> None:
+    def _apply_filters(self, keep_row: int | None, *, center: bool = True) -> None:
         if keep_row is None:  # the list was empty: back to the row shown before it emptied
             keep_row = self.anchor_row
         self.anchor_row = keep_row
-        self.messages.set_view(self.model.build_view(self._row_filters()), keep_row)
+        self.messages.set_view(self.model.build_view(self._row_filters()), keep_row, center=center)
         if self.stderr_pane:
             stderr_view = self.model.build_view(self._row_filters(stderr=True))
-            self.stderr_list.set_view(stderr_view, self.stderr_list.current_row)
+            self.stderr_list.set_view(stderr_view, self.stderr_list.current_row, center=center)
         self._show_columns()
 
     def _show_columns(self) -> None:
@@ -85,7 +85,7 @@ class FilterActions(App[None]):
         if self.findings_filter == 1:
             labels.append("findings only")
         elif self.findings_filter >= 2:
-            labels.append(f"finding {self._finding_rules()[self.findings_filter - 2]}")
+            labels.append(f"finding {self.finding_rule}")
         width = self.messages.scrollable_content_region.width
         columns = header_text(layout_for(width, len(self.model.index)))
         if labels:
@@ -111,8 +111,12 @@ class FilterActions(App[None]):
     def action_filter_findings(self) -> None:
         if not self._need_facts("the findings filter"):
             return
-        self.findings_filter = (self.findings_filter + 1) % (2 + len(self._finding_rules()))
-        if self.findings_filter == 1 and not self._finding_rules():
+        rules = self._finding_rules()
+        if self.findings_filter >= 2 and self.finding_rule in rules:  # rules may have come since
+            self.findings_filter = 2 + rules.index(self.finding_rule)
+        self.findings_filter = (self.findings_filter + 1) % (2 + len(rules))
+        self.finding_rule = rules[self.findings_filter - 2] if self.findings_filter >= 2 else None
+        if self.findings_filter == 1 and not rules:
             self.findings_filter = 0
             self.notify("no findings in this transcript")
         self._apply_filters(keep_row=self.messages.current_row)

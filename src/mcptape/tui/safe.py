@@ -13,3 +13,9 @@ def safe_text(text: str) -> str:
     backslash, while this keeps them and still neutralises any stray control character.
     """
     return "\n".join("\\".join(escape_text(part) for part in line.split("\\")) for line in text.split("\n"))
+
+
+def one_line(text: str) -> str:
+    """`safe_text` for a cell of a single terminal line (a list row, a header line): a line feed
+    is shown as `\\n` too, never written (it would break the row, or scroll the screen)."""
+    return safe_text(text).replace("\n", "\\n")

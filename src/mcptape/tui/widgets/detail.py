@@ -77,11 +77,14 @@ class DetailPane(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         yield self.body
 
-    def show(self, detail: Detail | None, empty: str = "no row selected") -> None:
+    def show(
+        self, detail: Detail | None, empty: str = "no row selected", *, keep_scroll: bool = False
+    ) -> None:
         self.detail = detail
         self.empty = empty
         self._update()
-        self.scroll_home(animate=False)
+        if not keep_scroll:
+            self.scroll_home(animate=False)
 
     def toggle_hex(self) -> None:
         self.hex_mode = not self.hex_mode

@@ -88,19 +88,30 @@ class MessageList(ScrollView, can_focus=True):
         self.sync_size()
         self.post_message(self.Resized(self, self.scrollable_content_region.width))
 
+    def notify_style_update(self) -> None:
+        """Focus or the theme changed the rows' styles: draw them again (the cursor dims unfocused)."""
+        super().notify_style_update()
+        self._strips.clear()
+
     def invalidate(self) -> None:
         """Forget rendered rows (new analysis results, new styles)."""
         self._strips.clear()
         self.rendered_rows.clear()
         self.refresh()
 
-    def set_view(self, view: RowView, keep_row: int | None) -> None:
-        """Show another selection of rows, keeping the cursor on `keep_row` (or the nearest row)."""
+    def set_view(self, view: RowView, keep_row: int | None, *, center: bool = True) -> None:
+        """Show another selection of rows, keeping the cursor on `keep_row` (or the nearest row).
+
+        `center=False` (the same filters over more rows) leaves the scroll position alone unless
+        the cursor had to leave its row."""
         self.view = view
         self._strips.clear()
         self.sync_size()
         self.cursor = 0 if keep_row is None or not len(view) else view.position(keep_row)
-        self._center(self.cursor)
+        if center:
+            self._center(self.cursor)
+        elif self.current_row != keep_row:
+            self._show(self.cursor)
 
     # -- cursor ------------------------------------------------------------------------------------
     @property
