@@ -188,7 +188,9 @@ class ViewerApp(FilterActions):
         """The first bad line is known before the check ends: go there now (unless the user moved)."""
         if self.placed or self.messages.user_moved or finding.event < 0:
             return
-        self.reason = f"cursor: first non-protocol line — {safe_text(finding.message)} (still checking…)"
+        rule = finding.rule
+        what = "first non-protocol line" if rule.startswith("non-protocol") else f"first bad line ({rule})"
+        self.reason = f"cursor: {what} — {safe_text(finding.message)} (still checking…)"
         self.messages.select_row(finding.event)
         self.header_widget.set(reason=self.reason)
 

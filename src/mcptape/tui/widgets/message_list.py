@@ -30,6 +30,9 @@ from mcptape.tui.rowview import RowView
 DIFF_KINDS = ("same", "changed", "added", "removed")
 
 
+RENDERED_KEPT = 4096  # rows remembered in `rendered_rows` (scrolling a million rows keeps memory flat)
+
+
 class MessageList(ScrollView, can_focus=True):
     """One row per transcript event; the cursor row is what the detail pane shows."""
 
@@ -190,6 +193,8 @@ class MessageList(ScrollView, can_focus=True):
         return strip
 
     def _render_row(self, row: int, selected: bool, width: int) -> Strip:
+        if len(self.rendered_rows) >= RENDERED_KEPT:  # it tells what was drawn lately, not ever
+            self.rendered_rows.clear()
         self.rendered_rows.add(row)
         plain, kind = self.line(row, width)
         style: Style = self.rich_style + self.get_component_rich_style(f"message-list--{kind}")
