@@ -4,13 +4,12 @@ the step timeout and the whole shutdown order."""
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 from tests.conftest import PYTHON, SERVERS, console_script
-from tests.probe.test_interrupt import running_with
+from tests.interrupts import end, interrupt, running_with
 
 
 def test_ctrl_c_ends_a_replay_waiting_on_a_hanging_server(tmp_path: Path, v1_tape: Path) -> None:
@@ -42,14 +41,6 @@ def test_ctrl_c_ends_a_replay_waiting_on_a_hanging_server(tmp_path: Path, v1_tap
             assert time.monotonic() < deadline, "the server never started"
             time.sleep(0.05)
         time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        t0 = time.monotonic()
-        assert proc.wait(timeout=30) == 130
-        assert time.monotonic() - t0 < 5
-        deadline = time.monotonic() + 5
-        while running_with(server) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert running_with(server) == []
+        interrupt(proc, server)
     finally:
-        proc.kill()
-        proc.wait()
+        end(proc, server)
