@@ -243,9 +243,9 @@ class ViewerModel:
         err = CHANNEL_CODE["err"]
         if only_stderr:
             allowed = {err}
-        method_code = -1
+        wanted: set[int] | None = None  # method codes shown: the method typed, or every one it begins
         if method is not None:
-            method_code = facts.methods.index(method) if method in facts.methods else 0xFFFF
+            wanted = {code for code, name in enumerate(facts.methods) if code and name.startswith(method)}
         rows = array("i")
         append = rows.append
         methods = facts.method
@@ -255,7 +255,7 @@ class ViewerModel:
                 continue
             if exclude_stderr and c == err:
                 continue
-            if method_code >= 0 and methods[r] != method_code:
+            if wanted is not None and methods[r] not in wanted:
                 continue
             append(r)
         return RowView(total, rows)
