@@ -49,10 +49,26 @@ def test_unreadable_input_is_one_error_line_and_exit_2(
     assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
 
 
-def test_a_directory_is_one_error_line(tmp_path: Path) -> None:
-    """Pointing the viewer at a directory says so."""
+def test_a_directory_without_transcripts_is_one_error_line(tmp_path: Path) -> None:
+    """Pointing the viewer at a directory with no transcript says so."""
     result = run_view(str(tmp_path))
-    assert result.returncode == 2 and result.stderr.startswith("Error: ") and "directory" in result.stderr
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == f"Error: no *.jsonl transcript in directory {tmp_path} (record one with mcptape record -o DIR/)\n"
+    )
+
+
+def test_a_directory_opens_its_newest_transcript(tmp_path: Path) -> None:
+    """`view DIR` (one file per session, as `record -o DIR/` writes) picks the newest `*.jsonl`."""
+    from mcptape.tui.command import newest_in
+
+    old, new = banner_session(tmp_path / "b-old.jsonl"), banner_session(tmp_path / "a-new.jsonl")
+    (tmp_path / "notes.txt").write_text("not a transcript")
+    os.utime(old, ns=(1_000_000_000, 1_000_000_000))
+    assert newest_in(tmp_path) == new
+    result = run_view(str(tmp_path))  # off a terminal: it got past the folder to the file
+    assert result.returncode == 2 and "needs a terminal" in result.stderr
 
 
 def test_a_bad_keymap_is_one_error_line(tmp_path: Path) -> None:

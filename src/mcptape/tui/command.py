@@ -64,6 +64,19 @@ def view_diff(diff: Diff, old_name: str, new_name: str, *, keys: dict[str, str] 
     app.run()
 
 
+def newest_in(folder: Path) -> Path:
+    """The most recently modified `*.jsonl` directly in `folder` (where `record -o DIR/` or
+    $MCPTAPE_DIR put one file per session): `view --follow ~/tapes/` follows the live one."""
+    from mcptape.errors import UsageError
+
+    candidates = [p for p in folder.glob("*.jsonl") if p.is_file()]
+    if not candidates:
+        raise UsageError(
+            f"no *.jsonl transcript in directory {folder}", hint="record one with mcptape record -o DIR/"
+        )
+    return max(candidates, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
 def on_terminal() -> bool:
     """Whether the viewer can run: keys come from stdin, Textual draws the screen on stderr."""
     return sys.stdin.isatty() and sys.stderr.isatty()
@@ -85,6 +98,7 @@ def _require_terminal(instead: str) -> None:
 Examples:
   mcptape view session.jsonl                  # opens on the first line that broke the protocol
   mcptape view --follow session.jsonl         # a recording still in progress
+  mcptape view --follow ~/tapes/              # the newest transcript of a folder (MCPTAPE_DIR)
   mcptape view old.jsonl new.jsonl            # the diff viewer
 
 Exit codes: 0 after q; 2 for an unreadable transcript, a bad keymap, or no terminal.""",
@@ -124,7 +138,7 @@ def view_command(
     An unreadable, empty or foreign file exits 2 with one Error: line before the viewer starts.
     """
     if other is None:
-        view_file(transcript, follow=follow, keymap=keymap)
+        view_file(newest_in(transcript) if transcript.is_dir() else transcript, follow=follow, keymap=keymap)
         return
     from mcptape.errors import UsageError
 
