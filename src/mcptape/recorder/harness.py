@@ -38,6 +38,7 @@ from mcptape.transcript.writer import TranscriptWriter, new_header
 
 _EOF = object()
 QUEUED_FRAMES = 4096  # stdout frames the driver has not read yet, at most
+ABORT_TIMEOUT = 0.2  # seconds per step of the shutdown order once the user gave up (Ctrl-C)
 
 
 class ServerGone(Exception):
@@ -95,21 +96,19 @@ class Harness:
             self.abort()
         self.stop()
 
-    ABORT_TIMEOUT = 0.2  # seconds per step of the shutdown order once the user gave up (Ctrl-C)
-
     def abort(self) -> None:
         """Give up at once (the user pressed Ctrl-C), from any thread: a driver waiting in
         `next_frame` gets None as at EOF, and the server gets the shutdown order with short steps
         (stdin closed, SIGTERM after ABORT_TIMEOUT, SIGKILL after as much again). `stop()` ends it."""
-        self.shutdown_timeout = min(self.shutdown_timeout, self.ABORT_TIMEOUT)
-        if self._session is not None:
-            self._session.shutdown_timeout = min(self._session.shutdown_timeout, self.ABORT_TIMEOUT)
+        session = self._session
+        self.shutdown_timeout = min(self.shutdown_timeout, ABORT_TIMEOUT)
+        if session is not None:
+            session.shutdown_timeout = min(session.shutdown_timeout, ABORT_TIMEOUT)
         self._at_eof = True
         self._discard.set()
         self._drop_frames()
         self.frames.put(_EOF)  # wakes a driver blocked in next_frame
         self.close_stdin()
-        session = self._session
         if session is not None:
             # A server that stopped reading keeps the pump feeding it stuck in a write (and a driver
             # stuck in send()): it never sees our EOF, so nothing would end it before stop(), which
@@ -119,7 +118,7 @@ class Harness:
             end.start()
 
     def _end_aborted(self, session: Recording) -> None:
-        if not session.stdin_closed.wait(self.ABORT_TIMEOUT):
+        if not session.stdin_closed.wait(ABORT_TIMEOUT):
             self._unstick(session)
 
     def start(self) -> None:
