@@ -94,7 +94,14 @@ class RowFacts:
         if row >= self.rows:
             return None
         partner = self.pair[row]
-        return None if partner < 0 else partner
+        if partner == -1:
+            return None
+        return partner if partner >= 0 else -partner - 2
+
+    def is_response(self, row: int) -> bool:
+        """Whether `row` is the answer of its pair (a response may come first in the file: the
+        recorder's threads write each channel's records as they come)."""
+        return row < self.rows and self.pair[row] < -1
 
     def method_of(self, row: int) -> str:
         return self.methods[self.method[row]] if row < self.rows else ""
@@ -168,7 +175,7 @@ class RowFacts:
         """A request and its response (the latency is shown as the difference of their times)."""
         if 0 <= request_row < self.rows and 0 <= response_row < self.rows:
             self.pair[request_row] = response_row
-            self.pair[response_row] = request_row
+            self.pair[response_row] = -request_row - 2  # negative: this row is the response
             self.method[response_row] = self.method[request_row]
 
     def _method_code(self, method: str) -> int:

@@ -163,8 +163,9 @@ class ViewerModel:
 
     def _latency(self, row: int, event: Event) -> float | None:
         """For a response: its time minus its request's (the pair is the check core's)."""
-        partner = self.facts.pair_of(row) if self.facts is not None else None
-        if partner is None or partner > row:
+        facts = self.facts
+        partner = facts.pair_of(row) if facts is not None else None
+        if partner is None or facts is None or not facts.is_response(row):
             return None
         request = self.index.event(partner)
         return event.t - request.t if isinstance(request, Event) else None
@@ -206,7 +207,7 @@ class ViewerModel:
         partner = self.facts.pair_of(row) if self.facts is not None else None
         if partner is not None:
             other = self.describe(partner)
-            what = "response" if partner > row else "request"
+            what = "request" if self.facts is not None and self.facts.is_response(row) else "response"
             detail.pair_title = f"{what}: row {partner + 1} · {other.ch} · {other.label} · {other.status}"
             if other.latency:
                 detail.pair_title += f" · latency {other.latency}"
