@@ -247,3 +247,20 @@ def test_escaped_bytes_in_a_finding_are_escaped_once(tmp_path: Path) -> None:
     messages = [line for line in out.output.splitlines() if "out line 1: not JSON" in line]
     assert messages and all("'\\x1b[31mALERT'" in line for line in messages), messages
     assert "\\\\x1b" not in out.output and "\x1b" not in out.output
+
+
+def test_a_folder_is_every_transcript_under_it(clean: Path, broken: Path, tmp_path: Path) -> None:
+    """`check DIR`: each `*.jsonl` under it (subfolders too, sorted), the summary, the worst exit;
+    a folder with none is one Error line."""
+    folder = tmp_path / "tapes"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.jsonl").write_bytes(clean.read_bytes())
+    (folder / "sub" / "b.jsonl").write_bytes(broken.read_bytes())
+    (folder / "notes.txt").write_text("not a transcript")
+    out = CliRunner().invoke(check_command, [str(folder)])
+    assert out.exit_code == 1
+    assert out.stdout.rstrip().endswith("2 transcripts: 1 clean, 1 with findings, 0 unreadable")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = subprocess.run([console_script(), "check", str(empty)], capture_output=True, text=True, timeout=60)
+    assert none.returncode == 2 and none.stderr.startswith(f"Error: no *.jsonl transcript under {empty}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -17,9 +18,10 @@ Examples:
   mcptape check session.jsonl                    # the report: first bad line, findings, stderr
   mcptape check session.jsonl --json | jq .clean # one JSON object for CI
   mcptape check session.jsonl --policy request   # a server that keeps serving after a bad line
-  mcptape check tapes/*.jsonl                    # several: one report each, then a summary line""",
+  mcptape check tapes/*.jsonl                    # several: one report each, then a summary line
+  mcptape check tapes/                           # every *.jsonl under a folder""",
 )
-@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@click.argument("files", metavar="FILE|FOLDER...", nargs=-1, required=True)
 @click.option(
     "--json",
     "as_json",
@@ -43,7 +45,10 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
     Exit codes: 0 clean, 1 findings, 2 unreadable input (with several files: the worst of them;
     an unreadable one is reported and the others are still checked).
     """
-    if len(files) == 1:
+    folders = [f for f in files if os.path.isdir(f)]
+    if folders:
+        files = _expand(files)
+    if len(files) == 1 and not folders:
         if not _check_one(files[0], as_json, policy):
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
             raise SystemExit(EXIT_FINDINGS)
@@ -80,6 +85,24 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
         raise SystemExit(EXIT_ERROR)
     if findings:
         raise SystemExit(EXIT_FINDINGS)
+
+
+def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Each folder replaced by the `*.jsonl` files under it, sorted (as `replay FOLDER` takes them)."""
+    from pathlib import Path
+
+    from mcptape.errors import UsageError
+
+    out: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        found = sorted(str(p) for p in Path(path).rglob("*.jsonl") if p.is_file())
+        if not found:
+            raise UsageError(f"no *.jsonl transcript under {path}", hint="record one with mcptape record")
+        out.extend(found)
+    return tuple(out)
 
 
 def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) -> bool:
