@@ -71,8 +71,8 @@ def _summary(analysis: Analysis) -> list[str]:
     lines = [
         f"  protocol: {proto}",
         f"  messages: {analysis.messages[OUT]} out (server->client), {analysis.messages[IN]} in"
-        f" (client->server); {analysis.requests} client requests, {analysis.rejects} rejects;"
-        f" {analysis.exec_calls} executor calls",
+        f" (client->server); {_count(analysis.requests, 'client request')},"
+        f" {_count(analysis.rejects, 'reject')}; {_count(analysis.exec_calls, 'executor call')}",
     ]
     lat = analysis.latency
     if lat.count:
@@ -136,6 +136,10 @@ def _stderr(analysis: Analysis) -> list[str]:
     if err.truncated:
         lines.append(f"  | ... ({err.size - len(err.head)} more bytes in the transcript)")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 # -- JSON --------------------------------------------------------------------------------------

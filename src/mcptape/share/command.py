@@ -118,7 +118,8 @@ def report_command(
     from mcptape.share.report import make_report
 
     rules = Rules.build(keys, regexes, use_env=not no_env)
-    directory = output if output is not None else Path(f"mcptape-report-{transcript.stem}")
+    stem = transcript.stem.removeprefix("mcptape-")  # record's default names start with it already
+    directory = output if output is not None else Path(f"mcptape-report-{stem}")
     bundle = make_report(transcript, directory, rules, redact=not no_redact, overwrite=overwrite)
     analysis = bundle.analysis
     total = len(analysis.findings) + analysis.findings_truncated
