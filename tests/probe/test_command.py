@@ -140,3 +140,35 @@ def test_usage_errors_exit_2_with_one_line(tmp_path: Path, mcptape_bin: str) -> 
         lines = proc.stderr.decode().splitlines()
         assert [line for line in lines if line.startswith("Error: ")] == [lines[-1]] and says in proc.stderr
         assert b"Traceback" not in proc.stderr and proc.stdout == b""
+
+
+def test_a_previous_probe_in_the_output_folder_is_replaced(tmp_path: Path, mcptape_bin: str) -> None:
+    """An earlier run's case transcripts and probe.json do not mix with this run's; other files stay."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("batch.jsonl", "probe.json", "start.jsonl"):
+        (out / name).write_text("from an earlier run")
+    (out / "mine.txt").write_text("not the probe's")
+    proc = run(
+        mcptape_bin,
+        "-o",
+        "out",
+        "--timeout",
+        "3",
+        "--idle",
+        "0.1",
+        "--case",
+        "debug-line",
+        "--",
+        *PB_SERVER,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "debug-line.jsonl",
+        "mine.txt",
+        "probe.json",
+        "start.jsonl",
+    ]
+    assert (out / "probe.json").read_text() != "from an earlier run"
+    assert (out / "start.jsonl").read_text() != "from an earlier run"

@@ -35,7 +35,8 @@ transcript is saved in DIR. Exit 0 when no case failed (warnings allowed), 1 whe
     default="mcptape-probe",
     show_default=True,
     metavar="DIR",
-    help="Directory for the transcripts (one per case) and probe.json.",
+    help="Directory for the transcripts (one per case) and probe.json; a previous probe's files "
+    "there are replaced.",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the report as JSON on stdout instead of the table."
@@ -135,6 +136,10 @@ def probe_command(
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
+        # A previous probe's results in DIR would mix with this run's (a case not run this time,
+        # an old probe.json after a Ctrl-C): remove the files a probe writes, by name, nothing else.
+        for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json"]:
+            (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
     plan = Plan(
