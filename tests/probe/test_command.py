@@ -172,3 +172,17 @@ def test_a_previous_probe_in_the_output_folder_is_replaced(tmp_path: Path, mcpta
     ]
     assert (out / "probe.json").read_text() != "from an earlier run"
     assert (out / "start.jsonl").read_text() != "from an earlier run"
+
+
+def test_cases_not_run_after_a_failed_start_are_counted_apart(tmp_path: Path, mcptape_bin: str) -> None:
+    """A server that exits at once: start fails, the others are 'not run' (summary, JSON, JUnit skipped),
+    and the details list the start case only."""
+    proc = run(mcptape_bin, "-o", "out", "--junit", "p.xml", "--case", "batch", "--", "false", cwd=tmp_path)
+    assert proc.returncode == 1
+    table = proc.stdout.decode()
+    assert table.rstrip().splitlines()[-1].startswith("FAIL: 0 passed, 0 warnings, 1 failed, 1 not run")
+    assert "start (FAIL)" in table and "batch (FAIL)" not in table
+    cases = {c["id"]: c for c in orjson.loads((tmp_path / "out" / "probe.json").read_bytes())["cases"]}
+    assert cases["start"]["ran"] is True and cases["batch"]["ran"] is False
+    suite = ET.parse(tmp_path / "p.xml").getroot()
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")

@@ -55,6 +55,7 @@ class CaseResult:
     http: int = 0  # HTTP attempts caused by the bad frame
     baseline: int | None = None  # executor calls + HTTP attempts of one valid call (start case)
     marker: str | None = None
+    ran: bool = True  # False: not run at all (see `not_run`)
     stderr: bytes = b""  # the first bytes the server wrote on stderr (the report's separate attachment)
     blocking: bool = False  # the clean start failed: the other cases cannot run
 
@@ -64,7 +65,8 @@ class CaseResult:
 
 
 def not_run(case: Case, why: str) -> CaseResult:
-    return CaseResult(case, Verdict.FAIL, why, [why])
+    """A case the probe could not run (the clean start failed): a failure, counted apart."""
+    return CaseResult(case, Verdict.FAIL, why, [why], ran=False)
 
 
 def exit_text(status: ExitStatus | None) -> str | None:

@@ -30,11 +30,14 @@ def counts(probe: ProbeResult) -> dict[str, int]:
 
 def summary_line(probe: ProbeResult) -> str:
     tally = counts(probe)
+    skipped = sum(1 for r in probe.results if not r.ran)
     parts = [
         f"{tally[Verdict.PASS.value]} passed",
         f"{tally[Verdict.WARN.value]} warnings",
-        f"{tally[Verdict.FAIL.value]} failed",
+        f"{tally[Verdict.FAIL.value] - skipped} failed",
     ]
+    if skipped:
+        parts.append(f"{skipped} not run")
     if tally[Verdict.NA.value]:
         parts.append(f"{tally[Verdict.NA.value]} not applicable")
     verdict = "FAIL" if probe.failed else "ok"
@@ -58,7 +61,7 @@ def render_table(probe: ProbeResult) -> str:
     lines.append(f"{'-' * width}  {'-' * 7}  {'-' * 19}")
     for case_id, verdict, did in rows:
         lines.append(f"{case_id:<{width}}  {verdict:<7}  {did}")
-    details = [r for r in probe.results if r.verdict in (Verdict.FAIL, Verdict.WARN)]
+    details = [r for r in probe.results if r.verdict in (Verdict.FAIL, Verdict.WARN) and r.ran]
     if details:
         lines.append("")
     for result in details:
@@ -111,6 +114,7 @@ def case_json(result: CaseResult) -> dict[str, Any]:
         "group": result.case.group,
         "title": result.case.title,
         "verdict": result.verdict.value,
+        "ran": result.ran,
         "did": result.did,
         "reasons": result.reasons,
         "executor_calls": result.executed,
@@ -139,15 +143,17 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
 
 
 def junit_xml(probe: ProbeResult) -> bytes:
-    """JUnit XML: one testcase per case; failures as <failure>, n/a as <skipped>, warnings in system-out."""
+    """JUnit XML: one testcase per case; failures as <failure>, n/a and not run as <skipped>,
+    warnings in system-out."""
     tally = counts(probe)
+    skipped = sum(1 for r in probe.results if not r.ran)
     suite = ET.Element(
         "testsuite",
         name="mcptape probe",
         tests=str(len(probe.results)),
-        failures=str(tally[Verdict.FAIL.value]),
+        failures=str(tally[Verdict.FAIL.value] - skipped),
         errors="0",
-        skipped=str(tally[Verdict.NA.value]),
+        skipped=str(tally[Verdict.NA.value] + skipped),
         time=f"{probe.seconds:.3f}",
     )
     props = ET.SubElement(suite, "properties")
@@ -169,7 +175,9 @@ def junit_xml(probe: ProbeResult) -> bytes:
                 f"transcript: {result.transcript}",
             ]
         )
-        if result.verdict is Verdict.FAIL:
+        if not result.ran:
+            ET.SubElement(case, "skipped", message=_xml_safe(result.did))
+        elif result.verdict is Verdict.FAIL:
             failure = ET.SubElement(
                 case, "failure", message=_xml_safe(result.reasons[0] if result.reasons else result.did)
             )
