@@ -49,8 +49,10 @@ async def test_next_finding_reaches_the_exec_after_reject_row(tmp_path: Path) ->
         assert app.model.describe(row).status == "exec-after-reject"
         text = screen_text(app)
         assert "deploy-prod" in text and "which was rejected" in text
+        assert app.reason.startswith(f"cursor: row {row + 1} — exec-after-reject: ")  # the header follows
         await pilot.press("left_square_bracket")
         assert app.messages.current_row == 3
+        assert app.reason.startswith("cursor: row 4 — non-protocol-output: ")
 
 
 async def test_search_finds_a_raw_byte_string(tmp_path: Path) -> None:

@@ -252,12 +252,26 @@ class ViewerApp(FilterActions):
             return
         if event.row is not None and len(self.index):
             self._show_detail(event.row)
+            if event.source.user_moved:  # the header says why the cursor is where it is
+                self._say_where(event.row)
         elif event.row is None and len(self.index):
             self.detail_row = None
             if event.source is self.stderr_list:
                 self.detail.show(None, "no stderr line")
             else:
                 self.detail.show(None, "no row matches the filters (c, m, f change them)")
+
+    def _say_where(self, row: int) -> None:
+        """Once the user moves the cursor, the header's reason follows it (the landing's no longer holds)."""
+        facts = self.model.facts
+        found = facts.findings.get(row) if facts is not None else None
+        if found:
+            first = found[0]
+            more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+            self.reason = f"cursor: row {row + 1} — {first.rule}: {safe_text(first.message)}{more}"
+        else:
+            self.reason = f"cursor: row {row + 1} (] [ go through the findings)"
+        self.header_widget.set(reason=self.reason)
 
     def _show_detail(self, row: int) -> None:
         """Show `row`; showing the same row again (new facts, --follow) keeps the pane's scroll."""
