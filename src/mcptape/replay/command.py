@@ -213,7 +213,7 @@ def _replay_folder(
         elif result.same:
             _emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
         else:
-            _emit(f"different   {name}\n", False)
+            _emit(f"different   {name} ({result.run.seconds:.1f}s)\n", False)
             _emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
         if result.same:
             same += 1
