@@ -12,9 +12,9 @@ import re
 _NAMED = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x5C: "\\\\"}
 # C0 controls, DEL, C1 controls, the Unicode format characters that reorder or hide text, and lone
 # surrogates (a file name that is not UTF-8, as argv and os.listdir give it: no stream can print it).
-_UNSAFE_CHAR = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ud800-\udfff\ufeff\\\\]"
-)
+_FORMAT = "\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = f"\x00-\x1f\x7f-\x9f{_FORMAT}\ud800-\udfff"
+_UNSAFE_CHAR = re.compile(f"[{_UNSAFE}\\\\]")
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -35,7 +35,7 @@ def escape_text(text: str) -> str:
     return _UNSAFE_CHAR.sub(_escape_char, text)
 
 
-_UNSAFE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ud800-\udfff\ufeff]")
+_UNSAFE_CONTROL = re.compile(f"[{_UNSAFE}]")
 
 
 def escape_controls(text: str) -> str:
@@ -46,7 +46,7 @@ def escape_controls(text: str) -> str:
 
 # What a serialized JSON document may still carry raw inside its strings (JSON encoders escape only
 # C0 controls, and only inside strings; a newline outside them is an indented document's own).
-_UNSAFE_IN_JSON = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_IN_JSON = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_FORMAT}]")
 
 
 def escape_json(document: str) -> str:
