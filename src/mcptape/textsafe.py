@@ -1,8 +1,10 @@
 """Make transcript bytes safe to show in a terminal.
 
-A server's bytes must never drive the user's terminal: no ESC sequences, no OSC strings, no bell,
-no carriage return that overwrites a line, no bidirectional override that reorders it. Every byte
-the CLI or the viewer shows from a transcript goes through `escape` first.
+A server's bytes must never drive the user's terminal or mislead its reader: no ESC sequences, no
+OSC strings, no bell, no carriage return that overwrites a line, no bidirectional control that
+reorders it, no invisible format character (zero-width, tag characters) that hides text. Every byte
+the CLI, the viewer, `--json` output or report.md shows from a transcript goes through this module,
+and all its functions share one definition of unsafe text (`UNSAFE_RANGES`).
 """
 
 from __future__ import annotations
@@ -10,11 +12,31 @@ from __future__ import annotations
 import re
 
 _NAMED = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x5C: "\\\\"}
-# C0 controls, DEL, C1 controls, the Unicode format characters that reorder or hide text, and lone
-# surrogates (a file name that is not UTF-8, as argv and os.listdir give it: no stream can print it).
-_FORMAT = "\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-_UNSAFE = f"\x00-\x1f\x7f-\x9f{_FORMAT}\ud800-\udfff"
-_UNSAFE_CHAR = re.compile(f"[{_UNSAFE}\\\\]")
+
+# The one definition of unsafe text. A character is unsafe when its Unicode category is
+#   Cc  control: C0 (NUL..US), DEL, C1 (0x80..0x9f): ESC sequences, bell, carriage return;
+#   Cf  format: every bidi control (ALM U+061C, LRM/RLM, LRE..RLO U+202A-202E, LRI..PDI U+2066-2069),
+#       zero-width characters, the soft hyphen, BOM, interlinear annotations, the invisible tag
+#       characters U+E0001 and U+E0020-E007F, and the rest of the category (Unicode 15.1);
+#   Zl, Zp  the line and paragraph separators U+2028, U+2029;
+#   Cs  a lone surrogate (a file name that is not UTF-8, as argv and os.listdir give it).
+# `tests/hostile/test_unsafe_text.py` checks this table against `unicodedata` of the running Python.
+CF_RANGES = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+UNSAFE_RANGES = f"\x00-\x1f\x7f-\x9f{CF_RANGES}\ud800-\udfff"
+_UNSAFE_CHAR = re.compile(f"[{UNSAFE_RANGES}\\\\]")
+_UNSAFE_CONTROL = re.compile(f"[{UNSAFE_RANGES}]")
+# What a serialized JSON document may still carry raw inside its strings (JSON encoders escape only
+# C0 controls, and only inside strings; a newline outside them is an indented document's own).
+_UNSAFE_IN_JSON = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{CF_RANGES}\ud800-\udfff]")
+
+
+def is_unsafe(char: str) -> bool:
+    """Would a terminal (or a person reading it) be misled by this character shown raw?"""
+    return _UNSAFE_CONTROL.fullmatch(char) is not None
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -27,6 +49,8 @@ def _escape_char(match: re.Match[str]) -> str:
         return f"\\x{code:02x}"
     if 0xDC80 <= code <= 0xDCFF:  # the byte surrogateescape could not decode
         return f"\\x{code - 0xDC00:02x}"
+    if code > 0xFFFF:  # a tag character: \U and eight digits, as Python writes it
+        return f"\\U{code:08x}"
     return f"\\u{code:04x}"
 
 
@@ -35,28 +59,29 @@ def escape_text(text: str) -> str:
     return _UNSAFE_CHAR.sub(_escape_char, text)
 
 
-_UNSAFE_CONTROL = re.compile(f"[{_UNSAFE}]")
-
-
 def escape_controls(text: str) -> str:
     """`escape_text` without doubling backslashes: for mcptape's own one-line messages, which may
     quote a file name or an argument the user typed (a backslash there is just a backslash)."""
     return text if text.isprintable() else _UNSAFE_CONTROL.sub(_escape_char, text)
 
 
-# What a serialized JSON document may still carry raw inside its strings (JSON encoders escape only
-# C0 controls, and only inside strings; a newline outside them is an indented document's own).
-_UNSAFE_IN_JSON = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_FORMAT}]")
+def _json_escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells a character beyond the BMP as a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def escape_json(document: str) -> str:
     """Make serialized JSON safe for a terminal and keep it the same JSON value.
 
-    Each character a terminal would act on (DEL, C1 controls, bidirectional and invisible format
-    characters) becomes a `\\uXXXX` escape, which JSON reads back as the same character; the rest,
-    backslashes included, is left as the encoder wrote it, so the text stays readable JSON.
+    Each unsafe character (see `UNSAFE_RANGES`: DEL, C1 controls, every format character, line and
+    paragraph separators) becomes a `\\uXXXX` escape (a surrogate pair beyond U+FFFF), which JSON
+    reads back as the same character; the rest, backslashes included, is left as the encoder wrote
+    it, so the text stays readable JSON.
     """
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+    return _UNSAFE_IN_JSON.sub(_json_escape_char, document)
 
 
 def escape(data: bytes, limit: int | None = None) -> str:
