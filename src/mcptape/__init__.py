@@ -1,8 +1,12 @@
-"""mcptape: record, replay, check and inspect the raw traffic of MCP stdio sessions."""
+"""mcptape: record, replay, check and inspect the raw traffic of MCP stdio sessions.
+
+This package's face, at the top of the house: its version, and `mcptape.replay(path, command)`.
+Modules of the package import `mcptape.version`, never this module's names.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from mcptape.version import __version__ as __version__
 
 # No `typing` at run time: `mcptape record` imports this package before it spawns the server,
 # and typing alone costs ~4-8 ms there.

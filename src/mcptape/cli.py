@@ -1,5 +1,6 @@
-"""The click command line: a thin shell over the packages. Each command lives with its package and
-is imported only when it runs, so `mcptape record` never pays for textual or the analysis code."""
+"""The click command line: a thin shell over the packages. Each command lives in the command layer
+(`mcptape.commands`) and is imported only when it runs, so `mcptape record` never pays for textual
+or the analysis code."""
 
 from __future__ import annotations
 
@@ -12,19 +13,19 @@ from typing import Any, NoReturn
 
 import click
 
-from mcptape import __version__
+from mcptape.version import __version__
 
 # command name -> "module:attribute" of its click command
 COMMANDS: dict[str, str] = {
-    "record": "mcptape.recorder.command:record_command",
-    "check": "mcptape.check.command:check_command",
-    "replay": "mcptape.replay.command:replay_command",
-    "diff": "mcptape.replay.command:diff_command",
-    "view": "mcptape.tui.command:view_command",
-    "probe": "mcptape.probe.command:probe_command",
-    "redact": "mcptape.share.command:redact_command",
-    "report": "mcptape.share.command:report_command",
-    "demo": "mcptape.demo.command:demo_command",
+    "record": "mcptape.commands.record:record_command",
+    "check": "mcptape.commands.check:check_command",
+    "replay": "mcptape.commands.replay:replay_command",
+    "diff": "mcptape.commands.replay:diff_command",
+    "view": "mcptape.commands.view:view_command",
+    "probe": "mcptape.commands.probe:probe_command",
+    "redact": "mcptape.commands.share:redact_command",
+    "report": "mcptape.commands.share:report_command",
+    "demo": "mcptape.commands.demo:demo_command",
 }
 
 

@@ -17,8 +17,8 @@ def main(argv: list[str] | None = None) -> None:
 
         opts = parse_fast(args[1:])
         if opts is not None:
+            from mcptape.commands.recording import record
             from mcptape.errors import MCPTapeError
-            from mcptape.recorder.run import record
 
             try:
                 code = record(opts)

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcptape.check.analyze import Analyzer
-from mcptape.check.command import check_command
 from mcptape.check.report import render_text
+from mcptape.commands.check import check_command
 from mcptape.transcript import Event
 from mcptape.transcript.writer import new_header, write_transcript
 from tests.check.helpers import error, events, request, result

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcptape.check.analyze import analyze
-from mcptape.check.command import check_command
+from mcptape.commands.check import check_command
 from mcptape.transcript.writer import new_header, write_transcript
 from tests.check.helpers import Item, error, events, initialize, request, result
 

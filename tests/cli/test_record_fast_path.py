@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import pytest
 
-from mcptape.recorder.command import record_command
+from mcptape.commands.record import record_command
 from mcptape.recorder.options import RecordOptions, parse_fast
 
 SPELLINGS = [

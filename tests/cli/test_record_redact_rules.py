@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcptape.recorder.command import record_command
+from mcptape.commands.record import record_command
 from mcptape.recorder.options import FLAGS, parse_fast
 from tests.conftest import console_script
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from mcptape.harness import Harness
 from mcptape.probe.cases import BY_ID, Call
 from mcptape.probe.driver import Driver, Status
 from mcptape.probe.judge import judge
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import Plan, absolute_paths, run_case
-from mcptape.recorder.harness import Harness
 from tests.probe.support import PB_SERVER, by_id, probe
 
 

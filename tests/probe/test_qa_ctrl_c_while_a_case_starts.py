@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import mcptape.probe.runner as runner
+from mcptape.harness import Harness
 from mcptape.probe.cases import CASES
-from mcptape.recorder.harness import Harness
 from tests.conftest import SERVERS, console_script  # noqa: F401
 
 

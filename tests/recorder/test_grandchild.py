@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from mcptape.errors import SpawnError
+from mcptape.harness import Harness
 from mcptape.recorder import session as session_module
-from mcptape.recorder.harness import Harness
 
 # The server forks a grandchild that keeps stdout, writes one late line after a second, and exits.
 LINGERING = """\

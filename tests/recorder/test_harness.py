@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from mcptape.recorder.harness import Harness
+from mcptape.harness import Harness
 from mcptape.transcript import open_transcript
 from tests.conftest import SERVERS
 
@@ -82,7 +82,7 @@ def test_a_flood_nobody_reads_is_held_back_then_drained_and_recorded(tmp_path: P
     after stop() it finishes writing: every byte is recorded, none is kept in memory."""
     import time
 
-    from mcptape.recorder.harness import QUEUED_FRAMES
+    from mcptape.harness import QUEUED_FRAMES
 
     done = tmp_path / "wrote-everything"
     path = tmp_path / "flood.jsonl"
@@ -104,7 +104,7 @@ def test_a_flood_nobody_reads_is_held_back_then_drained_and_recorded(tmp_path: P
 
 DRIVER = r"""
 import sys, time
-from mcptape.recorder.harness import Harness
+from mcptape.harness import Harness
 deaf = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
 server = [sys.executable, "-c", deaf, sys.argv[1]]
 h = Harness(server, sys.argv[2], shutdown_timeout=0.3)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcptape.replay.diff import diff_events
-from mcptape.replay.ignore import parse_rule
+from mcptape.diff.ignore import parse_rule
+from mcptape.diff.sessions import diff_events
 from tests.replay.events import (
     INIT,
     INIT_OK,
@@ -170,7 +170,7 @@ def test_a_request_id_reused_for_another_method_is_a_difference() -> None:
 
 def test_a_flood_of_non_protocol_lines_is_kept_bounded_and_counted() -> None:
     """Past STDOUT_KEPT lines per side, noise is counted, not kept: memory stays flat, the diff says so."""
-    from mcptape.replay.diff import STDOUT_KEPT
+    from mcptape.diff.sessions import STDOUT_KEPT
     from mcptape.replay.render import render_diff
 
     old, new = base(), base()

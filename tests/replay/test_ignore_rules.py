@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from mcptape.diff.compare import MISSING, compare, same_value
+from mcptape.diff.ignore import JSON, parse_rule, render_path
 from mcptape.errors import UsageError
-from mcptape.replay.compare import MISSING, compare, same_value
-from mcptape.replay.ignore import JSON, parse_rule, render_path
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import mcptape.tui.command
-from mcptape.replay.command import replay_command
+import mcptape.commands.view
+from mcptape.commands.replay import replay_command
 from tests.conftest import PYTHON, ROOT, SERVERS
 
 
@@ -18,7 +18,7 @@ def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
 ) -> None:
     """The viewer receives the same Diff the report was made from, with both sessions' names."""
     opened: list[tuple[Any, str, str]] = []
-    monkeypatch.setattr(mcptape.tui.command, "view_diff", lambda d, o, n: opened.append((d, o, n)))
+    monkeypatch.setattr(mcptape.commands.view, "view_diff", lambda d, o, n: opened.append((d, o, n)))
     tape = ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl"
     out = tmp_path / "new.jsonl"
     result = CliRunner().invoke(

@@ -61,7 +61,7 @@ def test_a_directory_without_transcripts_is_one_error_line(tmp_path: Path) -> No
 
 def test_a_directory_opens_its_newest_transcript(tmp_path: Path) -> None:
     """`view DIR` (one file per session, as `record -o DIR/` writes) picks the newest `*.jsonl`."""
-    from mcptape.tui.command import newest_in
+    from mcptape.commands.view import newest_in
 
     old, new = banner_session(tmp_path / "b-old.jsonl"), banner_session(tmp_path / "a-new.jsonl")
     (tmp_path / "notes.txt").write_text("not a transcript")
@@ -112,8 +112,8 @@ def test_off_a_terminal_the_diff_viewer_is_skipped_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Off a terminal `replay --view` keeps its report and exit code; the viewer notes it was not opened."""
+    from mcptape.commands.view import view_diff
     from mcptape.replay.api import diff_files
-    from mcptape.tui.command import view_diff
 
     path = banner_session(tmp_path / "t.jsonl")
     view_diff(diff_files(path, path, config=False), "old", "new")

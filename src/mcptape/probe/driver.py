@@ -19,7 +19,7 @@ import orjson
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message
 from mcptape.check.protocol import META_VERSION_KEY, STATELESS_VERSION
-from mcptape.recorder.harness import Harness, ServerGone
+from mcptape.harness import Harness, ServerGone
 
 PROPOSED_VERSION = "2025-06-18"
 CLIENT_INFO = {"name": "mcptape-probe", "version": "1"}

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.errors import UsageError
+from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, judge, not_run
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
-from mcptape.recorder.harness import Harness
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first

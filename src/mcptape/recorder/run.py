@@ -18,7 +18,13 @@ from mcptape.recorder.spawn import enlarge_pipe, spawn
 
 TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from mcptape.recorder.sideeffects import DeferredSink, SideEffects
+    from mcptape.transcript.writer import TranscriptWriter
+
+    # opens the transcript's writer: (fd, clock start, server command, server environment) -> writer
+    OpenWriter = Callable[[int, float, Sequence[str], Mapping[str, str]], TranscriptWriter]
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -69,8 +75,13 @@ def _cwd() -> str:
         return os.environ.get("PWD", "")
 
 
-def record(opts: RecordOptions) -> int:
-    """Record `opts.command` with this process's stdio as the client; return the exit code."""
+def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
+    """Record `opts.command` with this process's stdio as the client; return the exit code.
+
+    `writer_opener`, when given, is asked before the spawn (so a bad rule fails first) for the function
+    that opens the transcript's writer in place of a plain `TranscriptWriter`: `record --redact`
+    passes the share package's redacting writer (wired in `mcptape.commands.recording`).
+    """
     import time
 
     from mcptape.errors import UsageError
@@ -86,12 +97,7 @@ def record(opts: RecordOptions) -> int:
 
         for name in opts.stubs:
             check_name(name)
-    rules = None
-    if opts.redact or opts.redact_keys or opts.redact_patterns:
-        from mcptape.share.rules import Rules
-
-        # a bad regex fails before the spawn
-        rules = Rules.build(opts.redact_keys, opts.redact_patterns, regex_flag="--redact-pattern")
+    open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
     path = resolve_output(opts.output)
     from mcptape.transcript.files import open_output
 
@@ -138,12 +144,8 @@ def record(opts: RecordOptions) -> int:
     from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter, new_header
 
-    if rules is not None:  # record --redact: each line is redacted before it reaches the file (share/live.py)
-        from mcptape.share.live import redacting_writer
-
-        writer: TranscriptWriter = redacting_writer(
-            fd, clock_start=t0, command=opts.command, environ=env, rules=rules
-        )
+    if open_writer is not None:  # record --redact: each line is redacted before it reaches the file
+        writer: TranscriptWriter = open_writer(fd, t0, opts.command, env)
     else:
         writer = TranscriptWriter(fd, clock_start=t0)
     try:

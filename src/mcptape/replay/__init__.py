@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from mcptape.lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from mcptape.diff.ignore import Rule, parse_rule
+    from mcptape.diff.sessions import Diff, Pair, diff_events
     from mcptape.replay.api import ReplayResult, diff_files, replay
     from mcptape.replay.config import Config, load_config
-    from mcptape.replay.diff import Diff, Pair, diff_events
-    from mcptape.replay.ignore import Rule, parse_rule
 
 __all__ = [
     "Config",
@@ -50,11 +50,11 @@ _WHERE = {
     "replay": "mcptape.replay.api",
     "Config": "mcptape.replay.config",
     "load_config": "mcptape.replay.config",
-    "Diff": "mcptape.replay.diff",
-    "Pair": "mcptape.replay.diff",
-    "diff_events": "mcptape.replay.diff",
-    "Rule": "mcptape.replay.ignore",
-    "parse_rule": "mcptape.replay.ignore",
+    "Diff": "mcptape.diff.sessions",
+    "Pair": "mcptape.diff.sessions",
+    "diff_events": "mcptape.diff.sessions",
+    "Rule": "mcptape.diff.ignore",
+    "parse_rule": "mcptape.diff.ignore",
 }
 
 

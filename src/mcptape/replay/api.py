@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcptape.diff.ignore import Rule, parse_rule
+from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.replay.config import Config, load_config
-from mcptape.replay.diff import EXECUTOR, Diff, diff_events
 from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
-from mcptape.replay.ignore import Rule, parse_rule
 from mcptape.replay.plan import make_plan
 from mcptape.transcript.events import Header
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcptape.diff.ignore import Rule, parse_rules
 from mcptape.errors import UsageError
-from mcptape.replay.ignore import Rule, parse_rules
 
 KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace"}
 

@@ -18,7 +18,7 @@ import orjson
 
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
-from mcptape.recorder.harness import Harness, ServerGone
+from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.session import ExitStatus
 from mcptape.replay.plan import Plan, is_answer, is_server_request
 

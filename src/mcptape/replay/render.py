@@ -12,8 +12,8 @@ import orjson
 
 from mcptape.check.model import ExecCall, Finding, Frame, Message
 from mcptape.check.report import raw_json
-from mcptape.replay.compare import MISSING, Change, Hidden
-from mcptape.replay.diff import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
+from mcptape.diff.compare import MISSING, Change, Hidden
+from mcptape.diff.sessions import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
 from mcptape.textsafe import escape, escape_json, escape_text
 
 if TYPE_CHECKING:

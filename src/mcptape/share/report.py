@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcptape import __version__
 from mcptape.check.analyze import analyze_file
 from mcptape.check.classify import classify
 from mcptape.check.framing import frames
@@ -29,6 +28,7 @@ from mcptape.share.rules import Rules
 from mcptape.textsafe import escape, escape_text, hexdump
 from mcptape.transcript import Header, open_transcript
 from mcptape.transcript.files import open_output
+from mcptape.version import __version__
 
 CONTEXT = 2  # lines shown before and after the first offending line
 SHOW = 400  # bytes of one line shown in the report

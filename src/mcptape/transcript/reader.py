@@ -15,9 +15,9 @@ from typing import IO, Any
 
 import orjson
 
-from mcptape import __version__
 from mcptape.errors import TranscriptError
 from mcptape.transcript.events import FORMAT_VERSION, Event, Header
+from mcptape.version import __version__
 
 _BUFFER = 1 << 20
 # A header line is a few hundred bytes (its longest part is the command line): reading at most this

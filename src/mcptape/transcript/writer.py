@@ -10,10 +10,10 @@ import os
 import threading
 import time
 
-from mcptape import __version__
 from mcptape.errors import OutputError
 from mcptape.transcript.events import FORMAT_VERSION, Event, Header, encode_bytes
 from mcptape.transcript.files import open_output
+from mcptape.version import __version__
 
 TYPE_CHECKING = False  # typing, pathlib and datetime stay unimported on the record path
 if TYPE_CHECKING:

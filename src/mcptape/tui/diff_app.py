@@ -15,7 +15,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
-from mcptape.replay.diff import Diff
+from mcptape.diff.sessions import Diff
 from mcptape.tui.bindings import DIFF_BINDINGS
 from mcptape.tui.diffmodel import (
     LEGEND,

@@ -12,8 +12,8 @@ import orjson
 from rich.text import Text
 
 from mcptape.check.model import ExecCall, Message
-from mcptape.replay.compare import MISSING
-from mcptape.replay.diff import Diff, Pair
+from mcptape.diff.compare import MISSING
+from mcptape.diff.sessions import Diff, Pair
 from mcptape.textsafe import escape
 from mcptape.tui.rowinfo import fit
 from mcptape.tui.safe import one_line, safe_text

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.replay.ignore import JSON, Path, Rule, render_path
+from mcptape.diff.ignore import JSON, Path, Rule, render_path
 
 
 class _Missing:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from mcptape.replay.diff import Diff
+    from mcptape.diff.sessions import Diff
 
 
 def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -> None:

@@ -170,7 +170,7 @@ def replay_command(
     result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
     _emit(result.to_json() if as_json else result.render(), as_json)
     if view:
-        from mcptape.tui.command import view_diff
+        from mcptape.commands.view import view_diff
 
         view_diff(result.diff, str(transcript), str(output) if output is not None else "replay")
     if update and not result.same:

@@ -1,11 +1,11 @@
-"""`mcptape record` as a click command: its help and its errors. The work is in `run.record`."""
+"""`mcptape record` as a click command: its help and its errors. The work is in `recording.record`."""
 
 from __future__ import annotations
 
 import click
 
+from mcptape.commands.recording import record
 from mcptape.recorder.options import RecordOptions
-from mcptape.recorder.run import record
 
 
 @click.command(

@@ -25,8 +25,8 @@ from mcptape.check.analyze import Analyzer
 from mcptape.check.framing import lines_of
 from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
 from mcptape.check.rules import UNANSWERED_REQUEST
-from mcptape.replay.compare import Change, Hidden, compare
-from mcptape.replay.ignore import BUILTIN, Rule
+from mcptape.diff.compare import Change, Hidden, compare
+from mcptape.diff.ignore import BUILTIN, Rule
 from mcptape.transcript.events import Event
 
 RESPONSE, NOTIFICATION, SERVER_REQUEST, EXECUTOR = "response", "notification", "server-request", "executor"

@@ -79,7 +79,7 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
         click.echo(f"Next: mcptape view {tapes['buggy']}")
         return
     click.echo(f"== mcptape view {tapes['buggy']}   (q quits)")
-    from mcptape.tui.command import view_command
+    from mcptape.commands.view import view_command
 
     click.get_current_context().invoke(
         view_command, transcript=tapes["buggy"], other=None, follow=False, keymap=None

@@ -1,0 +1,41 @@
+"""`mcptape record`, wired: the recorder, with the share package's redaction when `--redact` asks.
+
+Click-free, so the console script's fast path (`mcptape.entry`) calls it before click, rich or the
+analysis code is imported; the click command (`mcptape.commands.record`) calls it too.
+"""
+
+from __future__ import annotations
+
+from mcptape.recorder.options import RecordOptions
+from mcptape.recorder.run import record as run_recorder
+
+TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from mcptape.recorder.run import OpenWriter
+    from mcptape.transcript.writer import TranscriptWriter
+
+
+def record(opts: RecordOptions) -> int:
+    """Record `opts.command` with this process's stdio as the client; return the exit code."""
+    if opts.redact or opts.redact_keys or opts.redact_patterns:
+        return run_recorder(opts, writer_opener=lambda: _redacting(opts))
+    return run_recorder(opts)
+
+
+def _redacting(opts: RecordOptions) -> OpenWriter:
+    """Build the redaction rules (a bad `--redact-pattern` fails here, before the spawn) and the
+    function that opens a writer redacting each line before it reaches the file."""
+    from mcptape.share.rules import Rules
+
+    rules = Rules.build(opts.redact_keys, opts.redact_patterns, regex_flag="--redact-pattern")
+
+    def open_writer(
+        fd: int, clock_start: float, command: Sequence[str], environ: Mapping[str, str]
+    ) -> TranscriptWriter:
+        from mcptape.share.live import redacting_writer
+
+        return redacting_writer(fd, clock_start=clock_start, command=command, environ=environ, rules=rules)
+
+    return open_writer
