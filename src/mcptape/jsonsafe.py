@@ -20,7 +20,7 @@ import orjson
 
 Path = tuple[str | int, ...]  # object member names and array indices from the root
 
-_END = object()
+_END: Any = object()
 
 
 def dumps(
@@ -96,7 +96,7 @@ def _encode(value: Any, indent: bool, sort_keys: bool, default: Callable[[Any], 
     start(value)
     while stack:
         frame = stack[-1]
-        member = next(frame[0], _END)
+        member: Any = next(frame[0], _END)
         if member is _END:
             stack.pop()
             if indent:
@@ -109,7 +109,8 @@ def _encode(value: Any, indent: bool, sort_keys: bool, default: Callable[[Any], 
         if indent:
             out.append("\n" + "  " * len(stack))
         if frame[1]:
-            name, member = member
+            name: Any = member[0]
+            member = member[1]
             out.append(_scalar(name if isinstance(name, str) else str(name), None) or '""')
             out.append(colon)
         start(member)
