@@ -1,4 +1,4 @@
-"""Replay runs the HTTP sink: a server's outbound HTTP call is recorded and answered 502, never sent."""
+"""Replay runs the HTTP sink: an outbound HTTP call is recorded and answered by the sink, never sent."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_replay_records_http_calls_in_the_sink_and_sees_the_fix(tmp_path: Path) 
     again = replay(tape, python_server(DEPLOY), output=new, config=False)
     assert again.same, again.render()
     [http] = [orjson.loads(e.data) for e in open_transcript(new).events() if e.ch == "http"]
-    assert http["target"] == "http://deploy.invalid/previews" and http["reply"] == 502
+    assert http["target"] == "http://deploy.invalid/previews" and http["reply"] == 200
     assert any(i.kind == "executed-actions" for i in again.issues)
     fixed = replay(tape, python_server(DEPLOY, "--fixed"), config=False)
     assert not fixed.same

@@ -1,7 +1,7 @@
 """The seed's deploy-preview story: a tool that starts its HTTP call before checking authorisation.
 
 Run with `--fixed` for the corrected order (authorisation first). The HTTP call goes to a host
-that does not exist; under `mcptape record --http-sink` it is recorded and answered 502.
+that does not exist; under `mcptape record --http-sink` it is recorded and answered 200 (empty).
 """
 
 from __future__ import annotations

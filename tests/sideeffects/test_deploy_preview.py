@@ -45,7 +45,8 @@ async def test_an_http_call_before_the_authorisation_check_is_reported_as_exec_a
     assert await _deploy(out, DEPLOY, ["stolen"]) == ["error -32001"]
     evs = events(out)
     [(t_http, post)] = records(evs, "http")
-    assert (post["method"], post["target"], post["reply"]) == ("POST", "http://deploy.invalid/previews", 502)
+    assert (post["method"], post["target"], post["reply"]) == ("POST", "http://deploy.invalid/previews", 200)
+    assert post["outcome"] == "ok"  # the deploy request was delivered: the refusal came after acting
     rid, t_request, t_response = call_span(evs, "deploy_preview", {"branch": "pr-12", "token": "stolen"})
     assert t_request <= t_http <= t_response
     code, report = _check(out)

@@ -1,4 +1,8 @@
-"""The loopback HTTP sink: every outbound attempt is an `http` event, answered 502, never forwarded."""
+"""The loopback HTTP sink: every outbound attempt is an `http` event, never forwarded.
+
+Plain HTTP gets a neutral `200` with an empty body; a `CONNECT` (HTTPS) gets `502`, since the sink
+speaks no TLS for a host it does not reach. `outcome` records which: `ok` or `failed`.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +66,7 @@ def canary() -> Iterator[str]:
     origin.server_close()
 
 
-async def test_urllib_requests_become_http_events_and_get_502(tmp_path: Path, canary: str) -> None:
+async def test_urllib_requests_become_http_events_plain_http_gets_200(tmp_path: Path, canary: str) -> None:
     """urllib's GET, POST and HTTPS CONNECT are recorded during their tool call; none is forwarded."""
     out = tmp_path / "t.jsonl"
     calls = [
@@ -71,14 +75,14 @@ async def test_urllib_requests_become_http_events_and_get_502(tmp_path: Path, ca
         ("fetch_urllib", {"url": "https://example.invalid/secure"}),
     ]
     texts = await call_tools(out, HTTP, calls, flags=["--http-sink"])
-    assert texts == ["status 502", "status 502", "error Tunnel connection failed: 502 Bad Gateway"]
+    assert texts == ["status 200", "status 200", "error Tunnel connection failed: 502 Bad Gateway"]
     assert Canary.hits == []
     evs = events(out)
     seen = records(evs, "http")
-    assert [(r["method"], r["target"], r["reply"]) for _, r in seen] == [
-        ("GET", f"{canary}/live?token=REDACTED&page=1", 502),
-        ("POST", "http://example.invalid/deploy", 502),
-        ("CONNECT", "example.invalid:443", 502),
+    assert [(r["method"], r["target"], r["reply"], r["outcome"]) for _, r in seen] == [
+        ("GET", f"{canary}/live?token=REDACTED&page=1", 200, "ok"),
+        ("POST", "http://example.invalid/deploy", 200, "ok"),
+        ("CONNECT", "example.invalid:443", 502, "failed"),
     ]
     get, post, connect = (r for _, r in seen)
     assert ["Authorization", "<redacted>"] in get["headers"]
@@ -92,7 +96,7 @@ async def test_urllib_requests_become_http_events_and_get_502(tmp_path: Path, ca
         assert t_request <= t <= t_response
 
 
-async def test_httpx_requests_become_http_events_and_get_502(tmp_path: Path, canary: str) -> None:
+async def test_httpx_requests_become_http_events_https_refused(tmp_path: Path, canary: str) -> None:
     """httpx's plain request and its HTTPS tunnel are recorded and refused; none is forwarded."""
     out = tmp_path / "t.jsonl"
     calls = [
@@ -100,7 +104,7 @@ async def test_httpx_requests_become_http_events_and_get_502(tmp_path: Path, can
         ("fetch_httpx", {"url": "https://example.invalid/"}),
     ]
     texts = await call_tools(out, HTTP, calls, flags=["--http-sink"])
-    assert texts == ["status 502", "error ProxyError: 502 Bad Gateway"]
+    assert texts == ["status 200", "error ProxyError: 502 Bad Gateway"]
     assert Canary.hits == []
     seen = [r for _, r in records(events(out), "http")]
     assert [(r["method"], r["target"]) for r in seen] == [
@@ -130,7 +134,7 @@ def _exchange(sink: HttpSink, request: bytes) -> bytes:
 
 
 def test_a_chunked_body_is_read_and_counted_not_forwarded() -> None:
-    """A chunked POST is read to its end, its decoded size recorded, and answered 502."""
+    """A chunked POST is read to its end, its decoded size recorded, and answered 200 with no body."""
     got = ListSink()
     sink = HttpSink(got).start()
     try:
@@ -141,7 +145,8 @@ def test_a_chunked_body_is_read_and_counted_not_forwarded() -> None:
         )
     finally:
         sink.stop()
-    assert reply.startswith(b"HTTP/1.1 502 Bad Gateway\r\n")
+    assert reply.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert reply.endswith(b"\r\n\r\n") and b"Content-Length: 0\r\n" in reply
     [(_, ch, line)] = got.chunks
     assert ch == "http" and line.endswith(b"}\n") and line.count(b"\n") == 1
     assert b'"body_size":8' in line and b'["Cookie","<redacted>"]' in line and b"sid=1" not in line
@@ -158,6 +163,25 @@ def test_bytes_that_are_not_http_are_recorded_and_answered_400() -> None:
     assert reply.startswith(b"HTTP/1.1 400 Bad Request\r\n")
     [(_, _, line)] = got.chunks
     assert b'"error":"not an HTTP/1.x request line"' in line and b'"reply":400' in line
+    assert b'"outcome":"failed"' in line
+
+
+@pytest.mark.parametrize(("status", "outcome"), [(200, "ok"), (204, None), (404, "failed"), (502, "failed")])
+def test_the_plain_http_answer_can_be_chosen(status: int, outcome: str | None) -> None:
+    """`reply=` sets what plain HTTP gets (a status with a body); `outcome` follows it."""
+    if outcome is None:
+        with pytest.raises(ValueError):
+            HttpSink(ListSink(), reply=status)
+        return
+    got = ListSink()
+    sink = HttpSink(got, reply=status).start()
+    try:
+        reply = _exchange(sink, b"GET http://api.example/x HTTP/1.1\r\nHost: api.example\r\n\r\n")
+    finally:
+        sink.stop()
+    assert reply.startswith(f"HTTP/1.1 {status} ".encode())
+    [(_, _, line)] = got.chunks
+    assert f'"reply":{status},"outcome":"{outcome}"'.encode() in line
 
 
 @pytest.mark.parametrize(
@@ -236,7 +260,7 @@ def test_curl_in_the_server_process_tree_goes_through_the_sink(tmp_path: Path, c
         stdin=subprocess.DEVNULL,
         timeout=60,
     )
-    assert done.stdout.split() == ["502", "rc=0", "rc=56"]  # 56: curl's "CONNECT tunnel failed"
+    assert done.stdout.split() == ["200", "rc=0", "rc=56"]  # 56: curl's "CONNECT tunnel failed"
     assert Canary.hits == []
     seen = [r for _, r in records(events(out), "http")]
     assert [(r["method"], r["target"]) for r in seen] == [

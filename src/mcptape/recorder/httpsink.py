@@ -5,11 +5,22 @@ request (absolute-URI, origin-form or `CONNECT`) becomes one JSON line on channe
 
     {"method": "POST", "target": "http://api.example/deploy", "form": "absolute",
      "version": "HTTP/1.1", "headers": [["Host", "api.example"], ["Authorization", "<redacted>"]],
-     "content_length": 12, "body_size": 12, "reply": 502}
+     "content_length": 12, "body_size": 12, "reply": 200, "outcome": "ok"}
 
-The line is recorded before the sink answers `502 Bad Gateway` (`400` for bytes that are not an
-HTTP request) and closes the connection. No outbound connection is ever opened: there is no code
-here that could open one. Threads, not asyncio; imported only when `--http-sink` is given.
+The line is recorded before the sink answers, then the connection is closed. What it answers:
+
+* a plain-HTTP request: `200 OK` with an empty body (`reply` sets another status). A stand-in that
+  failed every request would turn every HTTP tool's happy path into an error path, and every
+  such error into an "action after a reject";
+* `CONNECT` (the first step of HTTPS through a proxy): `502 Bad Gateway`. The sink cannot speak TLS
+  for a host it does not reach, so an HTTPS request through it always fails;
+* bytes that are not an HTTP request: `400`.
+
+`outcome` is the sink's verdict on the action, for the check core's attribution: `"ok"` when the
+sink answered 2xx (the request was delivered, as far as the server can tell), `"failed"` when it
+answered an error, so the server's own error for that request reports the failed action rather
+than a refusal. No outbound connection is ever opened: there is no code here that could open one.
+Threads, not asyncio; imported only when `--http-sink` is given.
 """
 
 from __future__ import annotations
@@ -36,6 +47,26 @@ _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 NO_PROXY_VARS = ("NO_PROXY", "no_proxy")
 SINK_URL_VAR = "MCPTAPE_HTTP_SINK"
+DEFAULT_REPLY = 200  # what a plain-HTTP request gets
+CONNECT_REPLY = 502  # what a CONNECT gets: no TLS is spoken for a host the sink does not reach
+OK, FAILED = "ok", "failed"  # the record's `outcome`
+REASONS = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No Content",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
+
+
+def outcome(status: int) -> str:
+    """The sink's verdict on an action it answered with `status`."""
+    return OK if 200 <= status < 300 else FAILED
 
 
 def proxy_env(url: str) -> dict[str, str]:
@@ -186,8 +217,11 @@ def _header(headers: list[tuple[str, str]], name: str) -> list[str]:
 class HttpSink:
     """The sink: `start()`, point the child at `url`, `stop()` when the child is gone."""
 
-    def __init__(self, sink: Sink, host: str = "127.0.0.1") -> None:
+    def __init__(self, sink: Sink, host: str = "127.0.0.1", reply: int = DEFAULT_REPLY) -> None:
+        if not 200 <= reply <= 599 or reply in (204, 304):
+            raise ValueError(f"reply must be an HTTP status from 200 to 599 with a body, not {reply}")
         self.sink = sink
+        self.reply = reply
         self.requests = 0  # requests recorded (bad requests included)
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -274,14 +308,16 @@ class HttpSink:
             if not reader.received:
                 return  # a connection that sent nothing (a port probe, our own wake-up)
             t = self.sink.now()
-            self._record(t, {"error": str(exc), "raw": _text(bytes(reader.buf[:256])), "reply": 400})
+            self._record(
+                t, {"error": str(exc), "raw": _text(bytes(reader.buf[:256])), "reply": 400, "outcome": FAILED}
+            )
             _reply(conn, 400, "Bad Request", f"mcptape http sink: {exc}\n")
             return
         t = self.sink.now()
         try:
             req = parse_head(head)
         except BadRequest as exc:
-            self._record(t, {"error": str(exc), "raw": _text(head[:256]), "reply": 400})
+            self._record(t, {"error": str(exc), "raw": _text(head[:256]), "reply": 400, "outcome": FAILED})
             _reply(conn, 400, "Bad Request", f"mcptape http sink: {exc}\n")
             return
         headers: list[tuple[str, str]] = req["headers"]
@@ -304,6 +340,7 @@ class HttpSink:
                     body_size = reader.discard(content_length)
         except BadRequest as exc:
             error = str(exc)
+        status = 400 if error else CONNECT_REPLY if method == "CONNECT" else self.reply
         record: dict[str, Any] = {
             "method": method,
             "target": redact_target(req["target"]),
@@ -312,20 +349,19 @@ class HttpSink:
             "headers": redact_headers(headers),
             "content_length": content_length,
             "body_size": body_size,
-            "reply": 400 if error else 502,
+            "reply": status,
+            "outcome": outcome(status),
         }
         if error:
             record["error"] = error
         self._record(t, record)
         if error:
             _reply(conn, 400, "Bad Request", f"mcptape http sink: {error}\n")
-        else:
-            _reply(
-                conn,
-                502,
-                "Bad Gateway",
-                f"mcptape http sink: {method} {record['target']} recorded, not forwarded\n",
-            )
+        elif status >= 300:
+            text = f"mcptape http sink: {method} {record['target']} recorded, not forwarded\n"
+            _reply(conn, status, REASONS.get(status, "Error"), text)
+        else:  # a neutral stand-in answer: nothing to parse, nothing to follow
+            _reply(conn, status, REASONS.get(status, "OK"), "", head_only=method == "HEAD")
 
     def _record(self, t: float, record: Mapping[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
@@ -334,7 +370,7 @@ class HttpSink:
         self.sink.chunk(t, CHANNEL, line)
 
 
-def _reply(conn: socket.socket, status: int, reason: str, body: str) -> None:
+def _reply(conn: socket.socket, status: int, reason: str, body: str, head_only: bool = False) -> None:
     payload = body.encode("utf-8")
     head = (
         f"HTTP/1.1 {status} {reason}\r\n"
@@ -344,7 +380,7 @@ def _reply(conn: socket.socket, status: int, reason: str, body: str) -> None:
         "X-Mcptape: not-forwarded\r\n"
         "\r\n"
     ).encode("ascii")
-    conn.sendall(head + payload)
+    conn.sendall(head if head_only else head + payload)
     try:
         conn.shutdown(socket.SHUT_WR)
         conn.settimeout(1.0)

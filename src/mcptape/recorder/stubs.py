@@ -5,7 +5,11 @@ first on the server's PATH. When anything in the server's process tree runs `NAM
 shim sends one datagram to a unix socket in that directory, writes one line to its stderr and
 exits 255 without running anything. The recorder turns each datagram into one `exec` event:
 
-    {"action": "exec", "source": "stub", "stub": "ssh", "argv": ["ssh", "host", "deploy"], "cwd": "/srv/app"}
+    {"action": "exec", "source": "stub", "stub": "ssh", "argv": ["ssh", "host", "deploy"], "cwd": "/srv/app",
+     "outcome": "failed"}
+
+`outcome` is "failed": the command was not run (the caller sees exit 255), so an error the server
+answers for that request reports the failed action (see the check core's attribution).
 
 The server's children usually do not inherit the tap fd (Python's subprocess closes fds), so the
 shim reports over a socket whose path is written into the shim itself: it needs nothing from the
@@ -47,7 +51,8 @@ def main():
         cwd = os.getcwd()
     except OSError:
         cwd = None
-    record = {{"action": "exec", "source": "stub", "stub": name, "argv": [text(a) for a in argv], "cwd": cwd}}
+    record = {{"action": "exec", "source": "stub", "stub": name, "argv": [text(a) for a in argv], "cwd": cwd,
+              "outcome": "failed"}}
     raw = [os.fsencode(a) for a in argv]
     if any(text(a).encode("utf-8") != r for a, r in zip(argv, raw)):
         import base64
