@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import click
 
-from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS, OutputError
+from mcptape.commands.output import write, write_json
+from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS
 
 
 @click.command(
@@ -54,24 +55,20 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
             raise SystemExit(EXIT_FINDINGS)
         return
     from mcptape.errors import TranscriptError
-    from mcptape.textsafe import escape_controls, escape_json, escape_text
+    from mcptape.textsafe import escape_controls, escape_text
 
     clean = findings = unreadable = 0
     for number, file in enumerate(files):
         if number and not as_json:
-            _print("\n")
+            write("\n")
         try:
             ok = _check_one(file, as_json, policy, several=True)
         except TranscriptError as exc:  # this one cannot be read: say so, check the others
             unreadable += 1
             if as_json:
-                import orjson
-
-                failed = {"file": escape_controls(file), "error": escape_controls(str(exc))}
-                line = orjson.dumps(failed).decode()
-                _print(escape_json(line) + "\n")
+                write_json({"file": escape_controls(file), "error": escape_controls(str(exc))}, indent=False)
             else:
-                _print(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
+                write(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
             exc.show()
             continue
         if ok:
@@ -80,7 +77,7 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
             findings += 1
     if not as_json:
         summary = f"{clean} clean, {findings} with findings, {unreadable} unreadable"
-        _print(f"\n{len(files)} transcripts: {summary}\n")
+        write(f"\n{len(files)} transcripts: {summary}\n")
     if unreadable:
         raise SystemExit(EXIT_ERROR)
     if findings:
@@ -119,32 +116,16 @@ def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) 
             sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
             sys.stderr.flush()
     if as_json:
-        import orjson
-
-        from mcptape.textsafe import escape_controls, escape_json
+        from mcptape.textsafe import escape_controls
 
         document = to_json(analysis, header)
-        if several:
-            text = orjson.dumps({"file": escape_controls(file), **document}).decode()
+        if several:  # JSON Lines: a compact object per file
+            write_json({"file": escape_controls(file), **document}, indent=False)
         else:
-            text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
-        # JSON encoders leave C1 and bidi characters raw: escape them, the values stay the same
-        _print(escape_json(text) + "\n")
+            write_json(document)
     else:
-        _print(render_text(analysis, header, file))
+        write(render_text(analysis, header, file))
     return analysis.clean
-
-
-def _print(text: str) -> None:
-    """Write the report to stdout; a stdout that cannot take it (a full disk) is an OutputError.
-    A closed pipe (`| head`) is left to click, which exits quietly."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
 
 
 PROGRESS_FROM = 32 << 20  # files smaller than this are checked before anyone would wait

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 import orjson
 
+from mcptape.commands.output import json_text, write
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE
-from mcptape.textsafe import escape_json
 
 
 @click.command(
@@ -155,18 +154,11 @@ def probe_command(
         cases=cases,
     )
     result = run_probe(plan)
-    # JSON encoders leave C1 and bidi characters raw: escape them, the value stays the same
-    document = escape_json(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    document = json_text(to_json(result)) + "\n"
     _write(out / "probe.json", document.encode())
     if junit:
         _write(Path(junit), junit_xml(result))
-    try:
-        sys.stdout.write(document if as_json else render_table(result))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise  # a closed pipe (`| head`): click exits quietly
-    except OSError as exc:
-        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
+    write(document if as_json else render_table(result))
     raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-import orjson
 
-from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
-from mcptape.textsafe import escape_controls, escape_json
+from mcptape.commands.output import write, write_json
+from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from mcptape.textsafe import escape_controls
 
 _IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
@@ -18,47 +18,14 @@ _IGNORE_HELP = (
 )
 
 
-def _dumps(payload: dict[str, Any], option: int | None = None) -> str:
-    """The JSON text of `payload`. A path that is not UTF-8 (a file name's lone surrogates, which
-    orjson refuses) is given as the escaped text the reports show, e.g. `a\\xff.jsonl`."""
-    try:
-        return orjson.dumps(payload, option=option).decode()
-    except TypeError:
-        return orjson.dumps(_utf8(payload), option=option).decode()
-
-
-def _utf8(value: Any) -> Any:
-    if isinstance(value, str):
-        return value if value.isascii() or not _has_surrogates(value) else escape_controls(value)
-    if isinstance(value, dict):
-        return {key: _utf8(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_utf8(item) for item in value]
-    return value
-
-
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _emit(payload: dict[str, Any] | str, as_json: bool) -> None:
-    """Print the report; a stdout that cannot take it (a full disk) is an OutputError. A closed
-    pipe (`| head`) is left to click, which exits quietly."""
-    try:
-        if as_json:
-            assert isinstance(payload, dict)
-            click.echo(escape_json(_dumps(payload, orjson.OPT_INDENT_2)))
-        else:
-            assert isinstance(payload, str)
-            click.echo(payload, nl=False)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
+    """Print the report: the JSON document (`--json`) or the text."""
+    if as_json:
+        assert isinstance(payload, dict)
+        write_json(payload)
+    else:
+        assert isinstance(payload, str)
+        write(payload)
 
 
 @click.command(
@@ -231,12 +198,7 @@ def _replay_folder(
 
 def _emit_line(payload: dict[str, Any]) -> None:
     """One compact JSON object on a line of its own (a folder's replays, JSON Lines)."""
-    try:
-        click.echo(escape_json(_dumps(payload)))
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
+    write_json(payload, indent=False)
 
 
 @click.command(
