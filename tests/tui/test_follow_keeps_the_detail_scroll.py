@@ -8,7 +8,7 @@ from pathlib import Path
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import settle, wait_for
-from tests.tui.test_qa_follow import append
+from tests.tui.test_follow_goes_to_the_first_bad_line import append
 from tests.tui.transcripts import handshake, ok, req, write
 
 
