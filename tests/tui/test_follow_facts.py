@@ -72,7 +72,7 @@ def test_following_a_growing_transcript_matches_a_fresh_analysis(
     tmp_path: Path, make: Callable[[Path], Path], step: int
 ) -> None:
     """After each growth (whole lines: a line still being written stays pending in follow mode, see
-    test_qa_follow_fragment_in_flight), the facts equal those of analysing the same rows afresh."""
+    test_follow_line_being_written), the facts equal those of analysing the same rows afresh."""
     source = make(tmp_path / "source.jsonl")
     lines = Path(source).read_bytes().splitlines(keepends=True)
     growing = tmp_path / "growing.jsonl"
