@@ -29,92 +29,103 @@ def dumps(
     indent: bool = False,
     sort_keys: bool = False,
     default: Callable[[Any], Any] | None = None,
+    not_utf8: Callable[[str], str] | None = None,
 ) -> str:
     """The JSON text of `value`, as `orjson.dumps` writes it (compact, or indented by two spaces
     with `indent`), at any depth.
 
     Where orjson refuses (nesting past 254 levels, a string holding a lone surrogate, an integer
-    beyond 64 bits, a non-string member name) the iterative encoder writes it instead: a surrogate
-    as a `\\udcXX` escape, a big integer in full, a member name as `str(name)`. `default` is called
-    for any other type (a TypeError without it).
+    beyond 64 bits, a non-string member name) the iterative encoder writes it instead: a big
+    integer in full, a member name as `str(name)`, a string with a lone surrogate (a file name
+    that is not UTF-8) as `not_utf8(string)` gives it, else with `\\udcXX` escapes. `default` is
+    called for any other type (a TypeError without it).
     """
     option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
         return orjson.dumps(value, option=option, default=default).decode("utf-8")
     except orjson.JSONEncodeError:
-        return _encode(value, indent, sort_keys, default)
+        return _Encoder(default, not_utf8).encode(value, indent, sort_keys)
 
 
-def _scalar(value: Any, default: Callable[[Any], Any] | None) -> str | None:
-    """The text of a value that is not a non-empty container (None for a container to open)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        try:
-            return orjson.dumps(value).decode("utf-8")
-        except orjson.JSONEncodeError:  # a lone surrogate: the standard encoder escapes it
-            return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int):
-        return str(int(value))
-    if isinstance(value, float):
-        return orjson.dumps(value).decode("utf-8")  # NaN and infinities become null, as orjson writes them
-    if isinstance(value, dict):
-        return "{}" if not value else None
-    if isinstance(value, list | tuple):
-        return "[]" if not value else None
-    if default is None:
-        raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
-    converted = default(value)
-    if isinstance(converted, dict | list | tuple) and converted:
-        return _encode(converted, False, False, default)
-    return _scalar(converted, None)
-
-
-def _encode(value: Any, indent: bool, sort_keys: bool, default: Callable[[Any], Any] | None) -> str:
+class _Encoder:
     """The iterative encoder: one explicit stack of open containers, no recursion."""
-    out: list[str] = []
-    colon = ": " if indent else ":"
-    # open containers: [iterator of members or elements, is an object, nothing written yet]
-    stack: list[list[Any]] = []
 
-    def start(item: Any) -> None:
-        text = _scalar(item, default)
-        if text is not None:
-            out.append(text)
-        elif isinstance(item, dict):
-            out.append("{")
-            items = sorted(item.items(), key=lambda kv: str(kv[0])) if sort_keys else item.items()
-            stack.append([iter(items), True, True])
-        else:
-            out.append("[")
-            stack.append([iter(item), False, True])
+    def __init__(self, default: Callable[[Any], Any] | None, not_utf8: Callable[[str], str] | None) -> None:
+        self.default = default
+        self.not_utf8 = not_utf8
 
-    start(value)
-    while stack:
-        frame = stack[-1]
-        member: Any = next(frame[0], _END)
-        if member is _END:
-            stack.pop()
+    def scalar(self, value: Any) -> str | None:
+        """The text of a value that is not a non-empty container (None for a container to open)."""
+        if value is None:
+            return "null"
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if isinstance(value, str):
+            try:
+                return orjson.dumps(value).decode("utf-8")
+            except orjson.JSONEncodeError:  # a lone surrogate
+                if self.not_utf8 is not None:
+                    return self.scalar(self.not_utf8(value).encode("utf-8", "replace").decode("utf-8"))
+                return json.dumps(value, ensure_ascii=False)
+        if isinstance(value, int):
+            return str(int(value))
+        if isinstance(value, float):
+            return orjson.dumps(value).decode(
+                "utf-8"
+            )  # NaN and infinities become null, as orjson writes them
+        if isinstance(value, dict):
+            return "{}" if not value else None
+        if isinstance(value, list | tuple):
+            return "[]" if not value else None
+        if self.default is None:
+            raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+        converted = self.default(value)
+        if isinstance(converted, dict | list | tuple) and converted:
+            return _Encoder(None, self.not_utf8).encode(converted, False, False)
+        return _Encoder(None, self.not_utf8).scalar(converted)
+
+    def encode(self, value: Any, indent: bool, sort_keys: bool) -> str:
+        out: list[str] = []
+        colon = ": " if indent else ":"
+        # open containers: [iterator of members or elements, is an object, nothing written yet]
+        stack: list[list[Any]] = []
+
+        def start(item: Any) -> None:
+            text = self.scalar(item)
+            if text is not None:
+                out.append(text)
+            elif isinstance(item, dict):
+                out.append("{")
+                items = sorted(item.items(), key=lambda kv: str(kv[0])) if sort_keys else item.items()
+                stack.append([iter(items), True, True])
+            else:
+                out.append("[")
+                stack.append([iter(item), False, True])
+
+        start(value)
+        while stack:
+            frame = stack[-1]
+            member: Any = next(frame[0], _END)
+            if member is _END:
+                stack.pop()
+                if indent:
+                    out.append("\n" + "  " * len(stack))
+                out.append("}" if frame[1] else "]")
+                continue
+            if not frame[2]:
+                out.append(",")
+            frame[2] = False
             if indent:
                 out.append("\n" + "  " * len(stack))
-            out.append("}" if frame[1] else "]")
-            continue
-        if not frame[2]:
-            out.append(",")
-        frame[2] = False
-        if indent:
-            out.append("\n" + "  " * len(stack))
-        if frame[1]:
-            name: Any = member[0]
-            member = member[1]
-            out.append(_scalar(name if isinstance(name, str) else str(name), None) or '""')
-            out.append(colon)
-        start(member)
-    return "".join(out)
+            if frame[1]:
+                name: Any = member[0]
+                member = member[1]
+                out.append(self.scalar(name if isinstance(name, str) else str(name)) or '""')
+                out.append(colon)
+            start(member)
+        return "".join(out)
 
 
 def equal(a: Any, b: Any) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from mcptape.cli import main
+from mcptape.jsonsafe import dumps
 
 HEADER: dict[str, Any] = {
     "mcptape": 1,
@@ -32,17 +33,17 @@ def line(t: float, ch: str, data: str) -> str:
 
 def record(**fields: Any) -> str:
     """Any record, as given."""
-    return json.dumps(fields, ensure_ascii=False)
+    return dumps(fields)
 
 
 def message(**fields: Any) -> str:
     """A JSON-RPC message line (with its newline)."""
-    return json.dumps({"jsonrpc": "2.0", **fields}, ensure_ascii=False) + "\n"
+    return dumps({"jsonrpc": "2.0", **fields}) + "\n"
 
 
 def write(path: Path, lines: Iterable[str], header: dict[str, Any] | None = None) -> Path:
     """A transcript of the given record lines (strings, written as they are) after a header."""
-    head = json.dumps(HEADER if header is None else header, ensure_ascii=False)
+    head = dumps(HEADER if header is None else header)
     path.write_text("\n".join([head, *lines]) + "\n", encoding="utf-8", errors="surrogatepass")
     return path
 

@@ -4,6 +4,8 @@ printed by every command without a crash."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -12,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcptape import jsonsafe
+from mcptape.transcript import open_transcript
+from tests.hostile.tapes import HEADER, assert_clean_run, line, message, record, run, session, write
 
 DEEPEST = 1024  # what orjson.loads (the check core's parser) accepts
 
@@ -40,7 +44,10 @@ json_values = st.recursive(
 def test_the_iterative_encoder_writes_what_orjson_writes(value: Any, indent: bool, sort_keys: bool) -> None:
     """The fallback encoder is the fast path's twin: the same text for every value orjson accepts."""
     option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
-    assert jsonsafe._encode(value, indent, sort_keys, None) == orjson.dumps(value, option=option).decode()
+    assert (
+        jsonsafe._Encoder(None, None).encode(value, indent, sort_keys)
+        == orjson.dumps(value, option=option).decode()
+    )
 
 
 @pytest.mark.parametrize("indent", [False, True])
@@ -85,3 +92,95 @@ def test_walk_visits_every_value_with_its_path_in_document_order() -> None:
         (("c",), 3),
     ]
     assert max(len(path) for path, _ in jsonsafe.walk(nested(DEEPEST))) == DEEPEST
+
+
+def deep_session(path: Path, leaf: Any, levels: int = DEEPEST - 8, extra: list[str] | None = None) -> Path:
+    """A tools/call whose arguments and result are `levels` containers deep (the check core accepts it)."""
+    request = {"name": "echo", "arguments": {"a": nested(levels)}}
+    return session(path, {"v": nested(levels, leaf)}, request=request, extra=extra or [])
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("other", ["deeper-change", "shallow"])
+def test_diff_of_deep_messages_reports_the_change(tmp_path: Path, as_json: bool, other: str) -> None:
+    """diff and diff --json compare and print messages nested 1016 levels deep: exit 1, a change."""
+    old = deep_session(tmp_path / "old.jsonl", 1)
+    new = (
+        deep_session(tmp_path / "new.jsonl", 2)
+        if other == "deeper-change"
+        else session(tmp_path / "new.jsonl", {"v": 1})
+    )
+    result = run("diff", *(["--json"] if as_json else []), str(old), str(new))
+    assert_clean_run(result, codes=[1])
+    assert "result.v" in result.stdout
+    if as_json:
+        assert orjson.loads(result.stdout)["same"] is False
+
+
+def test_check_accepts_the_deep_message_it_is_given(tmp_path: Path) -> None:
+    """The deep session is protocol to the check core: the other commands meet exactly this input."""
+    result = run("check", str(deep_session(tmp_path / "deep.jsonl", 1)))
+    assert_clean_run(result, codes=[0])
+
+
+def test_the_viewer_shows_a_deep_message_and_a_deep_note(tmp_path: Path) -> None:
+    """The viewer's list rows and detail pane (pretty JSON, raw fields) work at any depth."""
+    from mcptape.transcript.index import TranscriptIndex
+    from mcptape.tui.model import ViewerModel
+
+    path = deep_session(tmp_path / "deep.jsonl", 1, extra=[record(t=0.25, ch="note", msg="n", x=nested(600))])
+    index = TranscriptIndex(path)
+    index.scan()
+    model = ViewerModel(index)
+    for row in range(len(index)):
+        model.describe(row)
+        detail = model.detail(row)
+        if row == 1:
+            assert detail.pretty is not None and detail.pretty.count("\n") > DEEPEST
+
+
+def test_redact_and_report_copy_deep_headers_notes_and_messages(tmp_path: Path) -> None:
+    """redact and report read and write a header field, a note and a message 1016 levels deep."""
+    header = {**HEADER, "x": nested(DEEPEST - 8)}
+    lines = [
+        line(0.1, "out", message(id=1, result={"v": nested(DEEPEST - 8)})),
+        record(t=0.2, ch="note", msg="n", x=nested(DEEPEST - 8)),
+    ]
+    src = write(tmp_path / "deep.jsonl", lines, header=header)
+    out = tmp_path / "copy.jsonl"
+    assert_clean_run(run("redact", str(src), "-o", str(out)), codes=[0])
+    assert_clean_run(run("check", str(out)), codes=[0, 1])
+    copy = open_transcript(out)
+    assert jsonsafe.depth(copy.header.extra["x"]) == DEEPEST - 8
+    assert [jsonsafe.depth(e.fields) for e in copy.events() if e.ch == "note"] == [DEEPEST - 7]
+    assert_clean_run(run("report", str(src), "-o", str(tmp_path / "bundle")), codes=[0])
+
+
+SERVER = """
+import sys
+for line in sys.stdin:
+    if '"id"' in line:
+        depth = int(sys.argv[1])
+        sys.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"v":' + '[' * depth + '2' + ']' * depth + '}}\\n')
+        sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_replay_against_a_server_answering_deep_messages(tmp_path: Path, as_json: bool) -> None:
+    """replay and replay --json compare the recorded deep answer with the new server's: exit 1."""
+    script = tmp_path / "server.py"
+    script.write_text(SERVER)
+    recorded = session(tmp_path / "old.jsonl", {"v": nested(DEEPEST - 8)})
+    argv = [
+        "replay",
+        str(recorded),
+        *(["--json"] if as_json else []),
+        "--",
+        sys.executable,
+        str(script),
+        "1000",
+    ]
+    result = run(*argv)
+    assert_clean_run(result, codes=[1])
+    assert "result.v" in result.stdout

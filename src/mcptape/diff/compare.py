@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from mcptape.diff.ignore import JSON, Path, Rule, render_path
+from mcptape.jsonsafe import equal
 
 
 class _Missing:
@@ -79,55 +80,54 @@ def _canonical(value: Any) -> bytes | None:
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """JSON equality: no order for object members, booleans are not numbers."""
-    ta, tb = type(a), type(b)
-    if ta is dict:
-        return tb is dict and a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    if ta is list:
-        return tb is list and len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
-    if ta is bool or tb is bool or a is None or b is None:
-        return ta is tb and a == b
-    if ta in (int, float):
-        return tb in (int, float) and a == b
-    return bool(ta is tb and a == b)
+    """JSON equality: no order for object members, booleans are not numbers (at any depth)."""
+    return equal(a, b)
 
 
 def _walk(
     a: Any, b: Any, path: Path, rules: Sequence[Rule], changes: list[Change], hidden: list[Hidden]
 ) -> None:
-    if rules:
-        for rule in rules:
-            if rule.matches(path):
-                if not same_value(a, b):
-                    hidden.append(Hidden(rule, path, a, b))
-                return
-    ta, tb = type(a), type(b)
-    if ta is dict and tb is dict:
-        for key in a:
-            _walk(a[key], b.get(key, MISSING), (*path, key), rules, changes, hidden)
-        for key in b:
-            if key not in a:
-                _walk(MISSING, b[key], (*path, key), rules, changes, hidden)
-        return
-    if ta is list and tb is list:
-        for i in range(max(len(a), len(b))):
-            _walk(
-                a[i] if i < len(a) else MISSING,
-                b[i] if i < len(b) else MISSING,
-                (*path, i),
-                rules,
-                changes,
-                hidden,
+    """Both values side by side, path by path, with an explicit stack (a message may be 1024 levels
+    deep): members and elements are visited in document order, as the changes are reported."""
+    stack: list[tuple[Any, Any, Path]] = [(a, b, path)]
+    while stack:
+        a, b, path = stack.pop()
+        if rules and _hidden(a, b, path, rules, hidden):
+            continue
+        ta, tb = type(a), type(b)
+        if ta is dict and tb is dict:
+            pending = [(a[key], b.get(key, MISSING), (*path, key)) for key in a]
+            pending += [(MISSING, b[key], (*path, key)) for key in b if key not in a]
+            stack.extend(reversed(pending))
+            continue
+        if ta is list and tb is list:
+            stack.extend(
+                (
+                    a[i] if i < len(a) else MISSING,
+                    b[i] if i < len(b) else MISSING,
+                    (*path, i),
+                )
+                for i in reversed(range(max(len(a), len(b))))
             )
-        return
-    if same_value(a, b):
-        return
-    if ta is str and tb is str and rules and any(rule.enters_json(path) for rule in rules):
-        try:
-            pa, pb = orjson.loads(a), orjson.loads(b)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            _walk(pa, pb, (*path, JSON), rules, changes, hidden)
-            return
-    changes.append(Change(path, a, b))
+            continue
+        if equal(a, b):
+            continue
+        if ta is str and tb is str and rules and any(rule.enters_json(path) for rule in rules):
+            try:
+                pa, pb = orjson.loads(a), orjson.loads(b)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                stack.append((pa, pb, (*path, JSON)))
+                continue
+        changes.append(Change(path, a, b))
+
+
+def _hidden(a: Any, b: Any, path: Path, rules: Sequence[Rule], hidden: list[Hidden]) -> bool:
+    """Does a rule reach `path` (then the whole value there is hidden, and noted if it differs)?"""
+    for rule in rules:
+        if rule.matches(path):
+            if not equal(a, b):
+                hidden.append(Hidden(rule, path, a, b))
+            return True
+    return False

@@ -8,12 +8,11 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from mcptape.check.model import ExecCall, Finding, Frame, Message
 from mcptape.check.report import raw_json
 from mcptape.diff.compare import MISSING, Change, Hidden
 from mcptape.diff.sessions import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
+from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_json, escape_text
 
 if TYPE_CHECKING:
@@ -30,14 +29,11 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     """A JSON value on one terminal-safe line (`(absent)` for a path missing on one side)."""
     if value is MISSING:
         return "(absent)"
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-        is_json = True  # a JSON literal already escapes quotes, backslashes and C0 controls
-    except TypeError:
-        text, is_json = repr(value), False
+    # any depth (jsonsafe); a JSON literal already escapes quotes, backslashes and C0 controls
+    text = dumps(value, sort_keys=True, default=repr)
     if len(text) > limit:
         text = text[:limit] + f"...(+{len(text) - limit} chars)"
-    return escape_json(text) if is_json else escape_text(text)
+    return escape_json(text)
 
 
 def _line_of(item: Message | ExecCall | None) -> str:

@@ -10,18 +10,17 @@ file, the second writes, so a value echoed *before* it was recognised as a secre
 from __future__ import annotations
 
 import os
-import shutil
-import stat
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcptape.errors import OutputError
+from mcptape.share.outputs import Output, refuse_input
 from mcptape.share.placeholder import choose_key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
 from mcptape.transcript import BYTE_CHANNELS, Event, Header, open_transcript
-from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter
 
 
@@ -37,7 +36,8 @@ class Summary:
 
 def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event]:
     """The events with each byte channel re-cut into whole lines (the check core's framing) and
-    every line redacted; `eof`/`exit` first write the unterminated line their channel still holds."""
+    every line redacted; `eof`/`exit` first write the unterminated line their channel still holds.
+    A record kind this version does not know keeps none of its strings (see `Redactor.fields`)."""
     from mcptape.check.framing import Framer
 
     framer = Framer()
@@ -50,25 +50,13 @@ def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event
         elif ev.ch == "exit":
             for frame in framer.close():
                 yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
-        fields = ev.fields or {}
-        if ev.ch == "note":
-            fields = redactor.value(fields)
-        yield Event(ev.t, ev.ch, fields=dict(fields))
+        if ev.fields is None and (ev.text is not None or ev.raw is not None):  # bytes on an unknown channel
+            shown = ev.data.decode("utf-8", "surrogateescape")
+            yield Event(ev.t, ev.ch, text=redactor.placeholder(shown, "unknown-record") if shown else "")
+            continue
+        yield Event(ev.t, ev.ch, fields=redactor.fields(ev.ch, ev.fields or {}))
     for frame in framer.close():
         yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
-
-
-def redact_header(header: Header, redactor: Redactor) -> Header:
-    """The header with its argv and string fields redacted (the `redacted` field is set later)."""
-    extra = {k: v for k, v in header.extra.items() if k != "redacted"}
-    return Header(
-        version=header.version,
-        started=header.started,
-        command=redactor.argv(header.command),
-        cwd=header.cwd,
-        recorder=dict(header.recorder),
-        extra=redactor.value(extra),
-    )
 
 
 def redact_file(
@@ -79,76 +67,54 @@ def redact_file(
     overwrite: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> Summary:
-    """Write the redacted copy of `src` to `dst` (mode 0600); raise an MCPTapeError on bad input."""
+    """Write the redacted copy of `src` to `dst` (mode 0600); raise an MCPTapeError on bad input.
+
+    `dst` is written under a temporary name and renamed into place once complete: the input is
+    never truncated, even when `dst` is the same file under another name (that is refused)."""
     env = dict(os.environ if environ is None else environ)
     transcript = open_transcript(src)
-    if dst.exists() and src.resolve() == dst.resolve():
-        raise OutputError(f"{dst} is the input transcript", hint="write the redacted copy elsewhere")
+    refuse_input([src], dst, hint="write the redacted copy elsewhere")
     previous = transcript.header.extra.get("redacted")
     key = choose_key(env, previous if isinstance(previous, dict) else None)
     redactor = Redactor(rules, key)
     if rules.use_env:
         redactor.learn_environment(env)
-    # Pass 1: learn every secret of the file.
-    redact_header(transcript.header, redactor)
-    for _ in redact_events(transcript.events(), redactor):
-        pass
-    redactor.reset()
-    redactor.replaced = 0
-    # Pass 2: write the events to a scratch file next to the output, then header + events.
-    fd = open_output(dst, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
-    scratch = dst.with_name(f".{dst.name}.{os.getpid()}.part")
+    out = Output(dst, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
     try:
-        header = redact_header(transcript.header, redactor)
-        sfd = open_output(scratch, overwrite=True)
-        body = TranscriptWriter(sfd, clock_start=0.0)
-        try:
+        # Pass 1: learn every secret of the file.
+        redactor.header(transcript.header)
+        for _ in redact_events(transcript.events(), redactor):
+            pass
+        redactor.reset()
+        # Pass 2: the events to a scratch file (the header's `found` is known at the end), then
+        # header + events to the output.
+        header = redactor.header(transcript.header)
+        with tempfile.TemporaryFile(dir=out.final.parent if out.temporary else None) as scratch:
+            body = TranscriptWriter(scratch.fileno(), clock_start=0.0)
             for event in redact_events(transcript.events(), redactor):
                 body.event(event)
-        finally:
-            body.close()
-        if body.failed is not None:
-            raise OutputError(f"cannot write {scratch}: {body.failed.strerror or body.failed}")
-        info = redactor.header_info()
-        if isinstance(previous, dict):
-            info["previous"] = {k: v for k, v in previous.items() if k != "found"}
-        header = Header(
-            header.version,
-            header.started,
-            header.command,
-            header.cwd,
-            header.recorder,
-            {**header.extra, "redacted": info},
-        )
-        out = TranscriptWriter(fd, clock_start=0.0)
-        out.header(header)
-        if out.failed is not None:
-            raise OutputError(f"cannot write {dst}: {out.failed.strerror or out.failed}")
-        try:
-            with open(scratch, "rb") as fh, os.fdopen(os.dup(fd), "wb") as sink:
-                shutil.copyfileobj(fh, sink, 1 << 20)
-        except OSError as exc:
-            raise OutputError(f"cannot write {dst}: {exc.strerror or exc}") from None
+            if body.failed is not None:
+                raise OutputError(f"cannot write {dst}: {body.failed.strerror or body.failed}")
+            info = redactor.header_info()
+            if isinstance(previous, dict):
+                info["previous"] = {k: v for k, v in previous.items() if k != "found"}
+            head = Header(
+                header.version,
+                header.started,
+                header.command,
+                header.cwd,
+                header.recorder,
+                {**header.extra, "redacted": info},
+            )
+            writer = TranscriptWriter(out.fd, clock_start=0.0)
+            writer.header(head)
+            if writer.failed is not None:
+                raise OutputError(f"cannot write {dst}: {writer.failed.strerror or writer.failed}")
+            scratch.seek(0)
+            while chunk := scratch.read(1 << 20):
+                out.write(chunk)
     except BaseException:
-        os.close(fd)
-        if not overwrite or _is_regular_file(dst):  # never a symlink or a device (-o /dev/full)
-            _unlink(dst)
+        out.abort()
         raise
-    finally:
-        _unlink(scratch)
-    os.close(fd)
+    out.commit()
     return Summary(dst, redactor.replaced, len(redactor.found), len(transcript.problems))
-
-
-def _is_regular_file(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

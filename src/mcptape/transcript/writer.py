@@ -125,8 +125,14 @@ def _encode_many(t: float, ch: str, text: str) -> bytes | None:
 
 def encode_fields(t: float, ch: str, **fields: Any) -> bytes:
     """The record of a non-byte event (`eof`, `exit`, `note`)."""
-    record: bytes = _codec().dumps({"t": round(t, 6), "ch": ch, **fields})
-    return record + b"\n"
+    record = {"t": round(t, 6), "ch": ch, **fields}
+    try:
+        data: bytes = _codec().dumps(record)
+    except TypeError:  # nested past orjson's 254 levels, or a lone surrogate (jsonsafe: any depth)
+        from mcptape.jsonsafe import dumps
+
+        data = dumps(record, not_utf8=_escape_surrogates).encode("utf-8")
+    return data + b"\n"
 
 
 def _escape_surrogates(value: Any) -> Any:
@@ -173,7 +179,12 @@ class TranscriptWriter:
         import json  # the header goes out before the pumps start: stdlib json costs ~1 ms, orjson ~17
 
         record = header.to_record()
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+        except RecursionError:  # a field nested deeper than the stdlib encoder goes (jsonsafe: any depth)
+            from mcptape.jsonsafe import dumps
+
+            text = dumps(record, default=str, not_utf8=_escape_surrogates)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # argv or cwd bytes that are not UTF-8: readers reject surrogates

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from rich.text import Text
 
 from mcptape.check.model import ExecCall, Message
 from mcptape.diff.compare import MISSING
 from mcptape.diff.sessions import Diff, Pair
+from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.tui.rowinfo import fit
 from mcptape.tui.safe import one_line, safe_text
@@ -102,10 +102,7 @@ def pair_line(pair: Pair, width: int = 150) -> tuple[str, str]:
 def _value(value: Any) -> str:
     if value is MISSING:
         return "(missing)"
-    try:
-        text = orjson.dumps(value).decode("utf-8")
-    except TypeError:
-        text = repr(value)
+    text = dumps(value, default=repr)  # any depth (jsonsafe)
     return safe_text(text if len(text) <= 300 else text[:300] + "…")
 
 

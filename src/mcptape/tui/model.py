@@ -9,10 +9,9 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
-import orjson
-
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, Message
+from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.transcript.events import BYTE_CHANNELS, Event
 from mcptape.transcript.index import LRU, BadLine, TranscriptIndex
@@ -147,7 +146,7 @@ class ViewerModel:
         if _carries_bytes(event):
             preview = escape(event.data, PREVIEW)
         else:
-            preview = escape(orjson.dumps(event.fields or {}), PREVIEW)
+            preview = escape(dumps(event.fields or {}).encode(), PREVIEW)
         latency = self._latency(row, event)
         return RowInfo(
             row=row,
@@ -201,8 +200,8 @@ class ViewerModel:
             notes.append(("yellow", message.problem))
         pretty = None
         if message is not None and message.value is not None:
-            pretty = orjson.dumps(message.value, option=orjson.OPT_INDENT_2).decode("utf-8")
-        raw = event.data if _carries_bytes(event) else orjson.dumps(event.fields or {})
+            pretty = dumps(message.value, indent=True)  # any depth (jsonsafe)
+        raw = event.data if _carries_bytes(event) else dumps(event.fields or {}).encode()
         detail = Detail(title=title, raw=raw, notes=notes, pretty=pretty)
         partner = self.facts.pair_of(row) if self.facts is not None else None
         if partner is not None:
