@@ -9,19 +9,29 @@ A rule is `[SCOPE:]PATH`:
     exec:pid                                              a member of every executor (`exec`) line
     http:headers                                          a member of every HTTP sink (`http`) line
 
+    tools/call[get_current_time]:result.content[*].text   only the calls of that tool
+    tools/call[echo]:result.content[*].text|uuid|time      only the UUIDs and times inside that text
+
 SCOPE is the method a message belongs to (a response belongs to the method of the request it
-answers), `*`, `exec` or `http`. PATH starts at the message object: `result`, `error`, `params`.
-Steps: `.name` (a member), `["a.b"]` (a member whose name has dots or brackets), `[3]` (an array
-element), `[*]` or `.*` (any element or member), `|json` (parse this string as JSON and go on
-inside it). A rule hides the whole value it reaches, everything under it included.
+answers), `*`, `exec` or `http`, optionally narrowed by `[TARGET]`: the tool or prompt `name`, or
+the resource `uri`, of the request (for a notification: its `logger`, `progressToken` or `uri`).
+PATH starts at the message object: `result`, `error`, `params`. Steps: `.name` (a member),
+`["a.b"]` (a member whose name has dots or brackets), `[3]` (an array element), `[*]` or `.*` (any
+element or member), `|json` (parse this string as JSON and go on inside it). A rule hides the whole
+value it reaches, everything under it included, unless it ends in shapes (`|uuid`, `|time`, ...,
+see `mcptape.diff.shapes`): then it hides nothing whole, and every string at or under PATH is
+compared with those shapes replaced by a typed placeholder.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcptape.diff.shapes import NAMES as SHAPE_NAMES
+from mcptape.diff.shapes import mask
 from mcptape.errors import UsageError
 
 ANY = "*"
@@ -52,15 +62,21 @@ _KEY = re.compile(r"[A-Za-z0-9_$@\-/]+|\*")
 
 @dataclass(frozen=True)
 class Rule:
-    """One ignore rule: its text (as the user wrote it), scope and path pattern, and its origin."""
+    """One ignore rule: its text (as the user wrote it), scope (and target), path pattern, the
+    shapes it masks (none: it hides the whole value), and its origin."""
 
     text: str
     scope: str
     pattern: Pattern
     origin: str = "--ignore"
+    target: str | None = None  # `tools/call[NAME]`: only the messages of that tool, prompt or resource
+    shapes: tuple[str, ...] = ()  # `|uuid|time`: mask these inside strings instead of hiding
 
-    def applies_to(self, scope: str) -> bool:
-        """`*` covers every method; executor lines only take rules scoped `exec` or `http`."""
+    def applies_to(self, scope: str, target: str | None = None) -> bool:
+        """`*` covers every method; executor lines only take rules scoped `exec` or `http`; a rule
+        with a target only applies to the messages of that target."""
+        if self.target is not None and self.target != target:
+            return False
         if scope in EXECUTOR_SCOPES:
             return self.scope == scope
         return self.scope == ANY or self.scope == scope
@@ -68,7 +84,15 @@ class Rule:
     def matches(self, path: Path) -> bool:
         """True when this rule reaches `path` exactly (so it hides `path` and all under it)."""
         pattern = self.pattern
-        return len(path) == len(pattern) and _prefix(pattern, path)
+        return not self.shapes and len(path) == len(pattern) and _prefix(pattern, path)
+
+    def masks_at(self, path: Path) -> bool:
+        """True when this rule masks its shapes in the strings at `path` (at or under its PATH)."""
+        return bool(self.shapes) and len(path) >= len(self.pattern) and _prefix(self.pattern, path)
+
+    def same_masked(self, old: str, new: str) -> bool:
+        """Are the two strings equal once this rule's shapes are replaced by placeholders?"""
+        return mask(old, self.shapes) == mask(new, self.shapes)
 
     def enters_json(self, path: Path) -> bool:
         """True when this rule goes on inside a JSON document embedded at `path`."""
@@ -93,23 +117,67 @@ def _prefix(pattern: Pattern, path: Path) -> bool:
     return True
 
 
+_SCOPE = re.compile(r"(?P<scope>[^\[\]:\"'\s|]+)(?:\[(?P<target>[^\]]*)\])?:(?P<path>.*)", re.DOTALL)
+
+
 def parse_rule(text: str, origin: str = "--ignore") -> Rule:
-    """Parse `[SCOPE:]PATH`, or raise UsageError naming what is wrong."""
+    """Parse `[SCOPE[TARGET]:]PATH[|SHAPE...]`, or raise UsageError naming what is wrong."""
     raw = text.strip()
-    scope = ANY
-    rest = raw
-    colon = raw.find(":")
-    bracket = raw.find("[")
-    if colon > 0 and (bracket < 0 or colon < bracket):
-        scope, rest = raw[:colon], raw[colon + 1 :]
+    scope, target, rest = ANY, None, raw
+    m = _SCOPE.fullmatch(raw)
+    if m is not None:
+        scope, target, rest = m["scope"], m["target"], m["path"]
     try:
+        if target == "":
+            raise ValueError("the [TARGET] after the method is empty")
+        rest, shapes = split_shapes(rest)
         pattern = parse_path(rest)
     except ValueError as exc:
         raise UsageError(
             f"ignore rule {text!r} ({origin}): {exc}",
-            hint='write it as METHOD:PATH, e.g. "tools/call:result.content[*].text|json.timestamp"',
+            hint='write it as METHOD[TOOL]:PATH, e.g. "tools/call[get_time]:result.content[*].text|time"',
         ) from None
-    return Rule(raw, scope or ANY, pattern, origin)
+    return Rule(raw, scope or ANY, pattern, origin, target, shapes)
+
+
+def split_shapes(text: str) -> tuple[str, tuple[str, ...]]:
+    """`result.text|uuid|time` -> (`result.text`, ("uuid", "time")); `|json` stays in the path."""
+    shapes: list[str] = []
+    rest = text
+    while "|" in rest:
+        head, _, name = rest.rpartition("|")
+        if name == "json" or not name.isalpha():
+            break  # `|json`, or `|json.member...`: a step of the path
+        if name not in SHAPE_NAMES:
+            known = ", ".join(f"|{n}" for n in SHAPE_NAMES)
+            raise ValueError(f"unknown shape |{name} (known: |json, {known})")
+        shapes.insert(0, name)
+        rest = head
+    return rest, tuple(dict.fromkeys(shapes))
+
+
+def rule_text(scope: str, target: str | None, path: Path, shapes: tuple[str, ...] = ()) -> str:
+    """The text of a rule in the syntax `parse_rule` reads (what the learner proposes)."""
+    head = scope if target is None else f"{scope}[{target}]"
+    return f"{head}:{render_pattern(path)}" + "".join(f"|{name}" for name in shapes)
+
+
+def render_pattern(pattern: Pattern) -> str:
+    """A path pattern in rule syntax: -1 is `[*]`, "*" is `.*` (render_path for everything else)."""
+    out: list[str] = []
+    for step in pattern:
+        if step == -1 and isinstance(step, int):
+            out.append("[*]")
+        elif step == ANY:
+            out.append(".*" if out else "*")
+        else:
+            out.append(render_path((step,)) if not out else _continue(render_path((step,))))
+    return "".join(out)
+
+
+def _continue(rendered: str) -> str:
+    """A first step rendered alone (`name`) as a later one (`.name`)."""
+    return rendered if rendered.startswith(("[", "|")) else f".{rendered}"
 
 
 def parse_path(text: str) -> Pattern:
@@ -196,3 +264,19 @@ BUILTIN = (
     Rule("exec:pid", "exec", ("pid",), "built-in"),
     Rule("exec:ppid", "exec", ("ppid",), "built-in"),
 )
+
+
+def masked_by(rules: Sequence[Rule], path: Path, old: Any, new: Any) -> list[Rule]:
+    """The shape rules that make two different strings at `path` equal (one rule alone when one
+    suffices, else every shape rule there, together); empty when they do not."""
+    if type(old) is not str or type(new) is not str or old == new:
+        return []
+    here = [rule for rule in rules if rule.masks_at(path)]
+    for rule in here:
+        if rule.same_masked(old, new):
+            return [rule]
+    if len(here) > 1:
+        shapes = [name for rule in here for name in rule.shapes]
+        if mask(old, shapes) == mask(new, shapes):
+            return here
+    return []

@@ -6,7 +6,9 @@ classifier). Compared:
 * responses to the client's requests, paired by request id (the n-th request with an id is paired
   with the n-th in the other session) and compared as JSON values;
 * server notifications and server->client requests, per method, in order (a server request's own
-  id is not compared: it is the new server's to choose);
+  id is not compared: it is the new server's to choose); notifications of one method that belong to
+  different streams (a `logger`, a `progressToken`, a resource `uri`) are paired per stream, so two
+  streams that interleave differently from run to run still pair up;
 * executor calls (`exec`, `http`), per request they are attributed to, in order;
 * stdout cleanliness (lines that are not protocol), the other findings (`exec-after-reject`, ...)
   and the exit status; stderr only when asked.
@@ -43,8 +45,10 @@ class Pair:
     `kind` is response / notification / server-request / executor; `scope` the method (for a
     response: the method of the request it answers) or `exec`/`http`; `key` what aligned them:
     ("id", id, n) for a response, (method, n) for a notification or server request,
-    ("executor", channel, request id, n) for an executor call. `request` is the client request a response
-    answers (from the old session when it has one).
+    ("executor", channel, request id, n) for an executor call; a notification of a stream has the
+    stream last: (method, n, stream). `request` is the client request a response answers (from the
+    old session when it has one). `target` is what a rule's `METHOD[TARGET]` names: the tool or prompt
+    name or resource uri of that request, or a notification's stream.
     """
 
     kind: str
@@ -55,6 +59,7 @@ class Pair:
     request: Message | None = None
     changes: list[Change] = field(default_factory=list)
     hidden: list[Hidden] = field(default_factory=list)
+    target: str | None = None
 
     @property
     def differs(self) -> bool:
@@ -140,7 +145,7 @@ class Side:
         self.request_msgs: dict[Key, Message] = {}
         self.items: dict[Key, tuple[str, str, Message | ExecCall]] = {}  # key -> (kind, scope, message)
         self.order: list[Key] = []
-        self.per_method: Counter[tuple[str, str]] = Counter()
+        self.per_method: Counter[tuple[str, str, Any]] = Counter()
         self.per_exec: Counter[tuple[str, Any]] = Counter()
         self.stdout: list[Frame] = []
         self.stdout_dropped = 0  # non-protocol lines past STDOUT_KEPT: counted, not compared
@@ -184,8 +189,11 @@ class Side:
             self.add(key, RESPONSE, scope, msg)
         elif msg.method is not None and kind in (Kind.NOTIFICATION, Kind.REQUEST, Kind.INVALID):
             what = NOTIFICATION if kind is Kind.NOTIFICATION or msg.id is None else SERVER_REQUEST
-            self.per_method[(what, msg.method)] += 1
-            self.add((what, msg.method, self.per_method[(what, msg.method)]), what, msg.method, msg)
+            stream = _stream(msg.value) if what == NOTIFICATION else None
+            self.per_method[(what, msg.method, stream)] += 1
+            n = self.per_method[(what, msg.method, stream)]
+            key = (what, msg.method, n) if stream is None else (what, msg.method, n, stream)
+            self.add(key, what, msg.method, msg)
 
     def on_exec(self, call: ExecCall) -> None:
         ch = call.frame.channel
@@ -225,8 +233,11 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
         pair = Pair(kind, scope, key, o[2] if o else None, n[2] if n else None)
         if kind == RESPONSE:
             pair.request = old.request_msgs.get(key) or new.request_msgs.get(key)
+            pair.target = _target(pair.request.value if pair.request is not None else None)
+        elif kind == NOTIFICATION and len(key) == 4:
+            pair.target = str(key[3])
         if pair.old is not None and pair.new is not None:
-            scoped = [r for r in all_rules if r.applies_to(scope)]
+            scoped = [r for r in all_rules if r.applies_to(scope, pair.target)]
             pair.changes, pair.hidden = compare(_value(pair.old, kind), _value(pair.new, kind), scoped)
             if kind == RESPONSE:
                 pair.changes[:0] = _request_method_change(
@@ -255,6 +266,30 @@ def diff_events(
     return diff_sides(
         collect(old, keep_stderr=stderr), collect(new, keep_stderr=stderr), rules, stderr=stderr
     )
+
+
+def _stream(value: Any) -> str | int | None:
+    """The stream a notification belongs to: its `logger`, `progressToken` or resource `uri`."""
+    params = value.get("params") if type(value) is dict else None
+    if type(params) is not dict:
+        return None
+    for name in ("logger", "progressToken", "uri"):
+        stream = params.get(name)
+        if type(stream) is str or type(stream) is int:
+            return stream
+    return None
+
+
+def _target(request: Any) -> str | None:
+    """What `METHOD[TARGET]` names for a request: its tool or prompt `name`, or resource `uri`."""
+    params = request.get("params") if type(request) is dict else None
+    if type(params) is not dict:
+        return None
+    for name in ("name", "uri"):
+        target = params.get(name)
+        if type(target) is str:
+            return target
+    return None
 
 
 def _request_method_change(old: Message | None, new: Message | None) -> list[Change]:
