@@ -114,8 +114,8 @@ def test_pending_state_does_not_grow_with_answered_requests() -> None:
         analyzer.push(i * 0.001 + 0.0005, "out", result(i).decode(), 2 * i + 1)
     analysis = analyzer.finish()
     assert analysis.findings == []
-    assert analyzer.client.pending == {}
-    assert len(analyzer.client.closed) + len(analyzer.client.older) <= 2 * 4096 + 2
+    assert analyzer.session.client.pending == {}
+    assert len(analyzer.session.client.closed) + len(analyzer.session.client.older) <= 2 * 4096 + 2
 
 
 line_items = st.one_of(

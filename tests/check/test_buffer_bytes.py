@@ -8,8 +8,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.check.analyze import KEEP_UNDER_PRESSURE, Analyzer
-from mcptape.check.source import read_into
+from mcptape.check.analyze import BATCH, KEEP_UNDER_PRESSURE, Analyzer
 from mcptape.transcript import Event, open_transcript
 from mcptape.transcript.writer import new_header, write_transcript
 
@@ -35,20 +34,13 @@ def large_session(path: Path, pairs: int = 200) -> Path:
 
 
 def analyse(path: Path, flush_bytes: int | None) -> tuple[Any, int]:
-    """The analysis, and the most bytes the reorder buffer held at a drain."""
-    analyzer = Analyzer()
-    if flush_bytes is not None:
-        analyzer.flush_bytes = flush_bytes
+    """The analysis, and the most bytes the reorder buffer held at a drain (what it held before
+    a batch, plus the batch)."""
+    analyzer = Analyzer() if flush_bytes is None else Analyzer(flush_bytes=flush_bytes)
     most = 0
-    drain = analyzer.drain
-
-    def watched(*, final: bool = False) -> None:
-        nonlocal most
-        most = max(most, sum(len(r[2]) for r in analyzer.buffer if not isinstance(r[2], dict)))
-        drain(final=final)
-
-    analyzer.drain = watched  # type: ignore[method-assign]
-    read_into(open_transcript(str(path)), analyzer, 4096)
+    for batch in open_transcript(str(path)).batches(BATCH, analyzer.flush_bytes):
+        most = max(most, analyzer.held + batch.size)
+        analyzer.feed_records(batch.records, batch.size)
     return analyzer.finish(), most
 
 

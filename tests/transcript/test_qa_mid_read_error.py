@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-import mcptape.check.source
 import mcptape.transcript.reader as reader
 from mcptape.cli import main
 from tests.conftest import SERVERS, console_script  # noqa: F401
@@ -52,7 +51,6 @@ def bad(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         return FailingAfterHeader(fh) if Path(p) == path else fh
 
     monkeypatch.setattr(reader, "open_file", open_file)
-    monkeypatch.setattr(mcptape.check.source, "open_file", open_file)
     return path
 
 

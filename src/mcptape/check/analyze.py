@@ -9,9 +9,9 @@ wants them); anything else goes through `classify`, the one classifier.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
-from typing import Any
 
 import orjson
 
@@ -23,6 +23,7 @@ from mcptape.check.model import (
     IN,
     OUT,
     Analysis,
+    Callbacks,
     ExecCall,
     Finding,
     Frame,
@@ -31,6 +32,7 @@ from mcptape.check.model import (
 )
 from mcptape.check.session import Session
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
+from mcptape.transcript.reader import Payload, Record, Transcript, open_transcript
 
 FLUSH = 4096  # records buffered before the oldest are processed
 KEEP = 2048  # records kept back, at least, for records of other channels written late
@@ -38,22 +40,27 @@ FLUSH_BYTES = 64 << 20  # ... or once the buffered records hold this many bytes 
 KEEP_UNDER_PRESSURE = 16  # records kept back then (a late record is a few records late)
 WINDOW = 0.5  # seconds: records older than the newest by this much are processed anyway
 STDERR_HEAD = 64 * 1024
+BATCH = FLUSH - KEEP  # records read at a time from a file (one drain per batch)
 
-Payload = str | bytes | dict[str, Any]
-Record = tuple[float, str, Payload, int]  # (t, channel, text | bytes | fields, event index)
 _by_time = itemgetter(0)
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _REQUEST, _RESPONSE = Kind.REQUEST, Kind.RESPONSE
 
 
-class Analyzer(Session):
-    """Feed events (`feed`, or `push` for raw records), then `finish()` for the `Analysis`.
+class Analyzer:
+    """Feed a session's records in file order, then `finish()` for its `Analysis`.
+
+    Input, one record at a time or in batches (in file order; the analyzer puts them in time
+    order through a bounded reorder buffer): `feed(event)`, `push(t, ch, payload, index)`, or
+    `feed_records(records, size)` with the batches `Transcript.batches` reads.
 
     Callbacks: `on_message(Message)` for every `in`/`out` line, `on_exec(ExecCall)` for every
     executor line, `on_finding(Finding)`, `on_pair(request event, response event, latency)`,
     `on_reject(response event, why)` for each answer that rejects a client request (a JSON-RPC
     error, a `tools/call` result with `isError: true`, arguments outside the declared schema).
+
+    `snapshot()` gives the analysis so far without ending this one (`view --follow`).
     """
 
     def __init__(
@@ -66,97 +73,120 @@ class Analyzer(Session):
         on_reject: Callable[[int, str], None] | None = None,
         max_findings: int = 10_000,
         policy: str = "session",
+        flush_bytes: int = FLUSH_BYTES,
     ) -> None:
-        super().__init__(
-            on_message=on_message,
-            on_exec=on_exec,
-            on_finding=on_finding,
-            on_pair=on_pair,
-            on_reject=on_reject,
-            max_findings=max_findings,
-            policy=policy,
-        )
+        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject)
+        self.session = Session(callbacks, max_findings=max_findings, policy=policy)
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
-        self.buffer: list[Record] = []
-        self.buffered = 0  # bytes of the byte-channel records pushed since the last drain
-        self.flush_bytes = FLUSH_BYTES
-        self.last_t: dict[str, float] = {}
+        self.flush_bytes = flush_bytes
+        self._buffer: list[Record] = []
+        self._buffered = 0  # bytes of the byte-channel records added since the last drain
+        self._last_t: dict[str, float] = {}
+
+    @property
+    def version(self) -> str | None:
+        """The protocol version in force at the point the analysis has reached."""
+        return self.session.version
+
+    @property
+    def held(self) -> int:
+        """Bytes of the byte records waiting in the reorder buffer (for tests and diagnostics)."""
+        return sum(len(r[2]) for r in self._buffer if not isinstance(r[2], dict))
 
     # -- input -----------------------------------------------------------------------------
     def feed(self, event: Event) -> None:
         """Add one transcript event (in file order)."""
-        payload: Payload
-        if event.text is not None:
-            payload = event.text
-        elif event.raw is not None:
-            payload = event.raw
-        else:
-            payload = event.fields or {}
-        self.push(event.t, event.ch, payload, event.index)
+        self.push(event.t, event.ch, event.payload, event.index)
 
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
         """Add one record: `payload` is the text or bytes of a byte channel, else its fields."""
-        last = self.last_t.get(ch)
+        last = self._last_t.get(ch)
         if last is not None and t < last:
             t = last  # a channel's own order is exact; never let a clock glitch reorder it
         else:
-            self.last_t[ch] = t
-        buffer = self.buffer
+            self._last_t[ch] = t
+        buffer = self._buffer
         buffer.append((t, ch, payload, index))
         if not isinstance(payload, dict):
-            self.buffered += len(payload)
-        if len(buffer) >= FLUSH or self.buffered >= self.flush_bytes:
-            self.drain()
+            self._buffered += len(payload)
+        if len(buffer) >= FLUSH or self._buffered >= self.flush_bytes:
+            self._drain()
 
-    def drain(self, *, final: bool = False) -> None:
+    def feed_records(self, records: list[Record], size: int) -> None:
+        """Add records in file order, `size` the bytes their byte records carry, each channel's
+        times already non-decreasing: what `Transcript.batches` gives (feed a file through one
+        form, `feed`/`push` or this, not both)."""
+        buffer = self._buffer
+        buffer += records
+        self._buffered += size
+        if len(buffer) >= FLUSH or self._buffered >= self.flush_bytes:
+            self._drain()
+
+    def _drain(self, *, final: bool = False) -> None:
         """Process the buffered records that no record still to come can precede.
 
         Normally the newest KEEP records wait (a record of another channel may still come before
         them); when the buffer holds FLUSH_BYTES or more (large records), only the newest
         KEEP_UNDER_PRESSURE do, so memory stays bounded whatever the records' size."""
-        buffer = self.buffer
+        buffer = self._buffer
         buffer.sort(key=_by_time)
         if final:
             cut = len(buffer)
         else:
-            keep = KEEP_UNDER_PRESSURE if self.buffered >= self.flush_bytes else KEEP
+            keep = KEEP_UNDER_PRESSURE if self._buffered >= self.flush_bytes else KEEP
             horizon = buffer[-1][0] - WINDOW
             cut = max(0, len(buffer) - keep)
             while cut < len(buffer) and buffer[cut][0] <= horizon:
                 cut += 1
-        self.buffered = 0  # the records kept back are not counted again: at most `keep` of them
+        self._buffered = 0  # the records kept back are not counted again: at most `keep` of them
         batch = buffer[:cut]
         del buffer[:cut]
         self._run(batch)
 
     def finish(self) -> Analysis:
         """Process what is buffered, close the streams, report what stayed unanswered."""
-        self.drain(final=True)
+        self._drain(final=True)
         for framer in self.framers.values():
             last = framer.close()
             if last is not None:
                 self._dispatch(last)
-        result = self.result
-        for rid, pending in self.client.pending.items():
-            self._unanswered(IN, rid, pending)
-        for rid, pending in self.server.pending.items():
-            self._unanswered(OUT, rid, pending)
-        result.findings.sort(key=lambda f: f.t if f.t is not None else 0.0)
-        result.protocol_version = self.tracker.version
-        result.stateless = self.tracker.stateless
-        result.exec_calls = self.attribution.calls
-        return result
+        return self.session.close()
+
+    def snapshot(
+        self,
+        *,
+        on_message: Callable[[Message], None] | None = None,
+        on_exec: Callable[[ExecCall], None] | None = None,
+        on_finding: Callable[[Finding], None] | None = None,
+        on_pair: Callable[[int, int, float], None] | None = None,
+        on_reject: Callable[[int, str], None] | None = None,
+    ) -> Analysis:
+        """The analysis of what was fed so far, as if the session ended here while its streams
+        go on: the buffered records are processed and the requests in flight reported, but a
+        line still being written is not cut short. It is done on a copy, whose callbacks are
+        the ones given (they hear what finishing the copy finds); this analyzer goes on as it
+        was. The copy costs the state's containers; kept findings are shared, not copied."""
+        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject)
+        memo: dict[int, object] = {id(self.session.callbacks): callbacks}
+        for found in self.session.result.findings:  # frozen values: shared
+            memo[id(found)] = found
+        twin = copy.deepcopy(self, memo)
+        twin._drain(final=True)
+        for framer in twin.framers.values():
+            framer.drop_partial()
+        return twin.session.close()
 
     # -- records in time order -------------------------------------------------------------
     def _run(self, batch: list[Record]) -> None:
         """The hot loop: a whole good line is parsed once and judged without building objects."""
         fin, fout = self.framers[IN], self.framers[OUT]
         loads, decode_error = _loads, _JSONDecodeError
-        tracker = self.tracker
-        first, prev = self._first, self._prev
-        accept, answer, client_request = self._accept, self._answer, self._client_request
-        counts = self.result.messages
-        on_message = self.on_message
+        session = self.session
+        tracker = session.tracker
+        previous = session.lines.previous
+        accept, answer, client_request = session.accept, session.answer, session.client_request
+        counts = session.result.messages
+        on_message = session.callbacks.on_message
         for record in batch:
             t, ch, payload, index = record
             if ch == OUT:
@@ -166,13 +196,15 @@ class Analyzer(Session):
             else:
                 self._other(t, ch, payload, index)
                 continue
-            if type(payload) is not str or framer.parts or payload.find("\n") != len(payload) - 1:
+            if type(payload) is not str:
+                self._fragment(framer, t, payload, index)
+                continue
+            offset = framer.whole(payload)
+            if offset < 0:
                 self._fragment(framer, t, payload, index)
                 continue
             text = payload
-            line = framer.line = framer.line + 1
-            offset = framer.offset
-            framer.offset = offset + (len(text) if text.isascii() else len(text.encode()))
+            line = framer.line
             try:
                 value = loads(text)
             except decode_error:
@@ -191,17 +223,16 @@ class Analyzer(Session):
                         client_request(method, rid, value, line, offset, text, t, index)  # type: ignore[arg-type]
                     else:
                         accept(ch, kind, method, rid, value, line, offset, text, t, index)
-                    if first[ch] is None:
-                        prev[ch] = record  # no new tuple per line: the record itself
+                    previous[ch] = record  # the last good line: no new tuple per line, the record
                     continue
-            self._frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
+            session.frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
 
     def _fragment(self, framer: ChannelFramer, t: float, payload: Payload, index: int) -> None:
         if isinstance(payload, dict):
             return
         data = payload.encode() if isinstance(payload, str) else payload
         for frame in framer.feed(data, t, index):
-            self._frame(frame)
+            self.session.frame(frame)
 
     def _other(self, t: float, ch: str, payload: Payload, index: int) -> None:
         """Records of the other channels: stderr, executor lines, eof, exit."""
@@ -214,9 +245,10 @@ class Analyzer(Session):
                     self._dispatch(last)
             elif ch == EXIT:
                 code, signal = payload.get("code"), payload.get("signal")
-                self.result.exited = True
-                self.result.exit_code = code if type(code) is int else None
-                self.result.exit_signal = signal if type(signal) is int else None
+                result = self.session.result
+                result.exited = True
+                result.exit_code = code if type(code) is int else None
+                result.exit_signal = signal if type(signal) is int else None
             return
         channel = self.framers.get(ch)
         if channel is None:
@@ -230,12 +262,12 @@ class Analyzer(Session):
     def _dispatch(self, frame: Frame) -> None:
         ch = frame.channel
         if ch in (IN, OUT):
-            self._frame(frame)
+            self.session.frame(frame)
         elif ch in EXECUTOR_CHANNELS:
-            self._exec(frame)
+            self.session.executor(frame)
 
     def _stderr(self, data: bytes, index: int) -> None:
-        err = self.result.stderr
+        err = self.session.result.stderr
         if err.first_event < 0:
             err.first_event = index
         err.size += len(data)
@@ -311,19 +343,19 @@ def analyze_file(
     """Read and analyse a transcript file; raises TranscriptError when it cannot be read.
 
     `progress(bytes read)` is called now and then on a long file (for a progress line)."""
-    from mcptape.check.source import read_into
-    from mcptape.transcript import open_transcript
-    from mcptape.transcript.reader import unreadable
-
     transcript = open_transcript(path)
     analyzer = Analyzer(
         on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
     )
-    try:
-        read_into(transcript, analyzer, FLUSH, progress)
-    except OSError as exc:  # the file failed after its header (EIO): name it, as for line 1
-        raise unreadable(transcript.path, exc) from None
+    for batch in transcript.batches(BATCH, analyzer.flush_bytes):
+        analyzer.feed_records(batch.records, batch.size)
+        if progress is not None:
+            progress(batch.offset)
     analysis = analyzer.finish()
-    for problem in transcript.problems:
-        analysis.notes.append(f"transcript line {problem.line} (byte {problem.offset}): {problem.reason}")
+    analysis.notes.extend(reading_notes(transcript))
     return transcript.header, analysis
+
+
+def reading_notes(transcript: Transcript) -> list[str]:
+    """The notes for a transcript's unreadable lines (known once a pass has read it)."""
+    return [f"transcript line {p.line} (byte {p.offset}): {p.reason}" for p in transcript.problems]

@@ -21,32 +21,48 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.check import rules
-from mcptape.check.model import ExecCall, Finding, Frame, Ref, Severity
-from mcptape.check.pairing import Pending, RequestId
+from mcptape.check.findings import finding, frame_ref
+from mcptape.check.model import HTTP, ExecCall, Finding, Frame, Ref, RequestId
+from mcptape.check.pairing import Pending
 
 TOLERANCE = 0.005  # seconds
 POLICIES = ("session", "request")
 _SCAN = 64  # in-flight requests looked at, newest first
 _REJECTED_KEPT = 4096
+_new = tuple.__new__  # a NamedTuple at a tuple's cost
+REQUEST_ID_KEYS = ("request_id", "requestId")
+"""Where an executor line names its request (the tap's documented key, and the camelCase one)."""
 
-# A closed request: (response time, id, the request, why it was rejected or None, the response).
-Closed = tuple[float, RequestId, Pending, "str | None", "Ref | None"]
+
+class Closed(NamedTuple):
+    """A client request that got its answer (the hot path builds one with `tuple.__new__`)."""
+
+    t: float  # the answer's time
+    request_id: RequestId
+    request: Pending
+    reason: str | None  # why it counts as rejected, None when it does not
+    response: Ref | None  # the rejecting answer
+
+
+class RejectPoint(NamedTuple):
+    """The first rejected input frame of the session."""
+
+    t: float
+    ref: Ref
+    problem: str
+
+
 # An executor line waiting for its request's answer: (the line, its ExecCall).
 Waiting = tuple[Ref, ExecCall]
 
 
-def request_ref(pending: Pending) -> Ref:
-    raw = pending[3]
-    data = raw.encode() if isinstance(raw, str) else raw
-    return Ref("request", "in", pending[1], pending[2], data.rstrip(b"\n"), pending[4])
-
-
-def _request_id(value: Any) -> RequestId | None:
+def named_request_id(value: Any) -> RequestId | None:
+    """The request an executor line names (`request_id`, or `requestId`), if it names one."""
     if type(value) is dict:
-        for key in ("request_id", "requestId"):
+        for key in REQUEST_ID_KEYS:
             rid = value.get(key)
             if type(rid) is int or type(rid) is str:
                 return rid
@@ -61,7 +77,7 @@ class Attributor:
             raise ValueError(f"unknown policy {policy!r} (one of {', '.join(POLICIES)})")
         self.emit = emit
         self.per_request = policy == "request"
-        self.reject_point: tuple[float, Ref, str] | None = None
+        self.reject_point: RejectPoint | None = None
         self.waiting: dict[RequestId, list[Waiting]] = {}
         self.recent: deque[Closed] = deque(maxlen=32)
         self.rejected: dict[RequestId, Closed] = {}
@@ -70,13 +86,13 @@ class Attributor:
     def frame_rejected(self, t: float, ref: Ref, problem: str) -> None:
         """A rejected input frame: from here on, no executor call is acceptable."""
         if self.reject_point is None:
-            self.reject_point = (t, ref, problem)
+            self.reject_point = RejectPoint(t, ref, problem)
 
     def answered(
         self, rid: RequestId, t: float, pending: Pending, reason: str | None, response: Ref | None
     ) -> None:
         """A client request got its answer (`reason` says why it counts as rejected, if it does)."""
-        closed: Closed = (t, rid, pending, reason, response)
+        closed: Closed = _new(Closed, (t, rid, pending, reason, response))  # once per answer
         self.recent.append(closed)
         if reason is not None:
             self.rejected[rid] = closed
@@ -92,7 +108,7 @@ class Attributor:
         """Attribute one executor line; flag it now, or when its request is answered."""
         self.calls += 1
         t = frame.t
-        named = _request_id(value)
+        named = named_request_id(value)
         target: RequestId | None = None
         closed: Closed | None = None
         if named is not None:
@@ -101,16 +117,16 @@ class Attributor:
                 closed = self._closed(named)
         else:
             # The HTTP sink records a request before answering it: its time does not lag.
-            lag = 0.0 if frame.channel == "http" else TOLERANCE
+            lag = 0.0 if frame.channel == HTTP else TOLERANCE
             target, closed = self._by_time(t, in_flight, lag)
-        attributed = target if target is not None else (closed[1] if closed is not None else None)
+        attributed = target if target is not None else (closed.request_id if closed is not None else None)
         call = ExecCall(frame, value if type(value) is dict else None, named, attributed)
-        ref = Ref(frame.channel, frame.channel, frame.line, frame.offset, frame.body, frame.event)
+        ref = frame_ref(frame.channel, frame)
         point = self.reject_point
         # A line naming a request answered before the bad frame was written before it, whatever its
         # recorded time; a line attributed only by time gets no such benefit of the doubt.
-        excused = named is not None and closed is not None and closed[0] <= point[0] if point else False
-        after_frame_reject = point is not None and t > point[0] and not excused
+        excused = named is not None and closed is not None and closed.t <= point.t if point else False
+        after_frame_reject = point is not None and t > point.t and not excused
         if after_frame_reject and self.per_request and (target is not None or closed is not None):
             after_frame_reject = False  # a valid request accounts for it: judged as that request
         if after_frame_reject:
@@ -118,14 +134,14 @@ class Attributor:
             self._flag_session(ref, call, point)
         elif target is not None:
             self.waiting.setdefault(target, []).append((ref, call))
-        elif closed is not None and closed[3] is not None:
+        elif closed is not None and closed.reason is not None:
             self._flag_request(ref, call, closed)
         return call
 
     def _closed(self, rid: RequestId) -> Closed | None:
         key = str(rid)
         for closed in reversed(self.recent):
-            if str(closed[1]) == key:
+            if str(closed.request_id) == key:
                 return closed
         found = self.rejected.get(rid)
         if found is None and type(rid) is str and rid.isdigit():
@@ -143,13 +159,13 @@ class Attributor:
             if i >= _SCAN:
                 break
             pending = in_flight[rid]
-            if pending[0] <= t:
-                started, started_at = rid, pending[0]
+            if pending.t <= t:
+                started, started_at = rid, pending.t
                 break
         just_closed: Closed | None = None
         for closed in reversed(self.recent):
-            if closed[0] >= t - tolerance:
-                if closed[0] <= t + tolerance and closed[2][0] <= t:
+            if closed.t >= t - tolerance:
+                if closed.t <= t + tolerance and closed.request.t <= t:
                     just_closed = closed
                     break
             else:
@@ -161,39 +177,36 @@ class Attributor:
         return started, None
 
     def _flag_request(self, ref: Ref, call: ExecCall, closed: Closed) -> None:
-        _, rid, pending, reason, response = closed
-        request = request_ref(pending)
-        related = [ref, request] + ([response] if response is not None else [])
+        rid, pending, response = closed.request_id, closed.request, closed.response
+        related = (ref, pending.ref()) + ((response,) if response is not None else ())
         where = f"out line {response.line}" if response is not None else "its own arguments"
         self.emit(
-            Finding(
+            finding(
                 rules.EXEC_AFTER_REJECT,
-                Severity.ERROR,
-                ref.channel,
-                ref.line,
-                ref.offset,
-                ref.raw,
-                f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
-                f"({pending[5]}, in line {pending[1]}), which was rejected: {reason} ({where})",
+                channel=ref.channel,
+                line=ref.line,
+                offset=ref.offset,
+                raw=ref.raw,
+                message=f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
+                f"({pending.method}, in line {pending.line}), which was rejected: {closed.reason} ({where})",
                 request_id=rid,
                 t=call.frame.t,
                 event=ref.event,
-                related=tuple(related),
+                related=related,
             )
         )
 
-    def _flag_session(self, ref: Ref, call: ExecCall, point: tuple[float, Ref, str]) -> None:
-        _, bad, problem = point
+    def _flag_session(self, ref: Ref, call: ExecCall, point: RejectPoint) -> None:
+        bad = point.ref
         self.emit(
-            Finding(
+            finding(
                 rules.EXEC_AFTER_REJECT,
-                Severity.ERROR,
-                ref.channel,
-                ref.line,
-                ref.offset,
-                ref.raw,
-                f"executor call ({ref.channel} line {ref.line}) after the rejected input frame "
-                f"on in line {bad.line} ({problem})",
+                channel=ref.channel,
+                line=ref.line,
+                offset=ref.offset,
+                raw=ref.raw,
+                message=f"executor call ({ref.channel} line {ref.line}) after the rejected input frame "
+                f"on in line {bad.line} ({point.problem})",
                 request_id=call.attributed_to,
                 t=call.frame.t,
                 event=ref.event,

@@ -26,6 +26,24 @@ class ChannelFramer:
         self.events: list[int] = []  # their event indexes
         self.t = 0.0
 
+    def whole(self, text: str) -> int:
+        """Count `text` as a line of its own and return its offset, when it is one: exactly one
+        line, newline-terminated, with no line in progress before it. Otherwise return -1 and
+        count nothing (`feed` it instead). The analysis' fast path: no Frame is built; `line` is
+        then the line's number. Its twin is `feed` (a property test holds them together)."""
+        if self.parts or text.find("\n") != len(text) - 1:
+            return -1
+        offset = self.offset
+        self.line += 1
+        self.offset = offset + (len(text) if text.isascii() else len(text.encode()))
+        return offset
+
+    def drop_partial(self) -> None:
+        """Forget the line in progress (its stream goes on beyond what was read: it is not cut
+        short, as `close` would say)."""
+        self.parts = []
+        self.events = []
+
     def feed(self, data: bytes, t: float, index: int) -> list[Frame]:
         """Add one event's bytes; return the lines it completes."""
         out: list[Frame] = []

@@ -7,8 +7,10 @@ the JSON output, replay's diff and the TUI can share them. Channels are the tran
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from math import frexp
 from typing import Any
 
 IN, OUT, ERR, EXEC, HTTP = "in", "out", "err", "exec", "http"
@@ -152,6 +154,21 @@ class FirstNonProtocol:
     previous: Frame | None
 
 
+BUCKETS = 64
+
+
+def bucket(seconds: float) -> int:
+    """Histogram bucket of a latency: powers of two from 1 µs."""
+    if seconds <= 1e-6:
+        return 0
+    return min(BUCKETS - 1, frexp(seconds * 1e6)[1])
+
+
+def bucket_upper(index: int) -> float:
+    """Upper bound, in seconds, of bucket `index`."""
+    return float(2**index) * 1e-6
+
+
 @dataclass
 class Latency:
     """Request->response latency, summarised in constant memory (log-scale histogram)."""
@@ -159,12 +176,18 @@ class Latency:
     count: int = 0
     total: float = 0.0
     max: float = 0.0
-    buckets: list[int] = field(default_factory=lambda: [0] * 64)
+    buckets: list[int] = field(default_factory=lambda: [0] * BUCKETS)
+
+    def add(self, seconds: float) -> None:
+        """One request->response pair (the session's hot path has this inlined)."""
+        self.count += 1
+        self.total += seconds
+        if seconds > self.max:
+            self.max = seconds
+        self.buckets[bucket(seconds)] += 1
 
     def percentile(self, p: float) -> float:
         """Upper bound of the bucket holding the p-th percentile (0 <= p <= 100), in seconds."""
-        from mcptape.check.pairing import bucket_upper
-
         if self.count == 0:
             return 0.0
         rank = max(1, round(self.count * p / 100))
@@ -185,6 +208,19 @@ class Stderr:
     size: int = 0
     head: bytearray = field(default_factory=bytearray)
     truncated: bool = False
+
+
+@dataclass(slots=True)
+class Callbacks:
+    """What an analysis tells its caller as it goes (each optional; see `Analyzer`)."""
+
+    on_message: Callable[[Message], None] | None = None
+    on_exec: Callable[[ExecCall], None] | None = None
+    on_finding: Callable[[Finding], None] | None = None
+    on_pair: Callable[[int, int, float], None] | None = None
+    """(request event index, response event index, latency in seconds)"""
+    on_reject: Callable[[int, str], None] | None = None
+    """(response event index, why): an answer rejected a client request"""
 
 
 @dataclass

@@ -20,6 +20,24 @@ FORMAT_VERSION = 1
 IN, OUT, ERR, EXEC, HTTP = "in", "out", "err", "exec", "http"
 EOF_, EXIT, NOTE = "eof", "exit", "note"
 BYTE_CHANNELS: frozenset[str] = frozenset({IN, OUT, ERR, EXEC, HTTP})
+# The records of the other channels: their fields, the JSON types each may have, and whether it
+# must be there. A record of any other channel without bytes is of a kind this version cannot read.
+FIELD_TYPES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    EOF_: {"of": ((str,), True)},
+    EXIT: {"code": ((int, type(None)), False), "signal": ((int, type(None)), False)},
+    NOTE: {"msg": ((str,), False)},
+}
+_ABSENT = object()
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "an integer", float: "a number"}
+
+
+def _json_type(value: object) -> str:
+    """`a string`, `an array`, ... (`missing or null` for None): what a field was instead."""
+    if value is None:
+        return "missing or null"
+    if type(value) is bool:
+        return "a boolean"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 class Event:
@@ -66,23 +84,53 @@ class Event:
         """A field of a non-byte event (`of` on eof, `code`/`signal` on exit, ...)."""
         return default if self.fields is None else self.fields.get(key, default)
 
+    @property
+    def payload(self) -> str | bytes | dict[str, Any]:
+        """What the analysis takes: the text or bytes of a byte record, else its fields."""
+        if self.text is not None:
+            return self.text
+        if self.raw is not None:
+            return self.raw
+        return self.fields or {}
+
     @classmethod
     def from_record(cls, record: dict[str, Any], index: int = -1) -> Event:
-        """Build an event from one decoded transcript line (raises KeyError/TypeError/ValueError)."""
-        t = float(record["t"])
-        ch = record["ch"]
-        if not isinstance(ch, str):
-            raise TypeError("ch must be a string")
+        """Build an event from one decoded transcript line; raises ValueError saying why it is not
+        one (a missing or mistyped field, an unknown kind of record)."""
+        t = record.get("t")
+        if (type(t) is not float and type(t) is not int) or t != t:
+            raise ValueError(f"t is {_json_type(t)}, not a number")
+        ch = record.get("ch")
+        if type(ch) is not str:
+            raise ValueError(f"ch is {_json_type(ch)}, not a string")
         text = record.get("data")
         if text is not None:
-            if not isinstance(text, str):
-                raise TypeError("data must be a string")
-            return cls(t, ch, text=text, index=index)
+            if type(text) is not str:
+                raise ValueError(f"data is {_json_type(text)}, not a string")
+            return cls(float(t), ch, text=text, index=index)
         b64 = record.get("b64")
         if b64 is not None:
-            return cls(t, ch, raw=base64.b64decode(b64, validate=True), index=index)
-        rest = {k: v for k, v in record.items() if k not in ("t", "ch")}
-        return cls(t, ch, fields=rest, index=index)
+            if type(b64) is not str:
+                raise ValueError(f"b64 is {_json_type(b64)}, not a string")
+            try:
+                raw = base64.b64decode(b64, validate=True)
+            except ValueError:  # binascii.Error
+                raise ValueError("b64 is not valid base64") from None
+            return cls(float(t), ch, raw=raw, index=index)
+        if ch in BYTE_CHANNELS:
+            raise ValueError(f"a record of channel {ch} without data or b64")
+        expected = FIELD_TYPES.get(ch)
+        if expected is None:
+            raise ValueError(f"a record of an unknown kind (channel {ch!r}, no data or b64)")
+        rest = {k: v for k, v in record.items() if k != "t" and k != "ch"}
+        for key, (types, required) in expected.items():
+            value = rest.get(key, _ABSENT)
+            if value is _ABSENT:
+                if required:
+                    raise ValueError(f"a {ch} record without {key}")
+            elif type(value) not in types:
+                raise ValueError(f"{key} of a {ch} record is {_json_type(value)}")
+        return cls(float(t), ch, fields=rest, index=index)
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object this event is written as."""
@@ -116,6 +164,16 @@ def encode_bytes(chunk: bytes | bytearray) -> dict[str, str]:
         return {"data": chunk.decode("utf-8")}
     except UnicodeDecodeError:
         return {"b64": base64.b64encode(chunk).decode("ascii")}
+
+
+# The header's own fields and the JSON type each must have when present (`pid`, `side_effects`,
+# `redacted`, `probe` are optional and read by the commands that write them).
+_HEADER_TYPES: dict[str, tuple[type, str]] = {
+    "started": (str, "a string"),
+    "command": (list, "an array of strings"),
+    "cwd": (str, "a string"),
+    "recorder": (dict, "an object"),
+}
 
 
 class Header:
@@ -155,15 +213,24 @@ class Header:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Header:
-        known = {"mcptape", "started", "command", "cwd", "recorder"}
+        """Build the header from line 1, decoded; raises ValueError naming a field of the wrong type
+        (a missing field gets its empty value: `started`, `cwd` "", `command` [], `recorder` {})."""
+        version = record["mcptape"]
+        for key, (kind, what) in _HEADER_TYPES.items():
+            value = record.get(key)
+            if value is not None and type(value) is not kind:
+                raise ValueError(f'"{key}" is {_json_type(value)}, not {what}')
         command = record.get("command") or []
+        for arg in command:
+            if type(arg) is not str:
+                raise ValueError(f'"command" holds {_json_type(arg)}, not only strings')
         return cls(
-            version=int(record["mcptape"]),
-            started=str(record.get("started", "")),
-            command=[str(a) for a in command] if isinstance(command, list) else [str(command)],
-            cwd=str(record.get("cwd", "")),
+            version=version,
+            started=record.get("started") or "",
+            command=list(command),
+            cwd=record.get("cwd") or "",
             recorder=dict(record.get("recorder") or {}),
-            extra={k: v for k, v in record.items() if k not in known},
+            extra={k: v for k, v in record.items() if k not in _HEADER_TYPES and k != "mcptape"},
         )
 
     def to_record(self) -> dict[str, Any]:

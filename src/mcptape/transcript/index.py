@@ -3,8 +3,9 @@
 Opening a large transcript must not wait for the whole file. `TranscriptIndex` validates the header
 at once (through the reader, so bad files fail with the same one-line errors), then `scan()` —
 meant for a worker thread — walks an mmap of the file window by window, recording where each line
-ends, and tells the caller how far it got. Rows are the event lines after the header, in file order;
-a row is read with `os.pread` only when asked for and decoded with the reader's `parse_event`, both
+ends, and tells the caller how far it got. Rows are the lines after the header, in file order,
+numbered like the reader's event indexes (row = event index: every line counts);
+a row is read with `os.pread` only when asked for and decoded with the reader's `read_line`, both
 behind small LRU caches. Scanned windows are released from the process (`MADV_DONTNEED`), so the
 index costs 8 bytes per row however large the file is.
 
@@ -27,7 +28,7 @@ from typing import Generic, TypeVar
 
 from mcptape.errors import TranscriptError
 from mcptape.transcript.events import Event, Header
-from mcptape.transcript.reader import open_file, open_transcript, parse_event
+from mcptape.transcript.reader import BadLine, open_file, open_transcript, read_line
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -74,20 +75,6 @@ class LRU(Generic[K, V]):
         with self._lock:
             self._data.clear()
             self.weight = 0
-
-
-class BadLine:
-    """A row that is not a well-formed event (shown as it is: noise is data)."""
-
-    __slots__ = ("index", "raw", "reason")
-
-    def __init__(self, index: int, raw: bytes, reason: str) -> None:
-        self.index = index
-        self.raw = raw
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"BadLine({self.index}, {self.reason!r})"
 
 
 class TranscriptIndex:
@@ -225,15 +212,7 @@ class TranscriptIndex:
         if cached is not None:
             return cached
         raw = self.line(row)
-        result: Event | BadLine
-        if not raw.strip():
-            result = BadLine(row, raw, "blank line")
-        else:
-            try:
-                result = parse_event(raw, row)
-            except ValueError as exc:
-                reason = str(exc) if raw.endswith(b"\n") else f"truncated last line ({len(raw)} bytes)"
-                result = BadLine(row, raw, reason)
+        result = read_line(raw, row)
         self._events.put(row, result, 2 * len(raw))  # decoded: about twice the line's size at most
         return result
 

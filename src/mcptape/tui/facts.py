@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
 from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.transcript.reader import parse_event
+from mcptape.transcript.reader import BadLine, read_line
 from mcptape.tui import rowinfo as K
 
 if TYPE_CHECKING:
@@ -262,9 +262,8 @@ class FactsCollector:
             start = self.fed
             for row, raw in enumerate(index.read_rows(start, min(total, start + _CHUNK)), start):
                 self.fed = row + 1
-                try:
-                    event = parse_event(raw, row)
-                except ValueError:
+                event = read_line(raw, row)
+                if isinstance(event, BadLine):
                     facts.kind[row] = badline
                     continue
                 ch = event.ch
@@ -280,16 +279,15 @@ class FactsCollector:
             self.finished = True
             facts.finish(self.analyzer.finish())
             return facts
-        # The facts' containers are copied by hand, their findings shared (frozen); the analyzer
-        # is deep-copied with its callbacks rebound to that copy (memo: facts -> snapshot) and its
-        # kept findings shared too. The cost is the containers' size, not one object per finding.
+        # The facts' containers are copied by hand, their findings shared (frozen); the analysis so
+        # far is finished on a copy of the analyzer, whose callbacks fill that copy of the facts.
         snapshot = facts.copy()
-        memo: dict[int, object] = {id(facts): snapshot}
-        for finding in self.analyzer.result.findings:
-            memo[id(finding)] = finding
-        analyzer = copy.deepcopy(self.analyzer, memo)
-        analyzer.drain(final=True)
-        for framer in analyzer.framers.values():  # a line still being written is not cut short:
-            framer.parts, framer.events = [], []  # its stream goes on (an eof record closes it)
-        snapshot.finish(analyzer.finish())
+        analysis = self.analyzer.snapshot(
+            on_message=snapshot.on_message,
+            on_exec=snapshot.on_exec,
+            on_finding=snapshot.on_finding,
+            on_pair=snapshot.on_pair,
+            on_reject=snapshot.on_reject,
+        )
+        snapshot.finish(analysis)
         return snapshot

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 
 import orjson
 
+from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.transcript.reader import parse_event
+from mcptape.transcript.reader import read_line
 
 _CHUNK = 4096
 
@@ -61,10 +62,7 @@ def find_bytes(
             line = lines[i]
             if not ((encoded is not None and encoded in line) or b'"b64"' in line):
                 continue
-            try:
-                event = parse_event(line, lo + i)
-            except ValueError:
-                continue
-            if needle in event.data:
+            event = read_line(line, lo + i)
+            if isinstance(event, Event) and needle in event.data:
                 return lo + i
     return None

@@ -1,0 +1,59 @@
+"""Findings are built here, in one place, and kept in a bounded list.
+
+`finding(rule, ...)` is the one constructor: the severity comes from the rule registry, every other
+field is named. `Findings` keeps the first `limit` of a session (the rest counted, errors apart)
+and tells the `on_finding` callback about each one as it is found.
+"""
+
+from __future__ import annotations
+
+from mcptape.check.model import Analysis, Callbacks, Finding, Frame, Ref, RequestId, Severity
+from mcptape.check.rules import RULES
+
+
+def finding(
+    rule: str,
+    *,
+    channel: str,
+    line: int,
+    offset: int,
+    raw: bytes,
+    message: str,
+    request_id: RequestId | None = None,
+    t: float | None = None,
+    event: int = -1,
+    related: tuple[Ref, ...] = (),
+) -> Finding:
+    """A finding of `rule` (its severity is the registry's) at a line of `channel`."""
+    return Finding(
+        rule, RULES[rule].severity, channel, line, offset, raw, message, request_id, t, event, related
+    )
+
+
+def frame_ref(role: str, frame: Frame) -> Ref:
+    """A pointer to a frame, for a finding's `related` list."""
+    return Ref(role, frame.channel, frame.line, frame.offset, frame.body, frame.event)
+
+
+class Findings:
+    """The findings of one analysis: the first `limit` kept in `analysis.findings`, the others
+    counted; `on_finding` hears of every one."""
+
+    __slots__ = ("analysis", "callbacks", "limit")
+
+    def __init__(self, analysis: Analysis, callbacks: Callbacks, limit: int = 10_000) -> None:
+        self.analysis = analysis
+        self.callbacks = callbacks
+        self.limit = limit
+
+    def add(self, found: Finding) -> None:
+        on_finding = self.callbacks.on_finding
+        if on_finding is not None:
+            on_finding(found)
+        analysis = self.analysis
+        if len(analysis.findings) < self.limit:
+            analysis.findings.append(found)
+        else:
+            analysis.findings_truncated += 1
+            if found.severity is Severity.ERROR:
+                analysis.errors_truncated += 1
