@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from mcptape.diff.compare import compare
 from mcptape.diff.ignore import JSON, masked_by, parse_rule, rule_text
 from mcptape.errors import UsageError
 
@@ -83,3 +84,15 @@ def test_two_shape_rules_at_one_place_mask_together() -> None:
     old = "3f2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f at 2026-11-29T19:44:55Z"
     new = "9b2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f at 2026-11-30T08:00:00Z"
     assert masked_by([uuid_rule, time_rule], ("result", "text"), old, new) == [uuid_rule, time_rule]
+
+
+def test_the_diff_hides_a_uuid_inside_a_tool_text_and_still_shows_a_changed_word() -> None:
+    """`|uuid` hides the new UUID in a text (noted as hidden) but not a change of the words around it."""
+    rules = [parse_rule("tools/call[url]:result.content[*].text|uuid")]
+    old = {"result": {"content": [{"type": "text", "text": "ID: 3f2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f"}]}}
+    new = {"result": {"content": [{"type": "text", "text": "ID: 9b2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f"}]}}
+    changes, hidden = compare(old, new, rules)
+    assert not changes and [h.where for h in hidden] == ["result.content[0].text"]
+    worse = {"result": {"content": [{"type": "text", "text": "Id: 9b2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f"}]}}
+    changes, hidden = compare(old, worse, rules)
+    assert [c.where for c in changes] == ["result.content[0].text"] and not hidden

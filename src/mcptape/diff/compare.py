@@ -3,7 +3,8 @@
 Objects are compared by member name (order never matters), arrays element by element, numbers by
 value (`1` and `1.0` are the same number; `true` is not `1`), strings exactly. A rule that reaches
 a path hides the whole value there; a rule with a `|json` step makes a string that differs be
-parsed as JSON on both sides and compared inside.
+parsed as JSON on both sides and compared inside; a rule ending in shapes (`|uuid`) compares the
+strings at or under its path with those shapes masked (`mcptape.diff.shapes`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.diff.ignore import JSON, Path, Rule, render_path
+from mcptape.diff.ignore import JSON, Path, Rule, masked_by, render_path
 from mcptape.jsonsafe import equal
 
 
@@ -124,10 +125,13 @@ def _walk(
 
 
 def _hidden(a: Any, b: Any, path: Path, rules: Sequence[Rule], hidden: list[Hidden]) -> bool:
-    """Does a rule reach `path` (then the whole value there is hidden, and noted if it differs)?"""
+    """Does a rule reach `path` (then the whole value there is hidden, and noted if it differs)? Or
+    do shape rules (`|uuid`, ...) make the two strings there equal (noted the same way)?"""
     for rule in rules:
         if rule.matches(path):
             if not equal(a, b):
                 hidden.append(Hidden(rule, path, a, b))
             return True
-    return False
+    masking = masked_by(rules, path, a, b)
+    hidden.extend(Hidden(rule, path, a, b) for rule in masking)
+    return bool(masking)
