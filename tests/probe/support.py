@@ -22,8 +22,14 @@ def probe(
     timeout: float = 3.0,
     **options: Any,
 ) -> tuple[ProbeResult, list[str]]:
-    """Run the probe on `command` (all cases, or `start` plus `cases`); return it and its progress lines."""
-    chosen = CASES if cases is None else [BY_ID["start"], *(BY_ID[c] for c in cases if c != "start")]
+    """Run the probe on `command` (all cases, or `start` plus `cases`, "tools" naming the per-tool
+    hard inputs); return it and its progress lines."""
+    chosen = (
+        CASES
+        if cases is None
+        else [BY_ID["start"], *(BY_ID[c] for c in cases if c not in ("start", "tools"))]
+    )
+    options.setdefault("every_tool", cases is None or "tools" in cases)
     lines: list[str] = []
     plan = Plan(list(command), out, timeout=timeout, idle=0.2, cases=chosen, **options)
     return run_probe(plan, progress=lines.append), lines

@@ -23,7 +23,7 @@ def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
     result, progress = probe(tmp_path, PB_SERVER)
     rows = by_id(result)
     assert {r.case.id: r.verdict for r in result.results} == {cid: Verdict.PASS for cid in rows}
-    assert len(rows) == 16 and not result.failed
+    assert len(rows) == 18 and not result.failed and result.passed
     assert result.call is not None and result.call.tool == "deploy" and result.baseline == 1
     for row in rows.values():
         assert row.transcript is not None and row.transcript.is_file()
@@ -32,7 +32,8 @@ def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
     assert "next request ran alone (1 calls)" in rows["concatenated"].did
     assert "closed the session (exit 0)" in rows["truncated-eof"].did
     assert "server/discover answered" in rows["start-discover"].did
-    assert len(progress) == 17 and progress[0].startswith("mcptape probe: 16 cases")
+    assert {"wrong-types:deploy", "unknown-arguments:deploy", "string-params:deploy"} <= set(rows)
+    assert len(progress) == 19 and progress[0].startswith("mcptape probe: 15 cases")
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,18 @@ TOOL = {
         "additionalProperties": False,
     },
 }
+# A second tool, listed only with the `second-tool` defects: it declares one string argument.
+NOTIFY: dict[str, Any] = {
+    "name": "notify",
+    "description": "Send a notification (reports the action on the executor tap).",
+    "annotations": {"readOnlyHint": False},
+    "inputSchema": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+        "additionalProperties": False,
+    },
+}
 
 DEFECTS = {
     "tolerant": "finds the first JSON object anywhere in a line (noise around it ignored) and runs it",
@@ -53,6 +65,8 @@ DEFECTS = {
     "hang": "stops answering (and ignores SIGTERM) once it receives a batch",
     "inherit": "rejects a bad line, then retries it with the next valid tools/call",
     "exit-noise": "prints a traceback on stdout and exits 1 when stdin closes",
+    "second-tool": "lists a second tool, notify, that accepts any arguments and acts on all of them",
+    "second-tool-open": "the same, with a schema that allows extra arguments",
 }
 
 
@@ -196,7 +210,14 @@ class Server:
         elif method == "ping":
             self.result(rid, {})
         elif method == "tools/list":
-            self.result(rid, {"tools": [TOOL]})
+            tools = [TOOL]
+            if self.defect == "second-tool":
+                tools.append(NOTIFY)
+            elif self.defect == "second-tool-open":
+                tools.append(
+                    {**NOTIFY, "inputSchema": {**NOTIFY["inputSchema"], "additionalProperties": True}}
+                )
+            self.result(rid, {"tools": tools})
         elif method == "tools/call":
             self.call(rid, params)
         else:
@@ -212,6 +233,12 @@ class Server:
 
     def call(self, rid: Any, params: dict[str, Any]) -> None:
         arguments = params.get("arguments", {})
+        if params.get("name") == "notify" and self.defect in ("second-tool", "second-tool-open"):
+            if not isinstance(arguments, dict):
+                raise Bad(-32602, "invalid arguments", rid)
+            tap.executed("notify", request_id=rid, **arguments)  # the defect: every argument acted on
+            self.result(rid, {"content": [{"type": "text", "text": "sent"}]})
+            return
         if params.get("name") != "deploy":
             raise Bad(-32602, f"unknown tool {params.get('name')!r}", rid)
         if (

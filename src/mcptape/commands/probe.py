@@ -11,7 +11,7 @@ import orjson
 
 from mcptape.commands.output import json_text, write
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
-from mcptape.probe.cases import DEFAULT_OVERSIZE
+from mcptape.probe.cases import DEFAULT_OVERSIZE, Case
 
 
 @click.command(
@@ -22,10 +22,12 @@ Examples:
   mcptape probe -- python -m my_server
   mcptape probe -o probe-out --junit probe.xml -- npx -y @modelcontextprotocol/server-everything
   mcptape probe --tool get_current_time --args '{"timezone": "UTC"}' -- uvx mcp-server-time
+  mcptape probe --from session.jsonl -- uvx mcp-server-time
 
-Each case runs in a fresh server process with the executor tap and the HTTP sink on; its
-transcript is saved in DIR. Exit 0 when no case failed (warnings allowed), 1 when one did,
-2 on a usage error or when the server cannot be started.""",
+Each case runs in a server process with the executor tap and the HTTP sink on; its
+transcript is saved in DIR. Exit 0 when no case failed or was inconclusive (warnings allowed),
+1 when one did (a valid call that the server refuses makes the hard inputs built from it
+inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "-o",
@@ -41,12 +43,31 @@ transcript is saved in DIR. Exit 0 when no case failed (warnings allowed), 1 whe
     "--json", "as_json", is_flag=True, help="Print the report as JSON on stdout instead of the table."
 )
 @click.option("--junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
-@click.option("--tool", metavar="NAME", help="The tool the cases call (default: the first of tools/list).")
+@click.option(
+    "--tool",
+    metavar="NAME",
+    help="The tool of the valid call (default: the first of up to 3 tools, read-only ones first, "
+    "that accepts arguments derived from its schema).",
+)
 @click.option(
     "--args",
     "args_json",
     metavar="JSON",
     help="Its arguments, a JSON object (default: minimal values derived from its inputSchema).",
+)
+@click.option(
+    "--from",
+    "from_transcript",
+    metavar="TRANSCRIPT",
+    type=click.Path(dir_okay=False),
+    help="Take the valid call from a recorded session: a tools/call the server answered with a success.",
+)
+@click.option(
+    "--corpus",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Also send each file of DIR as one malformed inbound frame (its bytes as they are; a file "
+    "without a final newline is followed by EOF; MCPTAPE_MARKER in it becomes the case's marker).",
 )
 @click.option(
     "--timeout",
@@ -98,6 +119,8 @@ def probe_command(
     junit: str | None,
     tool: str | None,
     args_json: str | None,
+    from_transcript: str | None,
+    corpus: str | None,
     timeout: float,
     start_timeout: float,
     idle: float,
@@ -114,17 +137,20 @@ def probe_command(
     itself. Progress goes to stderr; the report (table, or --json) to stdout.
     """
     from mcptape.probe.cases import CASES
+    from mcptape.probe.recorded import recorded_calls
     from mcptape.probe.report import junit_xml, render_table, to_json
     from mcptape.probe.runner import Plan, run_probe
 
     if not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)
-    known = {case.id for case in CASES}
+    recorded = recorded_calls(Path(from_transcript)) if from_transcript is not None else []
+    extra = _corpus(Path(corpus)) if corpus is not None else []
+    known = {case.id for case in [*CASES, *extra]} | {TOOLS}
     unknown = [c for c in only if c not in known]
     if unknown:
         raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
-    cases = [c for c in CASES if not only or c.id == "start" or c.id in only]
+    cases = [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
     if junit is not None and not Path(junit).absolute().parent.is_dir():  # before minutes of cases
         raise OutputError(
             f"cannot write {junit}: directory {Path(junit).parent} does not exist",
@@ -139,6 +165,8 @@ def probe_command(
         # an old probe.json after a Ctrl-C): remove the files a probe writes, by name, nothing else.
         for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json"]:
             (out / name).unlink(missing_ok=True)
+        for old in [*out.glob("tools-*.jsonl"), *out.glob("corpus-*.jsonl")]:
+            old.unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
     plan = Plan(
@@ -152,6 +180,8 @@ def probe_command(
         jobs=jobs,
         oversize=oversize,
         cases=cases,
+        recorded=recorded,
+        every_tool=not only or TOOLS in only,
     )
     result = run_probe(plan)
     document = json_text(to_json(result)) + "\n"
@@ -159,7 +189,24 @@ def probe_command(
     if junit:
         _write(Path(junit), junit_xml(result))
     write(document if as_json else render_table(result))
-    raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
+    raise SystemExit(EXIT_OK if result.passed else EXIT_FINDINGS)
+
+
+TOOLS = "tools"  # --case tools: the hard inputs sent to every tool
+
+
+def _corpus(folder: Path) -> list[Case]:
+    """One case per file of a --corpus folder, in name order."""
+    from mcptape.probe.cases import corpus_case
+
+    try:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        cases = [corpus_case(p.name, p.read_bytes()) for p in files]
+    except OSError as exc:
+        raise UsageError(f"--corpus {folder}: {exc.strerror}", hint="name a folder of frame files") from None
+    if not cases:
+        raise UsageError(f"--corpus {folder}: no frame files in it", hint="one file per malformed frame")
+    return cases
 
 
 def _parse_args(args_json: str | None) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-START, INPUT = "start", "input"
+START, INPUT, TOOL = "start", "input", "tool"  # TOOL: a hard input sent to one tool of many
 PROBE_META = "mcptape/probe"  # the `_meta` key that carries the marker in a well-formed frame
 DEFAULT_OVERSIZE = 2 << 20  # bytes: the oversized line
 
@@ -57,6 +57,8 @@ class Case:
     `build(call, marker, oversize)` gives the hard input of an `input` case. `eof` closes stdin right
     after it (no valid request follows). `lenient`: the frame is well-formed JSON-RPC, so a server
     that answers it with a result (and no executor call is seen) is a warning, not a failure.
+    `uses_call`: the hard input is built from the valid call, so when the valid call itself is
+    refused, a refusal of the hard input proves nothing (the case is inconclusive).
     """
 
     id: str
@@ -69,6 +71,7 @@ class Case:
     build: Callable[[Call, str, int], Bad] | None = None
     eof: bool = False
     lenient: bool = False
+    uses_call: bool = True
 
 
 def _debug_line(call: Call, marker: str, oversize: int) -> Bad:
@@ -97,10 +100,6 @@ def _string_params(call: Call, marker: str, oversize: int) -> Bad:
 
 def _boolean_id(call: Call, marker: str, oversize: int) -> Bad:
     return Bad(orjson.dumps(call.request(True, meta={PROBE_META: marker})) + b"\n", (True,))
-
-
-def _unknown_arguments(call: Call, marker: str, oversize: int) -> Bad:
-    return Bad(call.line(marker, mcptape_probe_unknown=marker), (marker,))
 
 
 def _batch(call: Call, marker: str, oversize: int) -> Bad:
@@ -154,24 +153,33 @@ CASES: tuple[Case, ...] = (
         "stateless start: server/discover (2026-07-28), then tools/list",
         discover=True,
     ),
-    Case("debug-line", INPUT, "a debug line before a valid request", build=_debug_line),
+    Case("debug-line", INPUT, "a debug line before a valid request", build=_debug_line, uses_call=False),
     Case(
         "banner-after-request", INPUT, "a valid request followed by a banner on the same line", build=_banner
     ),
-    Case("truncated-eof", INPUT, "a truncated request, then EOF", build=_truncated, eof=True),
+    Case(
+        "truncated-eof", INPUT, "a truncated request, then EOF", build=_truncated, eof=True, uses_call=False
+    ),
     Case("concatenated", INPUT, "two requests concatenated on one line", build=_concatenated),
     Case("string-params", INPUT, "tools/call with params as a (JSON-encoded) string", build=_string_params),
     Case("boolean-id", INPUT, "tools/call whose id is true", build=_boolean_id),
-    Case(
-        "unknown-arguments",
-        INPUT,
-        "tools/call with an argument the tool does not declare",
-        build=_unknown_arguments,
-        lenient=True,
-    ),
     Case("batch", INPUT, "a JSON-RPC batch of two tools/call", build=_batch),
     Case("invalid-utf8", INPUT, "tools/call with bytes that are not UTF-8", build=_invalid_utf8),
     Case("oversized-line", INPUT, "a tools/call on one oversized line", build=_oversized, lenient=True),
 )
 
 BY_ID = {case.id: case for case in CASES}
+MARKER_PLACEHOLDER = b"MCPTAPE_MARKER"  # in a --corpus frame: replaced by the case's marker
+
+
+def corpus_case(name: str, data: bytes) -> Case:
+    """A case for one frame of a `--corpus` folder: its bytes are sent as they are (a frame without
+    a final newline is followed by EOF); `MCPTAPE_MARKER` in them becomes the case's marker, so an
+    executor line or an id can be traced to it."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
+    eof = not data.endswith(b"\n")
+
+    def build(call: Call, marker: str, oversize: int) -> Bad:
+        return Bad(data.replace(MARKER_PLACEHOLDER, marker.encode()), (marker,))
+
+    return Case(f"corpus-{safe}", INPUT, f"corpus frame {name}", build=build, eof=eof, uses_call=False)

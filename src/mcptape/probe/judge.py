@@ -25,7 +25,7 @@ from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Find
 from mcptape.check.protocol import batches_allowed
 from mcptape.probe.cases import INPUT, Case
 from mcptape.probe.driver import same_id
-from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_STEP, Observed, Verdict
+from mcptape.probe.observed import AFTER_ID, AFTER_STEP, PING_STEP, Observed, Verdict
 from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
 
@@ -69,6 +69,24 @@ def not_run(case: Case, why: str) -> CaseResult:
     return CaseResult(case, Verdict.FAIL, why, [why], ran=False)
 
 
+def inconclusive(result: CaseResult, why: str) -> None:
+    """Turn a pass or a warning into `inconclusive`: the valid request was refused too (`why`).
+
+    A failure stays a failure: an action, an accepted frame, noise on stdout, a hang are real
+    whatever the valid request did.
+    """
+    if result.ran and result.verdict in (Verdict.PASS, Verdict.WARN):
+        result.verdict = Verdict.INCONCLUSIVE
+        result.reasons.insert(0, f"inconclusive: {why}")
+
+
+def call_names(call: ExecCall) -> Any:
+    """The request id an executor line names (`request_id`, or `requestId`), or None."""
+    if call.value is None:
+        return None
+    return call.value.get("request_id", call.value.get("requestId"))
+
+
 def exit_text(status: ExitStatus | None) -> str | None:
     if status is None:
         return None
@@ -76,7 +94,7 @@ def exit_text(status: ExitStatus | None) -> str | None:
 
 
 @dataclass
-class _Seen:
+class Seen:
     """The transcript, as the check core classified it: every `in` message (what the probe sent),
     and the `out` values that carry an id (answers). A server's notifications and noise are not
     kept: no verdict depends on them, and a server that floods stdout would fill memory."""
@@ -96,7 +114,7 @@ class _Seen:
 
 def judge(observed: Observed, baseline: int | None) -> CaseResult:
     """The verdict of one case (`baseline`: calls one valid request makes, from the start case)."""
-    seen = _Seen()
+    seen = Seen()
     _, analysis = analyze_file(str(observed.path), on_message=seen.keep, on_exec=seen.calls.append)
     result = CaseResult(
         observed.case,
@@ -136,7 +154,7 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
     return result
 
 
-def _judge_start(observed: Observed, seen: _Seen, result: CaseResult) -> None:
+def _judge_start(observed: Observed, seen: Seen, result: CaseResult) -> None:
     parts: list[str] = []
     if observed.discover is not None:
         parts.append(f"no stateless revision: {observed.discover}")
@@ -154,16 +172,19 @@ def _judge_start(observed: Observed, seen: _Seen, result: CaseResult) -> None:
         parts.append("handshake refused")
     if observed.tools is not None:
         parts.append(f"{len(observed.tools)} tools")
-    t_call = seen.first_in(lambda m: m.value is not None and same_id(_id(m.value), CALL_ID))
+    t_call = seen.first_in(lambda m: m.value is not None and same_id(_id(m.value), observed.call_id))
     if t_call is not None and not observed.hung and not observed.gone:
         made = [c for c in seen.calls if c.frame.t >= t_call]
         result.baseline = len(made)
         name = observed.call.tool if observed.call is not None else None
         parts.append(f"{name or 'tools/list'} made {len(made)} executor/HTTP calls")
-        if observed.call_error:
+        if observed.tried:
+            parts.append(f"refused before it: {', '.join(observed.tried)}")
+        if observed.call_error and observed.case.id == "start":
             result.reasons.append(
-                f"warning: the valid call {name} was refused ({observed.call_error}); "
-                "give real arguments with --tool NAME --args JSON"
+                f"warning: the valid call {name} was refused ({observed.call_error}); the hard inputs "
+                "built from it cannot be judged: give arguments it accepts with --tool NAME --args JSON, "
+                "or --from TRANSCRIPT (a recorded session that called it)"
             )
     status = observed.status
     if (
@@ -186,7 +207,7 @@ def _id(value: Any) -> Any:
 _NO_ID = object()
 
 
-def _judge_input(observed: Observed, seen: _Seen, result: CaseResult, baseline: int | None) -> set[int]:
+def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: int | None) -> set[int]:
     """Attribute calls and answers to the bad frame and to the valid request after it."""
     case, bad, marker = observed.case, observed.bad, observed.marker.encode()
     ids: tuple[Any, ...] = bad.ids if bad is not None else ()
@@ -274,7 +295,7 @@ def _judge_input(observed: Observed, seen: _Seen, result: CaseResult, baseline: 
     return {c.frame.event for c in bad_calls + inherited if c.frame.channel in EXECUTOR_CHANNELS}
 
 
-def _answers(seen: _Seen, t_bad: float | None, ids: tuple[Any, ...]) -> tuple[list[str], int]:
+def _answers(seen: Seen, t_bad: float | None, ids: tuple[Any, ...]) -> tuple[list[str], int]:
     """The server's answers to the bad frame: error codes (rejects) and the number of results."""
     rejected: list[str] = []
     accepted = 0

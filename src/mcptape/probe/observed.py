@@ -22,6 +22,8 @@ class Verdict(StrEnum):
     WARN = "warning"
     FAIL = "FAIL"
     NA = "n/a"
+    # The valid request itself was refused, so a refusal of the hard input proves nothing.
+    INCONCLUSIVE = "inconclusive"
 
 
 @dataclass
@@ -41,6 +43,8 @@ class Observed:
     gone: str | None = None  # the server ended the session before answering this
     refused: str | None = None  # a handshake step answered with an error
     call_error: str | None = None  # the valid call of a start case was answered with an error
+    call_id: Any = CALL_ID  # the id of the valid call the start case counted (the last one tried)
+    tried: list[str] = field(default_factory=list)  # valid calls tried and refused before it
     discover: str | None = None  # server/discover not supported (how it said so)
     lingered: float | None = None  # seconds waited after stdin closed, when the server stayed up
     status: ExitStatus | None = None

@@ -38,15 +38,23 @@ def summary_line(probe: ProbeResult) -> str:
     ]
     if skipped:
         parts.append(f"{skipped} not run")
+    if tally[Verdict.INCONCLUSIVE.value]:
+        parts.append(f"{tally[Verdict.INCONCLUSIVE.value]} inconclusive")
     if tally[Verdict.NA.value]:
         parts.append(f"{tally[Verdict.NA.value]} not applicable")
-    verdict = "FAIL" if probe.failed else "ok"
-    return f"{verdict}: {', '.join(parts)} in {probe.seconds:.1f}s"
+    verdict = "FAIL" if probe.failed else "INCONCLUSIVE" if probe.inconclusive else "ok"
+    line = f"{verdict}: {', '.join(parts)} in {probe.seconds:.1f}s"
+    if probe.inconclusive and not probe.failed:
+        line += (
+            "\nthe valid request was refused, so the hard inputs built from it proved nothing: "
+            "give arguments the tool accepts with --tool NAME --args JSON, or --from TRANSCRIPT"
+        )
+    return line
 
 
 def render_table(probe: ProbeResult) -> str:
     """The report for a terminal: one row per case, then the details of what did not pass."""
-    rows = [(r.case.id, r.verdict.value, escape_text(r.did)) for r in probe.results]
+    rows = [(escape_text(r.case.id), r.verdict.value, escape_text(r.did)) for r in probe.results]
     width = max([len("case")] + [len(r[0]) for r in rows])
     lines = [f"mcptape probe: {escape_text(shlex.join(probe.plan.command))}"]
     if probe.call is not None:
@@ -57,15 +65,19 @@ def render_table(probe: ProbeResult) -> str:
         )
         lines.append(f"valid request: {what}; one valid call makes {probe.baseline} executor/HTTP calls")
     lines.append("")
-    lines.append(f"{'case':<{width}}  {'verdict':<7}  what the server did")
-    lines.append(f"{'-' * width}  {'-' * 7}  {'-' * 19}")
+    vwidth = max(len("verdict"), *(len(r[1]) for r in rows)) if rows else len("verdict")
+    lines.append(f"{'case':<{width}}  {'verdict':<{vwidth}}  what the server did")
+    lines.append(f"{'-' * width}  {'-' * vwidth}  {'-' * 19}")
     for case_id, verdict, did in rows:
-        lines.append(f"{case_id:<{width}}  {verdict:<7}  {did}")
-    details = [r for r in probe.results if r.verdict in (Verdict.FAIL, Verdict.WARN) and r.ran]
+        lines.append(f"{case_id:<{width}}  {verdict:<{vwidth}}  {did}")
+    shown_verdicts = (Verdict.FAIL, Verdict.WARN, Verdict.INCONCLUSIVE)
+    details = [r for r in probe.results if r.verdict in shown_verdicts and r.ran]
     if details:
         lines.append("")
     for result in details:
-        lines.append(f"{result.case.id} ({result.verdict.value}): {result.case.title}")
+        lines.append(
+            f"{escape_text(result.case.id)} ({result.verdict.value}): {escape_text(result.case.title)}"
+        )
         for reason in result.reasons:
             lines.append(f"  - {escape_text(reason)}")
         shown = [f for f in result.findings if f.severity == "error"][:FINDINGS_SHOWN]
@@ -136,6 +148,7 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "valid_request": None if call is None else {"tool": call.tool, "arguments": call.arguments},
         "baseline_calls": probe.baseline,
         "failed": probe.failed,
+        "inconclusive": probe.inconclusive,
         "counts": counts(probe),
         "seconds": round(probe.seconds, 3),
         "cases": [case_json(r) for r in probe.results],
@@ -152,7 +165,7 @@ def junit_xml(probe: ProbeResult) -> bytes:
         name="mcptape probe",
         tests=str(len(probe.results)),
         failures=str(tally[Verdict.FAIL.value] - skipped),
-        errors="0",
+        errors=str(tally[Verdict.INCONCLUSIVE.value]),
         skipped=str(tally[Verdict.NA.value] + skipped),
         time=f"{probe.seconds:.3f}",
     )
@@ -182,6 +195,9 @@ def junit_xml(probe: ProbeResult) -> bytes:
                 case, "failure", message=_xml_safe(result.reasons[0] if result.reasons else result.did)
             )
             failure.text = _xml_safe(text)
+        elif result.verdict is Verdict.INCONCLUSIVE:
+            error = ET.SubElement(case, "error", message=_xml_safe(result.reasons[0]), type="inconclusive")
+            error.text = _xml_safe(text)
         elif result.verdict is Verdict.NA:
             ET.SubElement(case, "skipped", message=_xml_safe(result.did))
         else:

@@ -21,16 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from mcptape.errors import UsageError
 from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
-from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, START, Call, Case
+from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, INPUT, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status
-from mcptape.probe.judge import CaseResult, judge, not_run
-from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
+from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
+from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed, Verdict
+from mcptape.probe.tools import run_tool_frames, tool_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
+TRIES = 3  # tools tried with derived arguments before the valid call counts as refused
 
 
 @dataclass
@@ -48,6 +52,8 @@ class Plan:
     jobs: int = 4
     cases: Sequence[Case] = CASES
     token: str = field(default_factory=lambda: secrets.token_hex(4))
+    recorded: Sequence[Call] = ()  # real calls taken from a transcript (--from), best first
+    every_tool: bool = True  # send the per-tool hard inputs to every listed tool
 
     @property
     def shutdown(self) -> float:
@@ -66,6 +72,15 @@ class ProbeResult:
     @property
     def failed(self) -> bool:
         return any(r.failed for r in self.results)
+
+    @property
+    def inconclusive(self) -> bool:
+        return any(r.verdict is Verdict.INCONCLUSIVE for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        """No failure and nothing inconclusive: the only outcome that exits 0."""
+        return not self.failed and not self.inconclusive
 
 
 Progress = Callable[[str], None]
@@ -93,6 +108,9 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     results: list[CaseResult] = []
     call: Call | None = _given_call(plan)
     baseline: int | None = None
+    tools: list[dict[str, Any]] = []
+    refused: str | None = None
+    blocked = False
     done = 0
 
     def report(result: CaseResult) -> None:
@@ -110,29 +128,46 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         report(start_result)
         call = observed.call or call
         baseline = start_result.baseline
+        tools = observed.tools or []
+        if observed.call_error and call is not None:
+            refused = (
+                f"the valid call {escape_text(call.tool or 'tools/list')} "
+                f"{escape_text(orjson.dumps(call.arguments).decode())[:120]} was refused too "
+                f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
+                "--from TRANSCRIPT (a recorded session that called it)"
+            )
         cases.remove(first)
         if start_result.blocking:
+            blocked = True
             for case in cases:
                 report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
             cases = []
     if cases and call is None:
         call = Call(None)
+    frames = tool_frames(tools, call, plan.token) if plan.every_tool and tools and not blocked else []
+    total += len(frames)
     pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe")
     try:
-        futures = [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
+        # The per-tool hard inputs first (the longest job: one process shared while it stays open).
+        futures = [pool.submit(run_tool_frames, plan, frames)] if frames else []
+        futures += [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
         for future in as_completed(futures):
-            report(future.result())
+            outcome = future.result()
+            for result in outcome:
+                if refused is not None and result.case.uses_call and result.case.group == INPUT:
+                    inconclusive(result, refused)
+                report(result)
     except KeyboardInterrupt:
         with _RUNNING_LOCK:
             _STOPPING.set()  # a case still starting aborts itself as it registers
-            running = list(_RUNNING)
-        for harness in running:  # the cases in other threads end now, not at their timeouts
+            live = list(_RUNNING)
+        for harness in live:  # the cases in other threads end now, not at their timeouts
             harness.abort()
         raise
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
         pool.shutdown(wait=True, cancel_futures=True)
-    order = {case.id: i for i, case in enumerate(plan.cases)}
+    order = {case.id: i for i, case in enumerate([*plan.cases, *(f.case for f in frames)])}
     results.sort(key=lambda r: order.get(r.case.id, len(order)))
     return ProbeResult(plan, call, baseline, results, time.monotonic() - t0)
 
@@ -143,8 +178,8 @@ def _given_call(plan: Plan) -> Call | None:
     return Call(plan.tool, dict(plan.arguments) if plan.arguments is not None else {})
 
 
-def _run_and_judge(case: Case, plan: Plan, call: Call | None, baseline: int | None) -> CaseResult:
-    return judge(run_case(case, plan, call), baseline)
+def _run_and_judge(case: Case, plan: Plan, call: Call | None, baseline: int | None) -> list[CaseResult]:
+    return [judge(run_case(case, plan, call), baseline)]
 
 
 def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
@@ -168,7 +203,7 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
         harness = Harness(
             command, observed.path, env=env, cwd=cwd, shutdown_timeout=plan.shutdown, header=header
         )
-        with harness, _running(harness):
+        with harness, running(harness):
             driver = Driver(harness, plan.timeout, plan.start_timeout)
             _drive(case, driver, observed, plan)
             observed.version, observed.stateless = driver.version, driver.stateless
@@ -187,7 +222,8 @@ _STOPPING = threading.Event()  # Ctrl-C was pressed: set under _RUNNING_LOCK
 
 
 @contextlib.contextmanager
-def _running(harness: Harness) -> Iterator[None]:
+def running(harness: Harness) -> Iterator[None]:
+    """Register a live case's harness, so that Ctrl-C in the main thread can abort it."""
     with _RUNNING_LOCK:
         _RUNNING.add(harness)
         stopping = _STOPPING.is_set()
@@ -257,16 +293,22 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
     tools = reply.result.get("tools")
     observed.tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
     if case.group == START:
-        if case.id == "start":
-            observed.call = choose_call(plan.tool, plan.arguments, observed.tools)
-        observed.call = observed.call or Call(None)
-        reply = d.call(observed.call.request(CALL_ID))
-        if _ok(reply, "the valid call", observed, d):
-            result = reply.result
-            if result is None:
-                observed.call_error = f"error {reply.error}"
-            elif result.get("isError") is True:
-                observed.call_error = "a result with isError: true"
+        candidates = (
+            candidate_calls(plan.tool, plan.arguments, plan.recorded, observed.tools)
+            if case.id == "start"
+            else [observed.call or Call(None)]
+        )
+        for n, candidate in enumerate(candidates):
+            observed.call = candidate
+            observed.call_id = CALL_ID if n == 0 else f"probe-call-{n + 1}"
+            reply = d.call(candidate.request(observed.call_id))
+            if not _ok(reply, "the valid call", observed, d):
+                return
+            observed.call_error = refusal(reply)
+            if observed.call_error is None:
+                return
+            if n + 1 < len(candidates):
+                observed.tried.append(f"{candidate.tool} ({observed.call_error})")
         return
     call = observed.call or Call(None)
     bad = observed.bad = case.build(call, observed.marker, plan.oversize) if case.build else None
@@ -288,17 +330,60 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
     _ok(d.call(call.request(AFTER_ID)), AFTER_STEP, observed, d)
 
 
-def choose_call(tool: str | None, arguments: dict[str, Any] | None, tools: list[dict[str, Any]]) -> Call:
-    """The valid call: the named tool (arguments derived when not given), else the first tool."""
-    names = [t.get("name") for t in tools]
+def refusal(reply: Reply) -> str | None:
+    """Why the valid call was not a success (an error, `isError`, `input_required`), or None."""
+    result = reply.result
+    if result is None:
+        error = reply.error or {}
+        return f"error {error.get('code')}: {escape_text(str(error.get('message')))[:80]}"
+    if result.get("isError") is True:
+        return "a result with isError: true"
+    if result.get("resultType") == "input_required":
+        return "input_required (it asks the user first)"
+    return None
+
+
+def preference(entry: dict[str, Any]) -> int:
+    """The order tools are tried in: read-only first, then non-destructive, then the rest."""
+    hints = entry.get("annotations")
+    hints = hints if isinstance(hints, dict) else {}
+    if hints.get("readOnlyHint") is True:
+        return 0
+    if hints.get("destructiveHint") is False:
+        return 1
+    return 2
+
+
+def candidate_calls(
+    tool: str | None,
+    arguments: dict[str, Any] | None,
+    recorded: Sequence[Call],
+    tools: list[dict[str, Any]],
+) -> list[Call]:
+    """The valid calls to try, best first: the named tool, a recorded real call, or derived ones.
+
+    `--tool` (with `--args`, a recorded call of it, or derived arguments) is tried alone; so is a
+    call recorded with `--from`, and `--args` alone goes to the preferred tool. Otherwise up to
+    `TRIES` tools get derived arguments, read-only ones (`readOnlyHint`) first, then tools marked
+    non-destructive, in the server's order: the first one accepted is the valid call.
+    """
+    named = [t for t in tools if isinstance(t.get("name"), str)]
+    names = [t["name"] for t in named]
     if tool is not None:
         if tool not in names:
-            listed = ", ".join(str(n) for n in names[:10]) or "none"
+            listed = ", ".join(escape_text(str(n)) for n in names[:10]) or "none"
             raise UsageError(f"--tool {tool}: the server lists no such tool", hint=f"it lists: {listed}")
-        schema = tools[names.index(tool)].get("inputSchema")
-        return Call(tool, dict(arguments) if arguments is not None else minimal_arguments(schema))
-    for entry in tools:
-        if isinstance(entry.get("name"), str):
-            derived = minimal_arguments(entry.get("inputSchema"))
-            return Call(entry["name"], dict(arguments) if arguments is not None else derived)
-    return Call(None)
+        if arguments is not None:
+            return [Call(tool, dict(arguments))]
+        mine = [c for c in recorded if c.tool == tool]
+        schema = named[names.index(tool)].get("inputSchema")
+        return mine[:1] or [Call(tool, minimal_arguments(schema))]
+    ranked = sorted(named, key=preference)
+    if arguments is not None:
+        return [Call(ranked[0]["name"] if ranked else None, dict(arguments))]
+    real = [c for c in recorded if c.tool in names]
+    if real:
+        rank = {t["name"]: preference(t) for t in named}
+        return [min(real, key=lambda c: rank[c.tool])]
+    calls = [Call(t["name"], minimal_arguments(t.get("inputSchema"))) for t in ranked[:TRIES]]
+    return calls or [Call(None)]
