@@ -98,6 +98,10 @@ _ALL = [
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 
+FRAME_RULES: frozenset[str] = frozenset(rule.id for rule in _ALL if rule.where == "classify")
+"""The rules a line raises by itself, found by `classify`: not protocol, cut short, not a message
+allowed there, a batch where none is allowed (on `out`: the stdout-is-not-protocol findings)."""
+
 
 def severity(rule_id: str) -> Severity:
     return RULES[rule_id].severity
