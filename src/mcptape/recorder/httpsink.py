@@ -158,20 +158,29 @@ def _text(raw: bytes) -> str:
 
 
 def redact_headers(headers: list[tuple[str, str]]) -> list[list[str]]:
-    """Header pairs in order, with credential-bearing values replaced by `<redacted>`."""
-    return [[name, REDACTED if SENSITIVE.search(name) else value] for name, value in headers]
+    """Header pairs in order, with credential-bearing values replaced by `<redacted>`, and the
+    password of a URL's or an authority's userinfo in any other header (`Host: user:pw@host`, as
+    http.client sends for a URL with credentials; `Referer: https://user:pw@...`) replaced."""
+    return [[name, REDACTED if SENSITIVE.search(name) else redact_userinfo(value)] for name, value in headers]
+
+
+def redact_userinfo(text: str) -> str:
+    """A URL or an authority (`user:password@host:port`) with the password replaced."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "", text
+    authority, slash, path = rest.partition("/")
+    userinfo, at, hostport = authority.rpartition("@")
+    if at and ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":" + URL_REDACTED
+        rest = f"{userinfo}@{hostport}{slash}{path}"
+    return f"{scheme}{sep}{rest}"
 
 
 def redact_target(target: str) -> str:
-    """The request target with a URL password and credential-named query values replaced."""
-    scheme, sep, rest = target.partition("://")
-    if sep:
-        authority, slash, path = rest.partition("/")
-        userinfo, at, hostport = authority.rpartition("@")
-        if at and ":" in userinfo:
-            userinfo = userinfo.split(":", 1)[0] + ":" + URL_REDACTED
-            rest = f"{userinfo}@{hostport}{slash}{path}"
-        target = f"{scheme}{sep}{rest}"
+    """The request target (absolute, or CONNECT's authority) with a URL password and
+    credential-named query values replaced."""
+    target = redact_userinfo(target)
     base, q, query = target.partition("?")
     if not q:
         return target

@@ -4,7 +4,8 @@ The pumps forward the server's bytes first and record them second, so redaction 
 alters what the client and the server see: it only holds each channel's bytes until the end of
 the line (joined by the check core's framing), then writes the redacted line as one event, a
 quarter of a second later (see `RedactingWriter`). A line that never ends (a prompt without a
-newline) is written when its stream closes, when the server exits, or once it reaches 8 MiB.
+newline) is written when its stream closes, when the server exits, or once it reaches 8 MiB (less
+its last MiB, held back and read again with what follows, so a secret across the cut is found).
 The cost: a recorder killed with SIGKILL loses the lines it was still holding.
 """
 
@@ -25,6 +26,7 @@ from mcptape.transcript.events import Header
 from mcptape.transcript.writer import TranscriptWriter, encode_chunk
 
 MAX_PENDING = 8 << 20  # an unterminated line longer than this is written as a fragment
+OVERLAP = 1 << 20  # the end of such a fragment held back and read again with what follows
 MAX_HELD = 16 << 20  # complete lines held longer than `HOLD` only while they total less than this
 HOLD = 0.25  # seconds a complete line waits before it is written (see RedactingWriter)
 
@@ -63,14 +65,8 @@ class RedactingWriter(TranscriptWriter):
         with self._cond:
             info = self.redactor.header_info()
             info.pop("found")  # not known yet when the header is written
-            redacted = Header(
-                version=header.version,
-                started=header.started,
-                command=self.redactor.argv(header.command),
-                cwd=header.cwd,
-                recorder=dict(header.recorder),
-                extra={**self.redactor.value(header.extra), "redacted": info},
-            )
+            redacted = self.redactor.header(header)
+            redacted.extra["redacted"] = info
             super().header(redacted)
 
     def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
@@ -91,20 +87,27 @@ class RedactingWriter(TranscriptWriter):
             framer = self._framers[ch] = ChannelFramer(ch)
         frames = framer.feed(data, t, 0)
         partial = len(data) - data.rfind(b"\n") - 1 if frames else self._partial.get(ch, 0) + len(data)
+        self._hold(frames)
         if partial >= MAX_PENDING:
             last = framer.close()
             if last is not None:
-                frames.append(last)
-            partial = 0
+                # The head is written now; its last OVERLAP bytes (more if a secret straddles the
+                # cut) wait for what follows, so a secret across the cut is found whole.
+                head, tail = self.redactor.cut(last.raw, OVERLAP)
+                self._hold([last], redacted=head)
+                framer = self._framers[ch] = ChannelFramer(ch)
+                framer.feed(tail, t, 0)
+                partial = len(tail)
         self._partial[ch] = partial
-        self._hold(frames)
 
-    def _hold(self, frames: list[Frame]) -> None:
-        """Redact the lines one read completed now (that teaches their secrets) and hold them."""
+    def _hold(self, frames: list[Frame], redacted: bytes | None = None) -> None:
+        """Redact the lines one read completed now (that teaches their secrets) and hold them
+        (`redacted`: the head of a line cut at MAX_PENDING, already redacted)."""
         if not frames:
             return
         raw = b"".join(f.raw for f in frames)
-        redacted = self.redactor.block(raw, frames[-1].channel)
+        if redacted is None:
+            redacted = self.redactor.block(raw, frames[-1].channel)
         self._lines.append(
             (time.monotonic(), frames[-1].t, frames[-1].channel, raw, redacted, self.redactor.version)
         )
@@ -148,8 +151,8 @@ class RedactingWriter(TranscriptWriter):
                 found = {d: sorted(labels) for d, labels in sorted(self.redactor.found.items())}
                 msg = f"record --redact: {self.redactor.replaced} secret(s) replaced ({len(found)} distinct)"
                 super().fields(t, "note", msg=msg, redacted={"found": found})
-            elif ch == "note":
-                fields = self.redactor.value(fields)
+            elif ch != "eof":
+                fields = self.redactor.fields(ch, fields)
             self._release(force=True)
             super().fields(t, ch, **fields)
 

@@ -166,6 +166,9 @@ class Redactor:
                 if self.find.secret_key(name) and i >= scan.covered:
                     self._mark_value(text, scan, i, colon.end(), f"key:{name}", forced, edits)
             label = forced.get(i)
+            host = i and tokens[i - 1].end() - tokens[i - 1].start() == 6  # `"Host"`: a cheap test first
+            if host and label is None and _HOST_PAIR.fullmatch(text, tokens[i - 1].start(), m.start()):
+                self._host(Decoded(m.group()[1:-1]), m.start() + 1, edits)
             if label is not None:
                 self._whole(Decoded(m.group()[1:-1]), m.start() + 1, label, edits)
             elif self.find.may_hit(m.start() + 1, m.end() - 1):
@@ -251,6 +254,22 @@ class Redactor:
         self.learn(value, label)
         valid = _JSON_NUMBER.fullmatch(value) is not None
         edits.append((num.start(), num.end(), f'"{ph}"' if valid else ph))
+
+    def _host(self, contents: Decoded, offset: int, edits: list[tuple[int, int, str]]) -> None:
+        """The value of a `Host` header in JSON (`["Host", "user:pw@host"]`): its password."""
+        userinfo = _USERINFO.match(contents.text)
+        if userinfo is not None and userinfo.group("s").lower() not in TRIVIAL_VALUES:
+            secret = userinfo.group("s")
+            self.learn(secret, "pattern:url-password")
+            self._edit(
+                contents,
+                offset,
+                userinfo.start("s"),
+                userinfo.end("s"),
+                secret,
+                "pattern:url-password",
+                edits,
+            )
 
     def _whole(self, contents: Decoded, offset: int, label: str, edits: list[tuple[int, int, str]]) -> None:
         """A string token that is entirely a secret (an authorization scheme word stays)."""
@@ -493,6 +512,9 @@ SCHEMA_KEYWORDS = frozenset(
         "secret",
     }
 )
+# A JSON string `"Host"` then `,` or `:`: the next string is an authority, `user:password@host`.
+_HOST_PAIR = re.compile(r'"(?i:host)"[ \t]*[,:][ \t]*')
+_USERINFO = re.compile(r"[^/\s:@]*:(?P<s>[^/\s@]+)@")
 KNOWN_FIELD_KINDS = frozenset({"eof", "exit", "note"})
 _BRACKET = re.compile(r"[\[\]{}]")
 _GAP_NUMBER = re.compile(r"(?<![\w.+-])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")

@@ -54,6 +54,15 @@ SECRET_SUFFIXES = (
     "cookie",
     "authorization",
     "credentials",
+    # plurals, for lists of them (not `tokens`: `maxTokens`, `input_tokens` count tokens)
+    "apikeys",
+    "secrets",
+    "passwords",
+    "passphrases",
+    "privatekeys",
+    "secretkeys",
+    "accesskeys",
+    "cookies",
 )
 # ... except these, which MCP or common APIs use for things that are not secrets.
 NOT_SECRET_KEYS = frozenset({"progresstoken", "pagetoken", "nextpagetoken", "continuationtoken"})
@@ -91,7 +100,13 @@ BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws-access-key-id", r"(?<![A-Za-z0-9])(?P<s>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
     ("google-api-key", r"(?<![A-Za-z0-9])(?P<s>AIza[0-9A-Za-z_-]{35})"),
     ("jwt", r"(?<![A-Za-z0-9_-])(?P<s>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"),
-    ("url-password", r"://[^/\s:@\"']+:(?P<s>[^/\s@\"']+)@"),
+    # userinfo's password, the user possibly empty (`redis://:pw@host`), after `scheme://` or in
+    # an HTTP `Host` header (`Host: user:pw@host`, `["Host", "user:pw@host"]` in an http record)
+    (
+        "url-password",
+        r"(?:://|(?i:(?<![A-Za-z0-9_-])host)[\"']?[ \t]*[:=,][ \t]*[\"']?)"
+        r"[^/\s:@\"']*:(?P<s>[^/\s@\"']+)@",
+    ),
     ("key-value", r"(?i:" + _KV_KEY + r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'&,;<>()\[\]{}]+))"),
 )
 # Lower-case substrings without which a pattern cannot match: a line holding none of them skips it.
@@ -108,7 +123,7 @@ PATTERN_TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("akia", "asia"),
     "google-api-key": ("aiza",),
     "jwt": ("eyj",),
-    "url-password": ("://", ":\\/\\/"),
+    "url-password": ("://", ":\\/\\/", "host"),
     "key-value": ("key", "token", "secret", "passw", "passphrase", "credential"),
 }
 # Every built-in secret key name, in any spelling (`pass_word`, `API-KEY`), contains one of these.
