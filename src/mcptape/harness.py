@@ -31,7 +31,7 @@ from mcptape.check.framing import ChannelFramer
 from mcptape.check.model import Frame
 from mcptape.recorder.lifeline import watch
 from mcptape.recorder.session import ExitStatus, Recording
-from mcptape.recorder.sideeffects import SideEffects, side_effects
+from mcptape.recorder.sideeffects import HttpFactory, SideEffects, side_effects
 from mcptape.recorder.spawn import enlarge_pipe
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter, new_header
@@ -60,10 +60,12 @@ class Harness:
         shutdown_timeout: float = 2.0,
         overwrite: bool = True,
         header: Mapping[str, object] | None = None,
+        http: HttpFactory | None = None,
     ) -> None:
         self.command = list(command)
         self.path = Path(path)
         self.http_sink = http_sink
+        self.http = http  # another HTTP listener in the sink's place (a replayed cassette)
         self.stubs = list(stubs)
         self.env = dict(os.environ if env is None else env)
         self.cwd = cwd
@@ -129,7 +131,7 @@ class Harness:
         )
         writer.header(new_header(self.command, self.cwd or os.getcwd(), **self.header_extra))
         try:
-            self._effects = side_effects(writer, http_sink=self.http_sink, stubs=self.stubs)
+            self._effects = side_effects(writer, http_sink=self.http_sink, stubs=self.stubs, http=self.http)
             env = self._effects.child_env(self.env)
             in_r, self._stdin_w = os.pipe()
             out_r, out_w = os.pipe()

@@ -51,6 +51,21 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
     "that records every outbound request and answers 502.",
 )
 @click.option(
+    "--http-cassette",
+    is_flag=True,
+    help="Put a recording proxy in front of the server's HTTP(S) (proxy and CA-bundle variables): "
+    "requests reach the network, each request and response is recorded; replay serves them back "
+    "(see docs/cassettes.md).",
+)
+@click.option(
+    "--http-cassette-ca",
+    "http_cassette_ca",
+    multiple=True,
+    metavar="FILE",
+    help="Also trust this CA (PEM) for upstream HTTPS, e.g. a test server's "
+    "(implies --http-cassette; repeatable).",
+)
+@click.option(
     "--stub",
     "stubs",
     multiple=True,
@@ -84,6 +99,8 @@ def record_command(
     quiet: bool,
     shutdown_timeout: float,
     http_sink: bool,
+    http_cassette: bool,
+    http_cassette_ca: tuple[str, ...],
     stubs: tuple[str, ...],
     redact: bool,
     redact_keys: tuple[str, ...],
@@ -103,6 +120,8 @@ def record_command(
         quiet=quiet,
         shutdown_timeout=shutdown_timeout,
         http_sink=http_sink,
+        http_cassette=http_cassette,
+        http_cassette_ca=list(http_cassette_ca),
         stubs=list(stubs),
         redact=redact,
         redact_keys=list(redact_keys),

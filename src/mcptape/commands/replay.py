@@ -93,6 +93,13 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     help="For a redacted transcript: send VALUE where its placeholder stands (verified against the "
     "placeholder's hash first; repeatable).",
 )
+@click.option(
+    "--http-match",
+    default=None,
+    metavar="FIELDS",
+    help="For a transcript recorded with --http-cassette: what makes a request the recorded one "
+    "(default method,url,body; also scheme, host, port, path, query, headers, header:NAME).",
+)
 def replay_command(
     transcript: Path,
     command: tuple[str, ...],
@@ -109,6 +116,7 @@ def replay_command(
     view: bool,
     overwrite: bool,
     secrets: tuple[str, ...],
+    http_match: str | None,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -129,6 +137,7 @@ def replay_command(
         "stubs": stubs,
         "config": not no_config,
         "secrets": secrets,
+        "http_match": http_match,
     }
     if transcript.is_dir():
         if output is not None or view:

@@ -17,6 +17,8 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
     "--quiet": ("quiet", False, False),
     "--shutdown-timeout": ("shutdown_timeout", True, False),
     "--http-sink": ("http_sink", False, False),
+    "--http-cassette": ("http_cassette", False, False),
+    "--http-cassette-ca": ("http_cassette_ca", True, True),
     "--stub": ("stubs", True, True),
     "--redact": ("redact", False, False),
     "--redact-key": ("redact_keys", True, True),
@@ -29,6 +31,8 @@ class RecordOptions:
 
     __slots__ = (
         "command",
+        "http_cassette",
+        "http_cassette_ca",
         "http_sink",
         "output",
         "overwrite",
@@ -52,6 +56,8 @@ class RecordOptions:
         redact: bool = False,
         redact_keys: list[str] | None = None,
         redact_patterns: list[str] | None = None,
+        http_cassette: bool = False,
+        http_cassette_ca: list[str] | None = None,
     ) -> None:
         self.command = command
         self.output = output
@@ -63,6 +69,8 @@ class RecordOptions:
         self.redact = redact
         self.redact_keys = list(redact_keys or [])
         self.redact_patterns = list(redact_patterns or [])
+        self.http_cassette = http_cassette or bool(http_cassette_ca)  # a CA for the cassette implies it
+        self.http_cassette_ca = list(http_cassette_ca or [])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordOptions):
@@ -122,4 +130,5 @@ def parse_fast(args: list[str]) -> RecordOptions | None:
     opts = RecordOptions(command=command, shutdown_timeout=timeout)
     for attr, given in values.items():
         setattr(opts, attr, given)
+    opts.http_cassette = opts.http_cassette or bool(opts.http_cassette_ca)
     return opts

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from mcptape.recorder.sideeffects import DeferredSink, SideEffects
+    from mcptape.recorder.sideeffects import DeferredSink, HttpFactory, SideEffects
     from mcptape.transcript.writer import TranscriptWriter
 
     # opens the transcript's writer: (fd, clock start, server command, server environment) -> writer
@@ -75,6 +75,29 @@ def _cwd() -> str:
         return os.environ.get("PWD", "")
 
 
+def _cassette(opts: RecordOptions) -> HttpFactory:
+    """The recording proxy's factory (`--http-cassette`); UsageError for a bad option or CA file."""
+    import ssl
+
+    from mcptape.errors import UsageError
+
+    if opts.http_sink:
+        raise UsageError(
+            "--http-sink and --http-cassette both take the server's HTTP",
+            hint="--http-sink records requests and sends none; "
+            "--http-cassette sends them and records the answers",
+        )
+    from mcptape.recorder.cassette import Upstream
+
+    try:
+        return Upstream(opts.http_cassette_ca).listener
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(
+            f"--http-cassette-ca: cannot load {' '.join(opts.http_cassette_ca)}: {exc.strerror or exc}",
+            hint="give a CA certificate file in PEM form",
+        ) from None
+
+
 def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code.
 
@@ -97,6 +120,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
 
         for name in opts.stubs:
             check_name(name)
+    http = _cassette(opts) if opts.http_cassette else None  # a bad --http-cassette-ca fails before the spawn
     open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
     path = resolve_output(opts.output)
     from mcptape.transcript.files import open_output
@@ -117,12 +141,12 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     effects: SideEffects | None = None
     late: DeferredSink | None = None
     try:
-        if opts.http_sink or opts.stubs:
+        if opts.http_sink or opts.stubs or http is not None:
             # Imported only when asked for: the plain record path stays as fast as before.
             from mcptape.recorder.sideeffects import DeferredSink, side_effects
 
             late = DeferredSink(t0)
-            effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs)
+            effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs, http=http)
             env = effects.child_env(env)
         child = spawn(opts.command, env, sigmask=unblocked)
     except BaseException:
@@ -151,10 +175,13 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     try:
         extra: dict[str, object] = {"pid": child.pid}
         if effects is not None:
-            extra["side_effects"] = {
-                "http_sink": effects.http.url if effects.http is not None else None,
+            listeners: dict[str, object] = {
+                "http_sink": effects.http.url if effects.http is not None and http is None else None,
                 "stubs": effects.stub_names,
             }
+            if http is not None and effects.http is not None:
+                listeners["http_cassette"] = effects.http.url
+            extra["side_effects"] = listeners
         writer.header(new_header(opts.command, _cwd(), **extra))
         spool = Spool(writer)  # encoding and file writes leave the pumps' threads
         if late is not None:

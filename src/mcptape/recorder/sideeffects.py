@@ -10,15 +10,19 @@ Used by `mcptape record --http-sink --stub NAME` and by replay and probe (sink a
 `writer` is anything with `now()` and `chunk(t, ch, data)` (a `TranscriptWriter`); `http` and
 `exec` events are recorded on it from the listeners' threads, timed on its clock. Leaving the
 block stops the listeners after recording what was already sent, and removes the stubs.
+
+`http=` starts another HTTP listener in the sink's place: a function of the writer returning the
+started listener (the HTTP cassette: `recorder.cassette.Upstream(...).listener` records, a replay's
+`replay.cassette.Player(...).listener` plays back).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mcptape.errors import MCPTapeError
 from mcptape.recorder.sinks import Sink
@@ -32,14 +36,38 @@ class SideEffectError(MCPTapeError):
     """The HTTP sink or the stubs could not be started."""
 
 
+class HttpListener(Protocol):
+    """A started loopback HTTP proxy the child is pointed at (the sink, or the cassette)."""
+
+    @property
+    def url(self) -> str: ...
+
+    requests: int
+
+    def env(self) -> dict[str, str]: ...
+
+    def stop(self) -> None: ...
+
+
+HttpFactory = Callable[[Sink], HttpListener]
+
+
 class SideEffects:
     """The running listeners, and the environment that routes a child's side effects to them."""
 
-    def __init__(self, sink: Sink, *, http_sink: bool = False, stubs: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        sink: Sink,
+        *,
+        http_sink: bool = False,
+        stubs: Sequence[str] = (),
+        http: HttpFactory | None = None,
+    ) -> None:
         self.sink = sink
         self.want_http = http_sink
+        self.http_factory = http
         self.stub_names = list(stubs)
-        self.http: HttpSink | None = None
+        self.http: HttpSink | HttpListener | None = None
         self.stubs: Stubs | None = None
 
     def start(self) -> SideEffects:
@@ -49,7 +77,9 @@ class SideEffects:
                 from mcptape.recorder.stubs import Stubs
 
                 self.stubs = Stubs(self.sink, self.stub_names).start()
-            if self.want_http:
+            if self.http_factory is not None:
+                self.http = self.http_factory(self.sink)
+            elif self.want_http:
                 from mcptape.recorder.httpsink import HttpSink
 
                 self.http = HttpSink(self.sink).start()
@@ -104,9 +134,12 @@ class SideEffects:
         self.stop()
 
 
-def side_effects(sink: Sink, *, http_sink: bool = False, stubs: Sequence[str] = ()) -> SideEffects:
-    """Start the HTTP sink and/or command stubs recording on `sink`; use it as a context manager."""
-    return SideEffects(sink, http_sink=http_sink, stubs=stubs).start()
+def side_effects(
+    sink: Sink, *, http_sink: bool = False, stubs: Sequence[str] = (), http: HttpFactory | None = None
+) -> SideEffects:
+    """Start the HTTP sink (or the `http` listener) and/or command stubs recording on `sink`; use it
+    as a context manager."""
+    return SideEffects(sink, http_sink=http_sink, stubs=stubs, http=http).start()
 
 
 class DeferredSink:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mcptape.diff.ignore import Rule, parse_rule
 from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+from mcptape.replay.cassette import cassette_player, unmatched_issues
 from mcptape.replay.config import Config, load_config
 from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
 from mcptape.replay.plan import make_plan
@@ -125,6 +126,7 @@ def replay(
     config: Config | bool = True,
     secrets: Sequence[str] = (),
     overwrite: bool = False,
+    http_match: str | Sequence[str] | None = None,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -133,7 +135,9 @@ def replay(
     same). `stubs` names commands to replace with recording stubs (as `record --stub`).
     `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
     or False. `secrets` (`NAME=VALUE`) put real values back where a redacted transcript has their
-    placeholder (verified against its hash first; see docs/sharing.md). Raises `MCPTapeError` for
+    placeholder (verified against its hash first; see docs/sharing.md). A transcript recorded with
+    `--http-cassette` gets its recorded HTTP responses served back, requests matched on
+    `http_match` (default method, URL and body; see docs/cassettes.md). Raises `MCPTapeError` for
     unreadable input or a command that cannot start. An existing `output` is refused unless
     `overwrite` (a saved session is never lost silently).
     """
@@ -156,6 +160,7 @@ def replay(
     original = _open(path)  # read again for each pass (plan, diff), never held whole
     header = original.header
     plan = make_plan(original.events)
+    player = cassette_player(header.extra, original.events(), http_match)  # None: no cassette recorded
     from mcptape.share.unredact import load_unredactor
 
     unredactor = load_unredactor(path, secrets)
@@ -183,6 +188,7 @@ def replay(
         stubs=stubs,
         header={"of": str(path), "pace": pace},
         transform=_per_line(unredactor.line) if unredactor.by_digest else None,
+        http=player.listener if player is not None else None,
     )
     try:
         run = driver.replay()
@@ -212,6 +218,8 @@ def replay(
                 UNMATCHED_SECRET, f"--secret {label}: the value matches no placeholder in {path}", error=False
             )
         )
+    if player is not None:
+        run.issues.extend(unmatched_issues(player))
     executed = Counter(p.scope for p in result.diff.pairs if p.kind == EXECUTOR and p.new is not None)
     if executed:
         counts = ", ".join(f"{n} on {ch}" for ch, n in sorted(executed.items()))
@@ -219,8 +227,8 @@ def replay(
             Issue(
                 EXECUTED_ACTIONS,
                 f"the replay executed actions ({counts}): it re-ran the session's side effects "
-                "(HTTP requests went to the sink, which answered 502 and reached no host; actions reported "
-                "on the executor tap really ran)",
+                f"(HTTP requests went to {'the cassette, which answered them' if player else 'the sink'} "
+                "and reached no host; actions reported on the executor tap really ran)",
                 error=False,
             )
         )

@@ -20,6 +20,7 @@ from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
 from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.session import ExitStatus
+from mcptape.recorder.sideeffects import HttpFactory
 from mcptape.replay.plan import Plan, is_answer, is_server_request
 
 CAUSAL, RECORDED = "causal", "recorded"
@@ -75,8 +76,10 @@ class Driver:
         header: Mapping[str, Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
         transform: Callable[[bytes], bytes] | None = None,
+        http: HttpFactory | None = None,
     ) -> None:
         self.plan = plan
+        self.http = http  # the HTTP listener in the sink's place (the recorded cassette, played back)
         self.command = list(command)
         self.path = path
         self.pace = pace
@@ -107,6 +110,7 @@ class Driver:
             cwd=self.cwd,
             shutdown_timeout=self.shutdown_timeout,
             header={"replay": self.header} if self.header else None,
+            http=self.http,
         )
         self.harness = harness
         with harness:

@@ -1,0 +1,483 @@
+"""The front of the cassette: a loopback HTTP/1.1 forward proxy that reads whole requests, HTTPS
+included, and hands each one to a backend (the network when recording, the cassette on replay).
+
+The server's proxy variables point here, as for the HTTP sink. A request arrives in one of two ways:
+
+* absolute-form (`GET http://host/path HTTP/1.1`): plain HTTP through a proxy;
+* inside a `CONNECT host:port` tunnel. The proxy answers `200`, then looks at the first byte the
+  client sends: a TLS handshake is terminated here with a certificate for `host` signed by the
+  session's CA (`tlsca.SessionCA`, which the server was told to trust); anything else is read as
+  plain HTTP (undici sends `http://` URLs that way).
+
+Each request is read whole (body included), given to the backend with a `Responder` to answer
+through, and recorded as one line on channel `http` once the answer is complete, timed when the
+request arrived (see `cassette.py` for the line). Threads, not asyncio; h11 parses both directions.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import h11
+import orjson
+
+from mcptape.recorder.httpsink import CHANNEL, NO_PROXY_VARS, proxy_env
+from mcptape.recorder.sinks import Sink
+from mcptape.recorder.tlsca import SessionCA
+
+IO_TIMEOUT = 120.0  # a client or an upstream server silent this long is given up on
+READ_SIZE = 65536
+MAX_REQUEST_BODY = 256 << 20  # a request body larger than this is refused (413)
+# Hop-by-hop headers (RFC 9110 7.6.1) and the framing headers the proxy sets itself.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "expect",
+    }
+)
+TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass
+class Request:
+    """One whole request as the server's client sent it."""
+
+    method: str
+    target: str  # the request-target as sent
+    form: str  # "absolute" (plain HTTP via the proxy) or "origin" (inside a tunnel)
+    version: str  # "HTTP/1.1"
+    headers: list[tuple[str, str]]
+    body: bytes
+    scheme: str  # "http" or "https"
+    host: str
+    port: int
+    path: str  # path and query, origin-form
+    tunnel: str | None  # "host:port" of the CONNECT it came through
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = "" if DEFAULT_PORTS.get(self.scheme) == self.port else f":{self.port}"
+        return f"{self.scheme}://{host}{port}{self.path}"
+
+
+class BackendSession(Protocol):
+    """Answers the requests of one client connection."""
+
+    def exchange(self, request: Request, respond: Responder) -> dict[str, Any]:
+        """Answer `request` through `respond`; return the record's answer fields (`response`,
+        `error`, `reply`, `outcome`)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    def session(self) -> BackendSession: ...
+
+
+def text(raw: bytes) -> str:
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def hop_by_hop(headers: list[tuple[str, str]]) -> frozenset[str]:
+    """The lower-cased names not to forward: the fixed set and those named in `Connection`."""
+    named = {
+        token.strip().lower()
+        for name, value in headers
+        if name.lower() == "connection"
+        for token in value.split(",")
+    }
+    return HOP_BY_HOP | named
+
+
+def end_to_end(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    drop = hop_by_hop(headers)
+    return [(name, value) for name, value in headers if name.lower() not in drop]
+
+
+class Responder:
+    """Sends one response to the client through its h11 connection. A client that went away
+    makes the sends no-ops: the backend goes on, so its record is complete."""
+
+    def __init__(self, conn: h11.Connection, sock: socket.socket) -> None:
+        self.conn = conn
+        self.sock = sock
+        self.started = False
+        self.broken = False
+
+    def _send(self, event: h11.Event) -> None:
+        if self.broken:
+            return
+        try:
+            out = self.conn.send(event)
+            if out:
+                self.sock.sendall(out)
+        except (OSError, h11.LocalProtocolError):
+            self.broken = True
+
+    def head(self, status: int, reason: str, headers: list[tuple[str, str]]) -> None:
+        self.started = True
+        self._send(
+            h11.Response(
+                status_code=status,
+                reason=reason.encode("utf-8", "replace"),
+                headers=[(n.encode("utf-8"), v.encode("utf-8")) for n, v in headers],
+            )
+        )
+
+    def data(self, chunk: bytes) -> None:
+        if chunk:
+            self._send(h11.Data(data=chunk))
+
+    def end(self) -> None:
+        self._send(h11.EndOfMessage())
+
+    def fail(self, status: int, message: str) -> None:
+        """A short text answer from mcptape itself (the request could not be answered)."""
+        payload = f"mcptape cassette: {message}\n".encode()
+        self.head(
+            status,
+            {400: "Bad Request", 413: "Content Too Large"}.get(status, "Bad Gateway"),
+            [
+                ("Content-Type", "text/plain; charset=utf-8"),
+                ("Content-Length", str(len(payload))),
+                ("X-Mcptape", "cassette"),
+            ],
+        )
+        self.data(payload)
+        self.end()
+
+
+class BadRequest(Exception):
+    """The client's bytes are not a request the proxy can read."""
+
+
+class CassetteProxy:
+    """The proxy: `start()`, point the child at `env()`, `stop()` when the child is gone."""
+
+    def __init__(
+        self,
+        sink: Sink,
+        backend: Backend,
+        build_record: Callable[[Request], dict[str, Any]],
+        host: str = "127.0.0.1",
+    ) -> None:
+        self.sink = sink
+        self.backend = backend
+        self.build_record = build_record
+        self.requests = 0  # lines recorded
+        self.ca = SessionCA.create()
+        try:
+            self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._listener.bind((host, 0))
+            self._listener.listen(128)
+        except BaseException:
+            self.ca.close()
+            raise
+        self.host, self.port = self._listener.getsockname()[:2]
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._workers: set[threading.Thread] = set()
+        self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-cassette", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        """The proxy variables and the trust variables (the session CA's bundle)."""
+        env = proxy_env(self.url)
+        env.update(self.ca.trust_env())
+        return env
+
+    removed = NO_PROXY_VARS
+
+    def start(self) -> CassetteProxy:
+        self._acceptor.start()
+        return self
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Stop accepting, let exchanges in flight be recorded (up to `grace` s), remove the CA."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        try:  # wake the blocked accept()
+            socket.create_connection((self.host, self.port), timeout=1).close()
+        except OSError:
+            pass
+        if self._acceptor.is_alive():
+            self._acceptor.join(grace)
+        self._listener.close()
+        with self._lock:
+            workers = list(self._workers)
+        deadline = time.monotonic() + grace
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        self.ca.close()
+
+    # -- accepting -------------------------------------------------------------------------
+    def _accept_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            if self._stopping.is_set():
+                conn.close()
+                return
+            worker = threading.Thread(
+                target=self._serve, args=(conn,), name="mcptape-cassette-conn", daemon=True
+            )
+            with self._lock:
+                self._workers.add(worker)
+            worker.start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        session = self.backend.session()
+        try:
+            conn.settimeout(IO_TIMEOUT)
+            self._http(conn, None, session)
+        except (OSError, h11.ProtocolError):
+            pass  # the client went away; what was complete is recorded
+        finally:
+            session.close()
+            conn.close()
+            with self._lock:
+                self._workers.discard(threading.current_thread())
+
+    # -- one connection ----------------------------------------------------------------------
+    def _http(
+        self, sock: socket.socket, tunnel: tuple[str, str, int] | None, session: BackendSession
+    ) -> None:
+        """Serve the requests of one connection (or of one tunnel: scheme, host, port)."""
+        conn = h11.Connection(h11.SERVER)
+        while True:
+            try:
+                event = self._next(conn, sock)
+            except BadRequest as exc:
+                self._bad(conn, sock, str(exc), tunnel)
+                return
+            if isinstance(event, h11.ConnectionClosed):
+                return
+            assert isinstance(event, h11.Request)
+            t = self.sink.now()
+            method = event.method.decode("ascii", "replace")
+            if method == "CONNECT" and tunnel is None:
+                self._tunnel(conn, sock, event, t, session)
+                return
+            try:
+                request = self._read_request(conn, sock, event, tunnel)
+            except BadRequest as exc:
+                self._bad(conn, sock, str(exc), tunnel, t)
+                return
+            respond = Responder(conn, sock)
+            record = self.build_record(request)
+            if request.form == "bad":
+                answer = {"error": "not a proxy request (origin-form outside a tunnel)", "reply": 400}
+                respond.fail(400, f"{method} {request.target}: not a proxy request")
+            else:
+                answer = session.exchange(request, respond)
+                if not respond.started:
+                    respond.fail(502, str(answer.get("error", "no answer")))
+            record.update(answer)
+            self._record(t, record)
+            if respond.broken or conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
+                return
+            try:
+                conn.start_next_cycle()
+            except h11.ProtocolError:
+                return
+
+    def _next(self, conn: h11.Connection, sock: socket.socket) -> h11.Event:
+        """The next event from the client, reading as needed (raises BadRequest)."""
+        while True:
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise BadRequest(str(exc)) from None
+            if event is h11.NEED_DATA:
+                if conn.they_are_waiting_for_100_continue:
+                    sock.sendall(conn.send(h11.InformationalResponse(status_code=100, headers=[])) or b"")
+                try:
+                    data = sock.recv(READ_SIZE)
+                except TimeoutError:
+                    raise BadRequest(f"the client sent nothing for {IO_TIMEOUT:g}s") from None
+                conn.receive_data(data)
+                continue
+            if event is h11.PAUSED:
+                return h11.ConnectionClosed()
+            assert isinstance(event, h11.Event)
+            return event
+
+    def _read_request(
+        self,
+        conn: h11.Connection,
+        sock: socket.socket,
+        head: h11.Request,
+        tunnel: tuple[str, str, int] | None,
+    ) -> Request:
+        body = bytearray()
+        while True:
+            event = self._next(conn, sock)
+            if isinstance(event, h11.Data):
+                body += event.data
+                if len(body) > MAX_REQUEST_BODY:
+                    raise BadRequest(f"request body larger than {MAX_REQUEST_BODY >> 20} MiB")
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            else:
+                raise BadRequest("connection closed inside the request body")
+        target = text(head.target)
+        fields: dict[str, Any] = {
+            "method": text(head.method),
+            "target": target,
+            "version": "HTTP/" + text(head.http_version),
+            "headers": [(text(n), text(v)) for n, v in head.headers.raw_items()],
+            "body": bytes(body),
+        }
+        if tunnel is not None and target.startswith("/"):
+            scheme, host, port = tunnel
+            return Request(
+                **fields,
+                form="origin",
+                scheme=scheme,
+                host=host,
+                port=port,
+                path=target,
+                tunnel=f"{host}:{port}",
+            )
+        scheme, sep, rest = target.partition("://")
+        if not sep or scheme.lower() not in DEFAULT_PORTS:  # origin-form outside a tunnel: not for a proxy
+            return Request(**fields, form="bad", scheme="http", host="", port=0, path=target, tunnel=None)
+        scheme = scheme.lower()
+        authority, slash, path = rest.partition("/")
+        path = (slash + path).partition("#")[0]
+        if path.startswith("?") or not path:
+            path = "/" + path
+        try:
+            host, port = split_authority(authority.rpartition("@")[2], DEFAULT_PORTS[scheme])
+        except ValueError:
+            raise BadRequest(f"bad authority in {target[:200]!r}") from None
+        via = None if tunnel is None else f"{tunnel[1]}:{tunnel[2]}"
+        return Request(**fields, form="absolute", scheme=scheme, host=host, port=port, path=path, tunnel=via)
+
+    def _tunnel(
+        self, conn: h11.Connection, sock: socket.socket, head: h11.Request, t: float, session: BackendSession
+    ) -> None:
+        """Answer a CONNECT with 200, then serve the tunnel: TLS terminated here, or plain HTTP."""
+        authority = text(head.target)
+        try:
+            host, port = split_authority(authority, None)
+        except ValueError:
+            self._bad(conn, sock, f"CONNECT to {authority!r}: not host:port", None, t)
+            return
+        sock.sendall(conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established")))
+        if conn.trailing_data[0]:
+            self._record(
+                t,
+                {
+                    "method": "CONNECT",
+                    "target": authority,
+                    "error": "data sent before the 200",
+                    "reply": 400,
+                    "outcome": "failed",
+                },
+            )
+            return
+        first = sock.recv(1, socket.MSG_PEEK)
+        if not first:
+            return
+        if first[0] != TLS_HANDSHAKE:
+            self._http(sock, ("http", host, port), session)
+            return
+        try:
+            tls = self.ca.server_context(host).wrap_socket(sock, server_side=True)
+        except (ssl.SSLError, OSError) as exc:
+            reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+            self._record(
+                t,
+                {
+                    "method": "CONNECT",
+                    "target": authority,
+                    "error": f"TLS handshake failed: {reason} (does the client trust the session CA? "
+                    "see docs/cassettes.md)",
+                    "reply": 502,
+                    "outcome": "failed",
+                },
+            )
+            return
+        try:
+            self._http(tls, ("https", host, port), session)
+        finally:
+            try:
+                tls.unwrap()
+            except (OSError, ValueError):
+                pass
+
+    def _bad(
+        self,
+        conn: h11.Connection,
+        sock: socket.socket,
+        why: str,
+        tunnel: tuple[str, str, int] | None,
+        t: float | None = None,
+    ) -> None:
+        """Record bytes that are not a request (nothing at all is not recorded) and answer 400."""
+        received = conn.trailing_data[0]
+        if t is None and not received and conn.their_state is h11.IDLE:
+            return  # a connection that sent nothing (a port probe, our own wake-up)
+        record: dict[str, Any] = {
+            "error": why,
+            "raw": text(received[:256]),
+            "reply": 400,
+            "outcome": "failed",
+        }
+        if tunnel is not None:
+            record["tunnel"] = f"{tunnel[1]}:{tunnel[2]}"
+        self._record(self.sink.now() if t is None else t, record)
+        if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            Responder(conn, sock).fail(400, why)
+
+    def _record(self, t: float, record: dict[str, Any]) -> None:
+        with self._lock:
+            self.requests += 1
+        self.sink.chunk(t, CHANNEL, orjson.dumps(record) + b"\n")
+
+
+def split_authority(authority: str, default: int | None) -> tuple[str, int]:
+    """`host:port` (or `[v6]:port`, or `host` with a default port) -> (host, port); ValueError."""
+    if authority.startswith("["):
+        host, _, rest = authority[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    else:
+        host, colon, port_text = authority.rpartition(":")
+        if not colon:
+            host, port_text = authority, ""
+    if not host:
+        raise ValueError(authority)
+    if not port_text:
+        if default is None:
+            raise ValueError(authority)
+        return host.lower(), default
+    port = int(port_text)
+    if not 0 < port < 65536:
+        raise ValueError(authority)
+    return host.lower(), port
