@@ -1,4 +1,5 @@
-"""`[tool.mcptape]` in pyproject.toml: the replay settings a project keeps next to its code.
+"""The replay settings a project keeps next to its code: `mcptape.toml`, or `[tool.mcptape]` in
+pyproject.toml.
 
 [tool.mcptape]
 server = ["python", "-m", "my_server"]      # or one string, split like a shell would
@@ -6,6 +7,11 @@ transcripts = ["tests/transcripts"]         # where the pytest plugin looks (def
 ignore = ["tools/call:result.content[*].text|json.timestamp"]
 step-timeout = 10
 stderr = false
+
+The file is the nearest `mcptape.toml` or `pyproject.toml` at or above the current directory (in
+one folder, `mcptape.toml` wins); in `mcptape.toml` the same keys stand at the top level, without a
+table header. `mcptape replay --learn N --save` adds its rules to that file's `ignore`
+(`mcptape.replay.configfile`), creating `mcptape.toml` when there is none.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from mcptape.diff.ignore import Rule, parse_rules
 from mcptape.errors import UsageError
 
 KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace"}
+OWN_FILE = "mcptape.toml"
 
 
 @dataclass
@@ -35,38 +42,62 @@ class Config:
     pace: str | None = None
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above `start`."""
+def find_config(start: Path) -> Path | None:
+    """The nearest mcptape.toml or pyproject.toml at or above `start` (mcptape.toml first)."""
     here = start.resolve()
     for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
+        for name in (OWN_FILE, "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
     return None
 
 
-def load_config(start: Path | None = None, *, pyproject: Path | None = None) -> Config:
-    """Read `[tool.mcptape]` from `pyproject` or the nearest pyproject.toml above `start` (cwd)."""
-    path = pyproject if pyproject is not None else find_pyproject(start or Path.cwd())
-    if path is None:
-        return Config()
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest settings file at or above `start` (kept for callers of the old name)."""
+    return find_config(start)
+
+
+def is_own_file(path: Path) -> bool:
+    """True for an `mcptape.toml`, whose top level is the settings (no `[tool.mcptape]` header)."""
+    return path.name == OWN_FILE
+
+
+def read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
-    section = data.get("tool", {}).get("mcptape")
+
+
+def section_of(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The settings table of a parsed file: the whole of mcptape.toml, pyproject's [tool.mcptape]."""
+    if is_own_file(path):
+        return data
+    tool = data.get("tool", {})
+    section = tool.get("mcptape") if isinstance(tool, dict) else None
+    if section is not None and not isinstance(section, dict):
+        raise UsageError(f"{path}: [tool.mcptape] must be a table")
+    return section
+
+
+def load_config(start: Path | None = None, *, pyproject: Path | None = None) -> Config:
+    """Read the settings from `pyproject` (a pyproject.toml or an mcptape.toml), or from the nearest
+    settings file at or above `start` (the current directory)."""
+    path = pyproject if pyproject is not None else find_config(start or Path.cwd())
+    if path is None:
+        return Config()
+    section = section_of(read_toml(path), path)
     if section is None:
         return Config()
-    if not isinstance(section, dict):
-        raise UsageError(f"{path}: [tool.mcptape] must be a table")
     return parse_section(section, path)
 
 
 def parse_section(section: dict[str, Any], path: Path) -> Config:
-    where = f"{path} [tool.mcptape]"
+    where = str(path) if is_own_file(path) else f"{path} [tool.mcptape]"
     unknown = sorted(set(section) - KNOWN)
     if unknown:
         raise UsageError(

@@ -1,0 +1,32 @@
+"""`mcptape replay FILE --learn N [--save]`, wired: learn the noise, print it, save the rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcptape.commands.output import write, write_json
+from mcptape.errors import UsageError
+
+
+def learn_and_report(
+    transcript: Path, command: list[str] | None, runs: int, save: bool, as_json: bool, common: dict[str, Any]
+) -> int:
+    """Replay `runs` times, print the proposed rules (and save them with `save`); the exit code is 0
+    when the replays completed and the rules make every one of them `same`, else 1."""
+    from mcptape.replay.configfile import add_rules, save_target
+    from mcptape.replay.learn import learn_noise
+    from mcptape.replay.lessons import learned_to_json, render_learned
+
+    if transcript.is_dir():
+        raise UsageError("--learn takes one transcript, not a folder", hint="learn from each one in turn")
+    learned = learn_noise(transcript, command, runs, **common)
+    target = learned.config.path if learned.config is not None and learned.config.path else save_target()
+    saved = None
+    if save and learned.completed and learned.lesson.proposals:
+        saved = (target, add_rules(target, [p.rule.text for p in learned.lesson.proposals]))
+    if as_json:
+        write_json(learned_to_json(learned, saved))
+    else:
+        write(render_learned(learned, saved, save_to=target))
+    return learned.exit_code

@@ -1,0 +1,188 @@
+"""Learn ignore rules from replays of one build (pure): what varies between runs is noise.
+
+`mcptape replay FILE --learn N` replays the recording N times against the same build, then calls
+`learn` with the diff of the recording against each replay and the diff of the first replay against
+each other one. A place (method, target, path) whose value differs between two replays is noise and
+gets a rule: the narrowest built-in shapes that explain every value seen (`|uuid`, `|time`, ...),
+else the whole value. A place that differs from the recording but is the same in every replay is a
+real difference, not noise, and is not learned, unless a shape explains it (a path, a date). Values
+that the server minted and the client sent back (the replay carries the new server's value over)
+are not noise either, and are set apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from mcptape.diff.compare import MISSING, Change, compare
+from mcptape.diff.ignore import JSON, Path, Pattern, Rule, parse_rule, rule_text
+from mcptape.diff.sessions import Diff, Pair
+from mcptape.diff.shapes import explain
+
+VARIES = "varies between the replays"
+SHAPED = "differs from the recording only by"
+MIN_MINTED = 6  # a shorter string sent back is too common to tell a minted value by
+
+
+@dataclass
+class Place:
+    """One place that differed: where, the distinct values seen there, and between whom."""
+
+    kind: str
+    scope: str
+    target: str | None
+    pattern: Pattern
+    title: str  # the first pair's title data, for the report: (kind, scope, key) rendered later
+    values: list[Any] = field(default_factory=list)
+    recorded: list[Any] = field(default_factory=list)  # the recording's value(s) there
+    varies: bool = False  # differed between two replays
+
+    def add(self, value: Any, *, recorded: bool = False) -> None:
+        if not any(_same(value, v) for v in self.values):
+            self.values.append(value)
+        if recorded and not any(_same(value, v) for v in self.recorded):
+            self.recorded.append(value)
+
+
+@dataclass
+class Proposal:
+    """A proposed ignore rule, why, and the values it was learned from."""
+
+    rule: Rule
+    why: str
+    values: list[Any]
+
+
+@dataclass
+class Lesson:
+    """What N replays taught: proposed rules, real differences, minted values, unpaired messages."""
+
+    proposals: list[Proposal] = field(default_factory=list)
+    steady: list[Place] = field(default_factory=list)  # differs from the recording in every replay
+    minted: list[Place] = field(default_factory=list)  # a value the server minted and the client echoed
+    unpaired: list[str] = field(default_factory=list)  # messages present on one side only
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [p.rule for p in self.proposals]
+
+
+def learn(
+    against_recording: Sequence[Diff],
+    between_replays: Sequence[Diff],
+    *,
+    minted: Iterable[str] = (),
+    known: Iterable[str] = (),
+) -> Lesson:
+    """Rules for what varied. `minted` are strings the server minted and the client sent back
+    (they differ in what the client sent from one session to another); `known` the texts of rules
+    already in force (never proposed twice)."""
+    places: dict[tuple[Any, ...], Place] = {}
+    lesson = Lesson()
+    unpaired: dict[str, None] = {}
+    for diffs, varies in ((against_recording, False), (between_replays, True)):
+        for diff in diffs:
+            for pair in diff.differing:
+                if pair.old is None or pair.new is None:
+                    unpaired[_title(pair)] = None
+                    continue
+                for change in _leaves(pair.changes):
+                    if change.path[:1] == ("request",):
+                        continue  # the request's method (two unrelated sessions), not a value
+                    place = _place(places, pair, change.path)
+                    place.add(change.old, recorded=not varies)
+                    place.add(change.new)
+                    place.varies = place.varies or varies
+    lesson.unpaired = list(unpaired)
+    echoed = [m for m in minted if len(m) >= MIN_MINTED]
+    taken = set(known)
+    for place in places.values():
+        if echoed and any(_holds(v, echoed) for v in place.values):
+            lesson.minted.append(place)
+            continue
+        proposal = _propose(place)
+        if proposal is None:
+            lesson.steady.append(place)
+        elif proposal.rule.text not in taken:
+            taken.add(proposal.rule.text)
+            lesson.proposals.append(proposal)
+    return lesson
+
+
+def _propose(place: Place) -> Proposal | None:
+    strings = [v for v in place.values if type(v) is str]
+    shapes: tuple[str, ...] | None = None
+    if len(strings) == len(place.values):
+        shapes = explain(strings)
+        if shapes is None and place.varies:
+            runs = [v for v in strings if not any(v == r for r in place.recorded)]
+            shapes = explain(runs) if len(runs) > 1 else None  # the recording differs by more: stays shown
+    if place.varies:
+        why = f"{VARIES}, by {_shape_words(shapes)}" if shapes else VARIES
+        return Proposal(_rule(place, shapes or ()), why, place.values)
+    if shapes:
+        return Proposal(_rule(place, shapes), f"{SHAPED} {_shape_words(shapes)}", place.values)
+    return None
+
+
+def _shape_words(shapes: tuple[str, ...]) -> str:
+    return ", ".join(f"a {name}" for name in shapes)
+
+
+def _rule(place: Place, shapes: tuple[str, ...]) -> Rule:
+    target = place.target if place.target is not None and "]" not in place.target else None
+    return parse_rule(rule_text(place.scope, target, place.pattern, shapes), "learned")
+
+
+def _place(places: dict[tuple[Any, ...], Place], pair: Pair, path: Path) -> Place:
+    pattern: Pattern = tuple(-1 if isinstance(step, int) else step for step in path)
+    key = (pair.kind, pair.scope, pair.target, pattern)
+    place = places.get(key)
+    if place is None:
+        place = places[key] = Place(pair.kind, pair.scope, pair.target, pattern, _title(pair))
+    return place
+
+
+def _title(pair: Pair) -> str:
+    name = f"{pair.scope}[{pair.target}]" if pair.target is not None else pair.scope
+    side = "only in the recording" if pair.new is None else "only in a replay" if pair.old is None else ""
+    what = {"response": "response to", "server-request": "server request"}.get(pair.kind, pair.kind)
+    return f"{what} {name}" + (f" ({side})" if side else "")
+
+
+def _leaves(changes: Iterable[Change]) -> Iterable[Change]:
+    """The changes, with a string holding a JSON document on both sides compared inside it."""
+    for change in changes:
+        inner = _inside(change)
+        if inner is None:
+            yield change
+        else:
+            yield from _leaves(inner)
+
+
+def _inside(change: Change) -> list[Change] | None:
+    old, new = change.old, change.new
+    if type(old) is not str or type(new) is not str:
+        return None
+    try:
+        a, b = orjson.loads(old), orjson.loads(new)
+    except orjson.JSONDecodeError:
+        return None
+    if type(a) not in (dict, list) or type(b) not in (dict, list):
+        return None
+    changes, _ = compare(a, b)
+    return [Change((*change.path, JSON, *c.path), c.old, c.new) for c in changes]
+
+
+def _holds(value: Any, minted: Sequence[str]) -> bool:
+    return type(value) is str and any(m in value for m in minted)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is MISSING or b is MISSING:
+        return a is b
+    return type(a) is type(b) and a == b
