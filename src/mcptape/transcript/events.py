@@ -123,13 +123,14 @@ class Event:
         if expected is None:
             raise ValueError(f"a record of an unknown kind (channel {ch!r}, no data or b64)")
         rest = {k: v for k, v in record.items() if k != "t" and k != "ch"}
+        record_of = f"{'an' if ch[0] in 'aeiou' else 'a'} {ch} record"
         for key, (types, required) in expected.items():
             value = rest.get(key, _ABSENT)
             if value is _ABSENT:
                 if required:
-                    raise ValueError(f"a {ch} record without {key}")
+                    raise ValueError(f"{record_of} without {key}")
             elif type(value) not in types:
-                raise ValueError(f"{key} of a {ch} record is {_json_type(value)}")
+                raise ValueError(f"{key} of {record_of} is {_json_type(value)}")
         return cls(float(t), ch, fields=rest, index=index)
 
     def to_record(self) -> dict[str, Any]:
