@@ -35,6 +35,7 @@ Examples:
   mcptape replay session.jsonl -- python -m my_server
   mcptape replay session.jsonl --ignore 'tools/call:result.content[*].text|json.timestamp' -- ./server
   mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
+  mcptape replay session.jsonl --learn 3 --save -- ./server        # learn the noise, save the rules
   mcptape replay transcripts/ -- python -m my_server               # every *.jsonl under a folder
 
 Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
@@ -71,6 +72,20 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     help="After stdin is closed: wait this long before SIGTERM, then SIGKILL.",
 )
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=_IGNORE_HELP)
+@click.option(
+    "--learn",
+    type=click.IntRange(2, 20),
+    default=None,
+    metavar="N",
+    help="Replay N times against the same build and propose ignore rules for what varies between "
+    "the replays, with the values seen (exit 0 when they make every replay same).",
+)
+@click.option(
+    "--save",
+    is_flag=True,
+    help="With --learn: add the rules to the project's settings (mcptape.toml or pyproject.toml "
+    "[tool.mcptape]; ./mcptape.toml when there is none).",
+)
 @click.option("--stderr", "with_stderr", is_flag=True, default=None, help="Compare stderr lines too.")
 @click.option(
     "--update", is_flag=True, help="After showing the diff, replace TRANSCRIPT with the new session."
@@ -109,6 +124,8 @@ def replay_command(
     step_timeout: float | None,
     shutdown_timeout: float,
     ignore: tuple[str, ...],
+    learn: int | None,
+    save: bool,
     with_stderr: bool | None,
     update: bool,
     stubs: tuple[str, ...],
@@ -139,6 +156,14 @@ def replay_command(
         "secrets": secrets,
         "http_match": http_match,
     }
+    if save and learn is None:
+        raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
+    if learn is not None:
+        if output is not None or update or view:
+            raise UsageError("--learn runs its own replays: it does not take -o, --update or --view")
+        from mcptape.commands.learning import learn_and_report
+
+        raise SystemExit(learn_and_report(transcript, list(command) or None, learn, save, as_json, common))
     if transcript.is_dir():
         if output is not None or view:
             raise UsageError(f"{'-o' if output is not None else '--view'} takes one transcript, not a folder")
