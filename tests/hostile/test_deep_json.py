@@ -126,7 +126,7 @@ def test_check_accepts_the_deep_message_it_is_given(tmp_path: Path) -> None:
 def test_the_viewer_shows_a_deep_message_and_a_deep_note(tmp_path: Path) -> None:
     """The viewer's list rows and detail pane (pretty JSON, raw fields) work at any depth."""
     from mcptape.transcript.index import TranscriptIndex
-    from mcptape.tui.model import ViewerModel
+    from mcptape.tui.model.viewer import ViewerModel
 
     path = deep_session(tmp_path / "deep.jsonl", 1, extra=[record(t=0.25, ch="note", msg="n", x=nested(600))])
     index = TranscriptIndex(path)

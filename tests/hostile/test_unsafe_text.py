@@ -81,3 +81,37 @@ def test_escaped_json_output_still_reads_back_the_server_text(showcase: Path) ->
     result = run("check", "--json", str(showcase))
     document = json.loads(result.stdout)
     assert any("\U000e0049" in f["raw"] or "\\U000e0049" in f["raw"] for f in document["findings"])
+
+
+MARKDOWN = (
+    "banner ![logo](http://attacker.example/x.png) [click](http://attacker.example) <img src=x> "
+    "*bold* | pipe `` ```` ~~~ # title"
+)
+
+
+def test_report_md_quotes_server_bytes_only_inside_code(tmp_path: Path) -> None:
+    """A server's Markdown (an image link that would fetch from the attacker's host) is never live
+    in report.md: every transcript byte sits in a code span or fence longer than any backtick run."""
+    from markdown_it import MarkdownIt
+
+    src = session(
+        tmp_path / "md.jsonl",
+        {"content": []},
+        request={"name": MARKDOWN, "arguments": {}},
+        extra=[line(0.21, "out", MARKDOWN + "\n"), line(0.22, "err", MARKDOWN + "\n")],
+    )
+    assert_clean_run(run("report", str(src), "-o", str(tmp_path / "bundle")), codes=[0])
+    text = (tmp_path / "bundle" / "report.md").read_text()
+    assert "attacker.example" in text and unsafe_chars(text) == []
+    live: list[str] = []
+
+    def visit(tokens: list) -> None:  # type: ignore[type-arg]
+        for token in tokens:
+            if token.type in ("image", "link_open", "html_inline", "html_block"):
+                live.append(token.type)
+            if token.type == "text" and "attacker" in token.content:
+                live.append(token.content)
+            visit(token.children or [])
+
+    visit(MarkdownIt("gfm-like").parse(text))
+    assert live == []

@@ -41,13 +41,13 @@ def test_the_report_says_what_a_maintainer_needs(bundle: Path) -> None:
     text = (bundle / "report.md").read_text()
     assert "**Verdict: 1 finding(s), 1 error(s)**" in text
     assert "sh_leaky.py --api-key '[redacted:" in text
-    assert "| Protocol version | 2025-06-18 |" in text
+    assert "| Protocol version | ` 2025-06-18 ` |" in text
     assert "mcptape 0.1.0, Python 3." in text
-    assert "Line 1, byte offset 0: not JSON" in text
+    assert "Line 1, byte offset 0: ` not JSON" in text
     assert ">     1 | sh_leaky banner: using key [redacted:" in text
     assert "00000000  73 68 5f 6c 65 61 6b 79" in text  # the hex dump of its first bytes
     assert "(response id=1)" in text  # the message after it, classified by the check core
-    assert "- **non-protocol-output** (error), `out` line 1" in text
+    assert "- **non-protocol-output** (error), ` out ` line 1" in text
 
 
 def test_stderr_is_its_own_attachment(bundle: Path) -> None:

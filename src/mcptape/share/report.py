@@ -9,7 +9,6 @@ them, the findings), `DIR/stderr.txt` (the server's stderr, as a separate attach
 
 from __future__ import annotations
 
-import os
 import platform
 import shlex
 from collections import deque
@@ -24,10 +23,10 @@ from mcptape.check.model import DIRECTION, ERR, IN, OUT, Analysis, Finding, Fram
 from mcptape.check.report import render_text
 from mcptape.errors import OutputError
 from mcptape.share.copy import Summary, redact_file
+from mcptape.share.outputs import refuse_input, write_file
 from mcptape.share.rules import Rules
 from mcptape.textsafe import escape, escape_text, hexdump
 from mcptape.transcript import Header, open_transcript
-from mcptape.transcript.files import open_output
 from mcptape.version import __version__
 
 CONTEXT = 2  # lines shown before and after the first offending line
@@ -56,6 +55,8 @@ def make_report(
 ) -> Bundle:
     """Write the bundle for `src` into `directory` (created if needed); raise MCPTapeError on bad input."""
     open_transcript(src)  # an unreadable input fails before anything is created
+    for name in FILES:  # a bundle file that is the input under another name (a hard link)
+        refuse_input([src], directory / name, hint="write the bundle to another directory")
     _prepare(directory, overwrite)
     copy = directory / "transcript.jsonl"
     summary: Summary | None = None
@@ -84,15 +85,7 @@ def _prepare(directory: Path, overwrite: bool) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    fd = open_output(path, overwrite=True)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+    write_file(path, data)  # a temporary file renamed into place (share/outputs.py)
 
 
 def _copy(src: Path, dst: Path) -> None:
@@ -157,7 +150,7 @@ def render(
     total = len(analysis.findings) + analysis.findings_truncated
     errors = analysis.errors
     verdict = "clean (no findings)" if total == 0 else f"{total} finding(s), {errors} error(s)"
-    version = analysis.protocol_version or "unknown (no handshake seen)"
+    version = _cell(analysis.protocol_version) if analysis.protocol_version else "unknown (no handshake seen)"
     if analysis.stateless:
         version += " (stateless)"
     recorder = header.recorder.get("version", "?")
@@ -185,12 +178,12 @@ def render(
         "",
         "| | |",
         "|---|---|",
-        f"| Server command | `{_cell(shlex.join(header.command))}` |",
-        f"| Working directory | `{_cell(header.cwd)}` |",
+        f"| Server command | {_cell(shlex.join(header.command))} |",
+        f"| Working directory | {_cell(header.cwd)} |",
         f"| Recorded | {_cell(header.started)} by mcptape {_cell(str(recorder))} |",
         f"| Report by | mcptape {__version__}, Python {platform.python_version()}"
         f" on {_cell(platform.platform())} |",
-        f"| Protocol version | {_cell(version)} |",
+        f"| Protocol version | {version} |",
         f"| Messages | {analysis.messages[OUT]} server->client, {analysis.messages[IN]} client->server;"
         f" {analysis.requests} client requests, {analysis.rejects} rejected;"
         f" {analysis.exec_calls} executor calls |",
@@ -213,7 +206,7 @@ def render(
             out.append("Every line is protocol.")
             continue
         frame = first.frame
-        out.append(f"Line {frame.line}, byte offset {frame.offset}: {escape_text(first.problem)}")
+        out.append(f"Line {frame.line}, byte offset {frame.offset}: {_span(first.problem)}")
         out.append("")
         rows = []
         for f in context.get(ch, [frame]):
@@ -238,10 +231,10 @@ def render(
 
 
 def _finding(finding: Finding) -> list[str]:
-    rid = f", request {finding.request_id!r}" if finding.request_id is not None else ""
+    rid = f", request {_span(repr(finding.request_id))}" if finding.request_id is not None else ""
     lines = [
-        f"- **{finding.rule}** ({finding.severity.value}), `{finding.channel}` line {finding.line}, "
-        f"byte {finding.offset}{_cell(rid)}: {_cell(escape_text(finding.message))}",
+        f"- **{finding.rule}** ({finding.severity.value}), {_span(finding.channel)} line {finding.line}, "
+        f"byte {finding.offset}{rid}: {_span(finding.message)}",
         "",
     ]
     rows = [f"  {finding.line:>5} | {escape(finding.raw, SHOW)}"]
@@ -255,6 +248,24 @@ def _finding(finding: Finding) -> list[str]:
     return lines
 
 
+def _span(text: str) -> str:
+    """Text from the transcript in running text: escaped, in a code span."""
+    return code_span(escape_text(text))
+
+
 def _cell(text: str) -> str:
-    """Text for a table cell or a list item: escaped, pipes and backticks defused."""
-    return escape_text(text).replace("|", "\\|").replace("`", "'")
+    """Text from the transcript for a table cell: escaped, in a code span."""
+    return code_span(escape_text(text), table=True)
+
+
+def code_span(text: str, *, table: bool = False) -> str:
+    """`text` as a Markdown code span, never live Markdown or HTML: the backtick string around it
+    is longer than any run of backticks inside. In a `table` cell `|` is escaped (the row would
+    split on it; GFM tables read `\\|` as `|` inside code too). `text` must hold no newline."""
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * (longest + 1)
+    inner = text.replace("|", "\\|") if table else text
+    return f"{ticks} {inner} {ticks}"

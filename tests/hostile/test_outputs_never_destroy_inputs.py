@@ -1,0 +1,91 @@
+"""Files: an output that is the input under another name never truncates it, and a failed write
+leaves the output as it was."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.tapes import assert_clean_run, run, session
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> Path:
+    return session(
+        tmp_path / "session.jsonl", {"content": [{"type": "text", "text": "api_key=Sk3cret-value"}]}
+    )
+
+
+@pytest.mark.parametrize("kind", ["hardlink", "symlink", "same-path"])
+def test_redact_refuses_the_input_under_another_name(tmp_path: Path, recording: Path, kind: str) -> None:
+    """redact -o NAME --overwrite, where NAME is the input (hard link, symlink, itself): exit 2,
+    one error line, the input byte for byte as it was."""
+    before = recording.read_bytes()
+    other = tmp_path / "other.jsonl"
+    if kind == "hardlink":
+        os.link(recording, other)
+    elif kind == "symlink":
+        other.symlink_to(recording)
+    else:
+        other = recording
+    result = run("redact", str(recording), "-o", str(other), "--overwrite")
+    assert_clean_run(result, codes=[2])
+    assert result.stderr.startswith("Error: ") and "is the input transcript" in result.stderr
+    assert recording.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["report.md", "stderr.txt", "transcript.jsonl"])
+def test_report_refuses_a_bundle_file_that_is_the_input(tmp_path: Path, recording: Path, name: str) -> None:
+    """report -o DIR --overwrite, where DIR/NAME is a hard link to the input: exit 2, input intact."""
+    before = recording.read_bytes()
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    os.link(recording, bundle / name)
+    result = run("report", str(recording), "-o", str(bundle), "--overwrite")
+    assert_clean_run(result, codes=[2])
+    assert "is the input transcript" in result.stderr
+    assert recording.read_bytes() == before
+
+
+def test_overwriting_a_hard_link_of_another_file_leaves_that_file_alone(
+    tmp_path: Path, recording: Path
+) -> None:
+    """The copy replaces the output's name (a new file renamed into place): a file the output was
+    a hard link of keeps its contents, and the symlink the user named stays a symlink."""
+    keep = tmp_path / "keep.txt"
+    keep.write_text("someone else's data")
+    out = tmp_path / "out.jsonl"
+    os.link(keep, out)
+    assert_clean_run(run("redact", str(recording), "-o", str(out), "--overwrite"), codes=[0])
+    assert keep.read_text() == "someone else's data"
+    assert b"[redacted:" in out.read_bytes() and oct(out.stat().st_mode & 0o777) == "0o600"
+    target = tmp_path / "target.jsonl"
+    target.write_text("old")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    assert_clean_run(run("redact", str(recording), "-o", str(link), "--overwrite"), codes=[0])
+    assert link.is_symlink() and b"[redacted:" in target.read_bytes()
+
+
+def test_a_failed_redaction_leaves_the_output_as_it_was(
+    tmp_path: Path, recording: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fails during the copy: the existing output is untouched, and no temporary file
+    is left beside it."""
+    from mcptape.errors import OutputError
+    from mcptape.share import outputs
+    from mcptape.share.copy import redact_file
+    from mcptape.share.rules import Rules
+
+    def full(self: outputs.Output, data: bytes) -> None:
+        raise OutputError(f"cannot write {self.path}: No space left on device")
+
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous copy")
+    monkeypatch.setattr(outputs.Output, "write", full)
+    with pytest.raises(OutputError, match="No space left"):
+        redact_file(recording, out, Rules.build(), overwrite=True, environ={})
+    assert out.read_text() == "previous copy"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "session.jsonl"]
