@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_check import generate
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.facts import FactsCollector, collect_facts
+from mcptape.tui.model.facts import FactsCollector, collect_facts
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ async def shoot(transcript: Path, output: Path, size: tuple[int, int]) -> None:
     app = ViewerApp(TranscriptIndex(transcript))
     async with app.run_test(size=size) as pilot:
         for _ in range(500):
-            if app.model.facts is not None and not app.analysing:
+            if not app.busy:
                 break
             await pilot.pause(0.01)
         await app.workers.wait_for_complete()

@@ -18,7 +18,7 @@ async def settle(pilot: Pilot[None], timeout: float = 10.0) -> None:
     assert isinstance(app, ViewerApp)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while app.indexing or app.analysing or app.model.facts is None:
+    while app.busy:
         assert loop.time() < deadline, "the viewer did not finish indexing and checking in time"
         await pilot.pause(0.01)
     await app.workers.wait_for_complete()

@@ -8,7 +8,7 @@ from mcptape.replay.api import diff_files
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.diff_app import DiffApp
-from mcptape.tui.rowinfo import RowInfo, layout_for, row_text
+from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from tests.tui.conftest import screen_text, settle
 from tests.tui.transcripts import banner_session, forecast_session
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
-from mcptape.tui.diffmodel import pair_line
+from mcptape.tui.model.diffrows import pair_line
 from tests.tui.conftest import screen_text
 from tests.tui.transcripts import exec_after_reject_session
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.facts import collect_facts
-from mcptape.tui.model import ViewerModel
+from mcptape.tui.model.facts import collect_facts
+from mcptape.tui.model.viewer import ViewerModel
 from tests.tui.transcripts import INIT_PARAMS, INIT_RESULT, write
 
 

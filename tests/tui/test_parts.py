@@ -9,11 +9,11 @@ import pytest
 
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.facts import collect_facts
-from mcptape.tui.query import parse_query
-from mcptape.tui.rowview import RowView
-from mcptape.tui.search import find_bytes
-from mcptape.tui.summary import landing, status_line, verdict
+from mcptape.tui.model.facts import collect_facts
+from mcptape.tui.model.query import parse_query
+from mcptape.tui.model.rowview import RowView
+from mcptape.tui.model.search import find_bytes
+from mcptape.tui.model.summary import landing, status_line, verdict
 from tests.tui.transcripts import banner_session, exec_after_reject_session, handshake, write
 
 

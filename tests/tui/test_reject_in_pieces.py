@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui import rowinfo as K
-from mcptape.tui.facts import collect_facts
+from mcptape.tui.model import rows as K
+from mcptape.tui.model.facts import collect_facts
 from tests.tui.transcripts import handshake, req, write
 
 

@@ -1,9 +1,10 @@
 """The viewer application: wires the index, the check core's results and the widgets together.
 
-Opening never waits for the whole file: the index is built by a thread worker and rows appear as
-soon as the first window is scanned; then a second worker runs the check core over every row and
-the list gains its styles, the header its verdict, and the cursor moves to the first non-protocol
-line (unless the user already moved it).
+Opening never waits for the whole file: a thread worker builds the index and rows appear as soon as
+the first window is scanned; then a second worker runs the check core over every row and the list
+gains its styles, the header its verdict, and the cursor moves to the first non-protocol line
+(unless the user already moved it). The workers report through typed messages (`messages.py`);
+where the cursor goes on its own is the headless `Landing`'s decision.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -23,19 +25,31 @@ from mcptape.errors import MCPTapeError
 from mcptape.textsafe import escape, escape_text
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.bindings import APP_BINDINGS
-from mcptape.tui.facts import FactsCollector, RowFacts, collect_facts
 from mcptape.tui.filtering import FilterActions
-from mcptape.tui.model import ViewerModel
-from mcptape.tui.query import parse_query
-from mcptape.tui.rowinfo import header_text
-from mcptape.tui.safe import safe_text
+from mcptape.tui.messages import (
+    Checked,
+    CheckProgress,
+    FirstBadLine,
+    ScanFailed,
+    Scanned,
+    ScanProgress,
+    SearchDone,
+)
+from mcptape.tui.model.facts import FactsCollector, RowFacts
+from mcptape.tui.model.landing import Landing
+from mcptape.tui.model.query import parse_query
+from mcptape.tui.model.rows import header_text
+from mcptape.tui.model.safe import safe_text
+from mcptape.tui.model.search import find_bytes
+from mcptape.tui.model.summary import status_line, verdict
+from mcptape.tui.model.viewer import ViewerModel
 from mcptape.tui.screens.help import ROW_STYLES, HelpScreen, binding_rows
 from mcptape.tui.screens.prompt import PromptScreen
-from mcptape.tui.search import find_bytes
-from mcptape.tui.summary import first_non_protocol_row, landing, status_line, verdict
 from mcptape.tui.widgets.detail import DetailPane
 from mcptape.tui.widgets.header import SessionHeader
 from mcptape.tui.widgets.message_list import MessageList
+
+INDEX, CHECK = "index", "check"  # the two worker groups
 
 
 class ViewerApp(FilterActions):
@@ -50,24 +64,20 @@ class ViewerApp(FilterActions):
         self.index = index
         self.follow = follow
         self.poll = poll
-        self.placed = False  # the cursor is where it stays (a --follow view waits for a bad line)
-        self.landed = False  # the cursor was placed once
-        self.reason = ""
+        self.landing = Landing(follow=follow)
+        self.reason = ""  # why the cursor is where it is (the header's third line)
         self.detail_row: int | None = None  # the row the detail pane shows
         self.last_search: bytes = b""
         self.search_text = ""
-        self.analysing = False
-        self.reanalyse = False
-        self.indexing = False
-        # --follow: one analysis for the whole session, fed only the rows each growth adds.
-        self.collector: FactsCollector | None = None
+        # One analysis for the whole session: --follow feeds it only the rows each growth adds.
+        self.collector = FactsCollector(first_line=self._post_first_line)
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="session")
         with Vertical(id="main"):
             with Vertical(id="lists"):
-                yield Static(header_text(), id="columns")
+                yield Static(Text(header_text()), id="columns")
                 yield MessageList(self.model.line, self.model.build_view(self._row_filters()), id="messages")
                 yield MessageList(
                     self.model.line,
@@ -96,64 +106,48 @@ class ViewerApp(FilterActions):
             reason="",
         )
         self.messages.focus()
-        self.start_indexing()
+        self._scan_worker()
         if self.follow:
             self.set_interval(self.poll, self._poll_growth)
 
-    # -- indexing and analysis workers ------------------------------------------------------------
-    def start_indexing(self) -> None:
-        self.indexing = True
-        self._index_worker()
+    # -- workers -------------------------------------------------------------------------------------
+    def running(self, group: str) -> bool:
+        """Whether a worker of `group` (INDEX, CHECK) has work under way (asked of Textual)."""
+        return any(w.group == group and not w.is_finished and not w.is_cancelled for w in self.workers)
 
-    @work(thread=True, group="index", exit_on_error=False)
-    def _index_worker(self) -> None:
+    @property
+    def busy(self) -> bool:
+        """The index or the check is still being built (tests wait on this)."""
+        facts = self.model.facts
+        behind = facts is None or facts.rows < len(self.index)
+        return self.running(INDEX) or self.running(CHECK) or behind
+
+    def _poll_growth(self) -> None:
+        if not self.running(INDEX):
+            self._scan_worker()
+
+    @work(thread=True, group=INDEX, exit_on_error=False)
+    def _scan_worker(self) -> None:
         worker = get_current_worker()
 
         def progress(rows: int, scanned: int, size: int) -> None:
             if not worker.is_cancelled:
-                self.call_from_thread(self._on_scan_progress, rows, scanned, size)
+                self.post_message(ScanProgress(rows, scanned, size))
 
         try:
             added = self.index.scan(
                 final=not self.follow, progress=progress, cancelled=lambda: worker.is_cancelled
             )
         except MCPTapeError as exc:
-            self.call_from_thread(self._on_error, str(exc))
+            self.post_message(ScanFailed(str(exc)))
             return
         if not worker.is_cancelled:
-            self.call_from_thread(self._on_scanned, added)
+            self.post_message(Scanned(added))
 
-    def _on_scan_progress(self, rows: int, scanned: int, size: int) -> None:
-        self.messages.sync_size()
-        if self.stderr_pane:
-            self.stderr_list.sync_size()
-        if scanned < size:
-            percent = 100 * scanned // max(size, 1)
-            self.header_widget.set(status=f"indexing {percent}% · {rows:,} rows")
-
-    def _on_scanned(self, added: int) -> None:
-        self.indexing = False
-        self.messages.sync_size()
-        self._show_columns()  # the row number column widens past 999,999 rows
-        self.header_widget.set(status=self._status_line())
-        if self.messages.current_row is not None and self.detail.detail is None:
-            self._show_detail(self.messages.current_row)
-        if added or self.model.facts is None:
-            self.start_analysis()
-
-    def _on_error(self, message: str) -> None:
-        self.indexing = False
-        self.header_widget.set(status=f"error: {message}", verdict_style="bold red")
-
-    def start_analysis(self) -> None:
-        if self.analysing:
-            self.reanalyse = True
-            return
-        self.analysing = True
-        self._analysis_worker()
-
-    @work(thread=True, group="analysis", exit_on_error=False)
-    def _analysis_worker(self) -> None:
+    @work(thread=True, group=CHECK, exclusive=True, exit_on_error=False)
+    def _check_worker(self) -> None:
+        """Feed the rows indexed since the last pass to the check core (a newer pass cancels this
+        one, which stops between chunks; the collector goes on from there)."""
         worker = get_current_worker()
         last = [0.0]
 
@@ -161,62 +155,91 @@ class ViewerApp(FilterActions):
             now = time.monotonic()
             if now - last[0] > 0.2 and not worker.is_cancelled:
                 last[0] = now
-                self.call_from_thread(self._on_analysis_progress, done, total)
+                self.post_message(CheckProgress(done, total))
 
-        def first_line(finding: Finding) -> None:
-            if not worker.is_cancelled:
-                self.call_from_thread(self._on_first_line, finding)
-
-        if self.follow:
-            if self.collector is None:
-                self.collector = FactsCollector(first_line=self._first_line_from_thread)
-            facts = self.collector.collect(
-                self.index, progress=progress, cancelled=lambda: worker.is_cancelled
-            )
-        else:
-            facts = collect_facts(
-                self.index, progress=progress, cancelled=lambda: worker.is_cancelled, first_line=first_line
-            )
+        facts = self.collector.collect(
+            self.index, progress=progress, cancelled=lambda: worker.is_cancelled, final=not self.follow
+        )
         if facts is not None and not worker.is_cancelled:
-            self.call_from_thread(self._on_facts, facts)
+            self.post_message(Checked(facts))
 
-    def _first_line_from_thread(self, finding: Finding) -> None:
-        if self.is_running:
-            self.call_from_thread(self._on_first_line, finding)
+    def _post_first_line(self, finding: Finding) -> None:
+        """Called in the check worker's thread."""
+        self.post_message(FirstBadLine(finding))
 
-    def _on_first_line(self, finding: Finding) -> None:
-        """The first bad line is known before the check ends: go there now (unless the user moved)."""
-        if self.placed or self.messages.user_moved or finding.event < 0:
+    def _check_new_rows(self) -> None:
+        """Start a check pass if rows were indexed that no pass has seen (a finished check, over a
+        file that is not followed, has seen them all)."""
+        facts = self.model.facts
+        if not self.collector.finished and (facts is None or facts.rows < len(self.index)):
+            self._check_worker()
+
+    # -- worker messages -----------------------------------------------------------------------------
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
             return
-        rule = finding.rule
-        what = "first non-protocol line" if rule.startswith("non-protocol") else f"first bad line ({rule})"
-        self.reason = f"cursor: {what} — {safe_text(finding.message)} (still checking…)"
-        self.messages.select_row(finding.event)
-        self.header_widget.set(reason=self.reason)
+        self.messages.sync_size()
+        if self.stderr_pane:
+            self.stderr_list.sync_size()
+        if message.scanned < message.size:
+            percent = 100 * message.scanned // max(message.size, 1)
+            self.header_widget.set(status=f"indexing {percent}% · {message.rows:,} rows")
 
-    def _on_analysis_progress(self, done: int, total: int) -> None:
-        self.header_widget.set(verdict=f"checking {100 * done // max(total, 1)}%")
+    def on_scanned(self, message: Scanned) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
+            return
+        self.messages.sync_size()
+        if self.stderr_pane:
+            self.stderr_list.sync_size()
+        self._show_columns()  # the row number column widens past 999,999 rows
+        self.header_widget.set(status=self._status_line())
+        if self.messages.current_row is not None and self.detail.detail is None:
+            self._show_detail(self.messages.current_row)
+        self._check_new_rows()
 
-    def _on_facts(self, facts: RowFacts) -> None:
-        self.analysing = False
+    def on_scan_failed(self, message: ScanFailed) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
+            return
+        self.header_widget.set(status=f"error: {message.error}", verdict_style="bold red")
+
+    def on_check_progress(self, message: CheckProgress) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
+            return
+        if self.model.facts is None:
+            self.header_widget.set(verdict=f"checking {100 * message.done // max(message.total, 1)}%")
+
+    def on_first_bad_line(self, message: FirstBadLine) -> None:
+        """The first bad line is known before the check ends: go there now (unless the user moved)."""
+        if not self.is_running:  # shutting down: the widgets are gone
+            return
+        move = self.landing.first_line(message.finding, user_moved=self.messages.user_moved)
+        if move is not None:
+            self.reason = move.reason
+            if move.row is not None:
+                self.messages.select_row(move.row)
+            self.header_widget.set(reason=self.reason)
+
+    def on_checked(self, message: Checked) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
+            return
+        facts = message.facts
+        if self.model.facts is not None and facts.rows < self.model.facts.rows:
+            return  # an older pass than the one shown
         self.model.set_facts(facts)
         self._apply_filters(keep_row=self.messages.current_row, center=False)  # the user's scroll stays
         self.messages.invalidate()
         self.stderr_list.invalidate()
         self._show_verdict(facts)
-        if not self.placed:
-            self._place_cursor(facts)
+        move = self.landing.checked(facts, user_moved=self.messages.user_moved)
+        if move is not None:
+            self.reason = move.reason
+            if move.row is not None:
+                self.messages.select_row(move.row)
         shown = self._focused_list().current_row
         if shown is not None:
             self._show_detail(shown)
         self.header_widget.set(status=self._status_line(), reason=self.reason)
-        if self.reanalyse:
-            self.reanalyse = False
-            self.start_analysis()
-
-    def _poll_growth(self) -> None:
-        if not self.indexing:
-            self.start_indexing()
+        self._check_new_rows()
 
     # -- header ----------------------------------------------------------------------------------------
     def _status_line(self) -> str:
@@ -225,26 +248,6 @@ class ViewerApp(FilterActions):
     def _show_verdict(self, facts: RowFacts) -> None:
         text, style = verdict(facts)
         self.header_widget.set(verdict=text, verdict_style=style)
-
-    def _place_cursor(self, facts: RowFacts) -> None:
-        """First non-protocol line, else first finding, else the first row; say why in the header.
-
-        With --follow the cursor goes on to the first non-protocol line written later (until the
-        user moves it), but never chases a finding that may be resolved by the next rows.
-        """
-        if self.messages.user_moved:
-            self.placed = True
-            self.reason = "cursor left where you put it"
-            return
-        row, self.reason = landing(facts)
-        bad_line = first_non_protocol_row(facts) is not None
-        self.placed = bad_line or not self.follow
-        if self.landed and not bad_line and row is not None:
-            row = None
-            self.reason = "no non-protocol line so far (] goes to the findings); following"
-        self.landed = True
-        if row is not None:
-            self.messages.select_row(row)
 
     # -- detail ------------------------------------------------------------------------------------
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
@@ -350,13 +353,15 @@ class ViewerApp(FilterActions):
         worker = get_current_worker()
         row = find_bytes(self.index, needle, start, direction, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.call_from_thread(self._on_search_result, needle, row)
+            self.post_message(SearchDone(needle, row))
 
-    def _on_search_result(self, needle: bytes, row: int | None) -> None:
-        if row is None:
-            self.notify(f"not found: {escape(needle, 60)}", severity="warning")
+    def on_search_done(self, message: SearchDone) -> None:
+        if not self.is_running:  # shutting down: the widgets are gone
             return
-        self._go(row)
+        if message.row is None:
+            self.notify(f"not found: {escape(message.needle, 60)}", severity="warning")
+            return
+        self._go(message.row)
 
     # -- help --------------------------------------------------------------------------------------
     def action_help(self) -> None:

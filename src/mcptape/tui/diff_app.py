@@ -17,7 +17,7 @@ from textual.widgets import Footer, Static
 
 from mcptape.diff.sessions import Diff
 from mcptape.tui.bindings import DIFF_BINDINGS
-from mcptape.tui.diffmodel import (
+from mcptape.tui.model.diffrows import (
     LEGEND,
     columns_text,
     pair_detail,
@@ -26,10 +26,10 @@ from mcptape.tui.diffmodel import (
     session_detail,
     session_summary,
 )
-from mcptape.tui.rowview import RowView
-from mcptape.tui.safe import one_line
+from mcptape.tui.model.rowview import RowView
+from mcptape.tui.model.safe import one_line
 from mcptape.tui.screens.help import HelpScreen, binding_rows
-from mcptape.tui.widgets.detail import DetailPane
+from mcptape.tui.widgets.detail import DetailPane, spans_text
 from mcptape.tui.widgets.header import SessionHeader
 from mcptape.tui.widgets.message_list import MessageList
 
@@ -54,7 +54,7 @@ class DiffApp(App[None]):
         yield SessionHeader(id="session")
         with Vertical(id="main"):
             with Vertical(id="lists"):
-                yield Static(columns_text(), id="columns")
+                yield Static(Text(columns_text()), id="columns")
                 yield MessageList(self._line, self._view(), id="messages")
             yield DetailPane(id="detail")
         yield Footer()
@@ -94,18 +94,19 @@ class DiffApp(App[None]):
         self._show(row if self.diff.pairs else None)
 
     def on_message_list_resized(self, event: MessageList.Resized) -> None:
-        self.query_one("#columns", Static).update(columns_text(event.width))
+        self.query_one("#columns", Static).update(Text(columns_text(event.width)))
 
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
         self._show(event.row)
 
     def _show(self, row: int | None) -> None:
-        text = Text(end="")
+        spans = []
         if row is not None and row < len(self.diff.pairs):
-            text.append_text(pair_detail(self.diff.pairs[row]))
+            spans += pair_detail(self.diff.pairs[row])
         elif not self.diff.pairs:
-            text.append("no messages to compare\n")
-        text.append_text(session_detail(self.diff))
+            spans.append(("", "no messages to compare\n"))
+        spans += session_detail(self.diff)
+        text = spans_text(spans)
         detail = self.query_one(DetailPane)
         detail.body.update(text)
 

@@ -6,12 +6,13 @@ check has run; the list keeps the cursor on the same transcript row when a filte
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
 
 from mcptape.textsafe import escape_text
-from mcptape.tui.model import Filters, ViewerModel
-from mcptape.tui.rowinfo import header_text, layout_for
+from mcptape.tui.model.rows import header_text, layout_for
+from mcptape.tui.model.viewer import Filters, ViewerModel
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.widgets.message_list import MessageList
 
@@ -87,7 +88,7 @@ class FilterActions(App[None]):
         elif self.findings_filter >= 2:
             labels.append(f"finding {self.finding_rule}")
         width = self.messages.scrollable_content_region.width
-        columns = header_text(layout_for(width, len(self.model.index)))
+        columns = Text(header_text(layout_for(width, len(self.model.index))))
         if labels:
             columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
         self.query_one("#columns", Static).update(columns)

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from mcptape.tui.rowinfo import KINDS
+from mcptape.tui.model.rows import KINDS
 
 ROW_STYLES = "row styles, from quiet to loud: " + ", ".join(KINDS)
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from mcptape.textsafe import escape, hexdump
-from mcptape.tui.safe import safe_text
+from mcptape.tui.model.detail import Detail, Spans
+from mcptape.tui.model.safe import safe_text
 
 RAW_LIMIT = 64 * 1024
 HEX_LIMIT = 16 * 1024
@@ -18,16 +17,12 @@ PRETTY_LIMIT = 64 * 1024  # characters of pretty JSON (laying out megabytes froz
 PAIR_LIMIT = 400
 
 
-@dataclass
-class Detail:
-    """What the pane shows for one row: `raw` bytes are escaped here, strings are already escaped."""
-
-    title: str
-    raw: bytes
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (style, text)
-    pretty: str | None = None  # pretty-printed JSON (escaped again before display)
-    pair_title: str | None = None
-    pair_raw: bytes | None = None
+def spans_text(spans: Spans, *, end: str = "") -> Text:
+    """Rich text from the model's (style, text) pieces (already escaped)."""
+    out = Text(end=end)
+    for style, text in spans:
+        out.append(text, style=style or None)
+    return out
 
 
 def render_detail(detail: Detail, *, hex_mode: bool) -> Text:

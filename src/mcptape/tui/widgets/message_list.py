@@ -24,8 +24,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mcptape.tui.bindings import LIST_BINDINGS
-from mcptape.tui.rowinfo import KINDS
-from mcptape.tui.rowview import RowView
+from mcptape.tui.model.rows import KINDS
+from mcptape.tui.model.rowview import RowView
 
 DIFF_KINDS = ("same", "changed", "added", "removed")
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from mcptape.textsafe import escape_text
 from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui import rowinfo as K
-from mcptape.tui.facts import KIND_CODE, RowFacts
-from mcptape.tui.safe import safe_text
+from mcptape.tui.model import rows as K
+from mcptape.tui.model.facts import KIND_CODE, RowFacts
+from mcptape.tui.model.safe import safe_text
 
 
 def last_event_time(index: TranscriptIndex) -> float | None:

@@ -14,6 +14,7 @@ rows still to come), so following a long session costs the new rows, not the who
 from __future__ import annotations
 
 import copy
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
 from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
-from mcptape.tui import rowinfo as K
+from mcptape.tui.model import rows as K
 
 if TYPE_CHECKING:
     from mcptape.check.analyze import Analyzer
@@ -224,6 +225,7 @@ class FactsCollector:
         )
         self.fed = 0  # rows given to the analyzer so far
         self.finished = False
+        self._lock = threading.Lock()  # one pass at a time (a newer pass waits for a cancelled one)
 
     def _first_line_once(self, finding: Finding) -> None:
         """The caller hears of the first bad line once, whether a snapshot or the live pass saw it."""
@@ -243,8 +245,19 @@ class FactsCollector:
         with the analysis finished (None when cancelled: the next call goes on from there).
 
         With `final` the live analysis itself is finished (no row will follow); otherwise a copy
-        is, and the live one waits for more rows.
+        is, and the live one waits for more rows. Passes from several threads run one at a time.
         """
+        with self._lock:
+            return self._collect(index, progress=progress, cancelled=cancelled, final=final)
+
+    def _collect(
+        self,
+        index: TranscriptIndex,
+        *,
+        progress: Callable[[int, int], None] | None,
+        cancelled: Callable[[], bool] | None,
+        final: bool,
+    ) -> RowFacts | None:
         if self.finished:
             raise RuntimeError("this analysis was finished: no row can follow")
         facts = self.facts

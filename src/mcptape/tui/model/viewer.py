@@ -15,11 +15,11 @@ from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.transcript.events import BYTE_CHANNELS, Event
 from mcptape.transcript.index import LRU, BadLine, TranscriptIndex
-from mcptape.tui import rowinfo as K
-from mcptape.tui.facts import CHANNEL_CODE, RowFacts
-from mcptape.tui.rowinfo import RowInfo, layout_for, row_text
-from mcptape.tui.rowview import RowView
-from mcptape.tui.widgets.detail import Detail
+from mcptape.tui.model import rows as K
+from mcptape.tui.model.detail import Detail
+from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
+from mcptape.tui.model.rows import RowInfo, layout_for, row_text
+from mcptape.tui.model.rowview import RowView
 
 PREVIEW = 240
 _NO_MESSAGE = object()

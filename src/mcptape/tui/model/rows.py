@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
-
 # Row kinds, from least to most alarming; each has a component class on the message list.
 PENDING = "pending"  # not analysed yet
 PROTOCOL = "protocol"
@@ -78,7 +76,7 @@ def fit(text: str, width: int, *, right: bool = False) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
-def header_text(layout: Layout = Layout()) -> Text:
+def header_text(layout: Layout = Layout()) -> str:
     cells = [fit("#", layout.number, right=True)]
     if not layout.compact:
         cells.append(fit("time", 8, right=True))
@@ -86,7 +84,7 @@ def header_text(layout: Layout = Layout()) -> Text:
     if not layout.compact:
         cells += [fit("size", 6, right=True), fit("lat", 7, right=True)]
     cells += [fit("status", layout.status_width), "raw"]
-    return Text(" ".join(cells))
+    return " ".join(cells)
 
 
 def row_text(info: RowInfo, layout: Layout = Layout()) -> str:

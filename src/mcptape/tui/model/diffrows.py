@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from mcptape.check.model import ExecCall, Message
 from mcptape.diff.compare import MISSING
 from mcptape.diff.sessions import Diff, Pair
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
-from mcptape.tui.rowinfo import fit
-from mcptape.tui.safe import one_line, safe_text
+from mcptape.tui.model.detail import Spans
+from mcptape.tui.model.rows import fit
+from mcptape.tui.model.safe import one_line, safe_text
 
 SHORT = {"response": "resp", "notification": "notif", "server-request": "sreq", "executor": "exec"}
 MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
@@ -59,10 +58,9 @@ def preview(item: Message | ExecCall | None, limit: int = SIDE) -> str:
     return "(none)" if raw is None else escape(raw.rstrip(b"\n"), limit)
 
 
-def columns_text(width: int = 150) -> Text:
+def columns_text(width: int = 150) -> str:
     side = side_width(width)
-    head = " ".join(["  ", fit("kind", 5), fit("method", 20), fit("key", 7), fit("old", side), "new"])
-    return Text(head)
+    return " ".join(["  ", fit("kind", 5), fit("method", 20), fit("key", 7), fit("old", side), "new"])
 
 
 def _cell(where: str, value: str, more: str, width: int) -> str:
@@ -106,27 +104,27 @@ def _value(value: Any) -> str:
     return safe_text(text if len(text) <= 300 else text[:300] + "…")
 
 
-def pair_detail(pair: Pair) -> Text:
+def pair_detail(pair: Pair) -> Spans:
     """The selected pair: what aligned it, the changed paths, what rules hid, both sides' bytes."""
     kind = pair_kind(pair)
-    out = Text(end="")
+    out: Spans = []
     title = f"{pair.kind} · {safe_text(pair.scope)} · {safe_text(key_text(pair))} · {kind}"
     if pair.changes:
         title += f" ({len(pair.changes)} path{'s' if len(pair.changes) != 1 else ''})"
-    out.append(title + "\n", style="bold")
+    out.append(("bold", title + "\n"))
     for change in pair.changes:
-        out.append(f"  {change.kind} {safe_text(change.where)}: ", style="bold yellow")
-        out.append(f"{_value(change.old)} → {_value(change.new)}\n")
+        out.append(("bold yellow", f"  {change.kind} {safe_text(change.where)}: "))
+        out.append(("", f"{_value(change.old)} → {_value(change.new)}\n"))
     for hidden in pair.hidden:
         rule = f"{safe_text(hidden.rule.text)} ({safe_text(hidden.rule.origin)})"
-        out.append(f"  hidden by {rule}: {safe_text(hidden.where)}\n", style="dim")
+        out.append(("dim", f"  hidden by {rule}: {safe_text(hidden.where)}\n"))
     if pair.request is not None:
-        out.append("request  ", style="bold")
-        out.append(escape(pair.request.frame.raw, 400) + "\n", style="dim")
+        out.append(("bold", "request  "))
+        out.append(("dim", escape(pair.request.frame.raw, 400) + "\n"))
     for label, item in (("old", pair.old), ("new", pair.new)):
-        out.append(f"{label:<9}", style="bold")
+        out.append(("bold", f"{label:<9}"))
         raw = raw_of(item)
-        out.append(("(none)" if raw is None else escape(raw, 2000)) + "\n")
+        out.append(("", ("(none)" if raw is None else escape(raw, 2000)) + "\n"))
     return out
 
 
@@ -147,9 +145,9 @@ def session_summary(diff: Diff, old_name: str, new_name: str) -> tuple[str, str]
     return first, f"{verdict}: " + " · ".join(parts)
 
 
-def session_detail(diff: Diff) -> Text:
+def session_detail(diff: Diff) -> Spans:
     """Differences that are not pairs: stray stdout lines, findings, stderr (shown under the pair)."""
-    out = Text(end="")
+    out: Spans = []
     sections: list[tuple[str, list[bytes]]] = [
         ("non-protocol stdout lines only in NEW", [f.raw for f in diff.stdout_added]),
         ("non-protocol stdout lines only in OLD", [f.raw for f in diff.stdout_removed]),
@@ -158,15 +156,15 @@ def session_detail(diff: Diff) -> Text:
     ]
     for title, lines in sections:
         if lines:
-            out.append(f"\n{title}\n", style="bold underline")
+            out.append(("bold underline", f"\n{title}\n"))
             for raw in lines[:20]:
-                out.append(escape(raw, 300) + "\n")
+                out.append(("", escape(raw, 300) + "\n"))
     for title, findings in (
         ("findings only in NEW", diff.findings_added),
         ("findings only in OLD", diff.findings_removed),
     ):
         if findings:
-            out.append(f"\n{title}\n", style="bold underline")
+            out.append(("bold underline", f"\n{title}\n"))
             for finding in findings[:20]:
-                out.append(f"{finding.rule}: {safe_text(finding.message)}\n")
+                out.append(("", f"{finding.rule}: {safe_text(finding.message)}\n"))
     return out
