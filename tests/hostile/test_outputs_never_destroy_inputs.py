@@ -89,3 +89,38 @@ def test_a_failed_redaction_leaves_the_output_as_it_was(
         redact_file(recording, out, Rules.build(), overwrite=True, environ={})
     assert out.read_text() == "previous copy"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "session.jsonl"]
+
+
+def test_default_names_of_the_same_second_and_pid_differ() -> None:
+    """Two recorders in the same second with the same PID (PID 1 of two containers) get two names."""
+    from mcptape.recorder.paths import default_name
+
+    names = {default_name(now=1_800_000_000.0, pid=1) for _ in range(50)}
+    assert len(names) == 50
+    assert all(name.startswith("mcptape-") and name.endswith(".jsonl") for name in names)
+
+
+def test_a_taken_default_name_is_skipped_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the name a recorder computed exists already (another recorder created it a moment
+    before), it tries a new one: the other file is untouched and this recorder still starts."""
+    from mcptape.recorder import paths
+
+    taken = tmp_path / "mcptape-20270101-000000-1-aaaaaa.jsonl"
+    taken.write_text("the other recorder's session")
+    candidates = iter([taken.name, taken.name, "mcptape-20270101-000000-1-bbbbbb.jsonl"])
+    monkeypatch.setattr(paths, "default_name", lambda *args, **kwargs: next(candidates))
+    path, fd = paths.open_recording(str(tmp_path), overwrite=True)
+    os.close(fd)
+    assert path == str(tmp_path / "mcptape-20270101-000000-1-bbbbbb.jsonl")
+    assert taken.read_text() == "the other recorder's session"
+
+
+def test_a_directory_that_cannot_take_a_file_is_one_error(tmp_path: Path) -> None:
+    """record into a folder that is not writable: the reason in one sentence (as before)."""
+    from mcptape.errors import OutputError
+    from mcptape.recorder.paths import open_recording
+
+    with pytest.raises(OutputError, match="cannot write"):
+        open_recording(None, environ={"MCPTAPE_DIR": "/proc"})

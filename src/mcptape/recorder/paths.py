@@ -1,28 +1,71 @@
-"""Where a recording goes when the user names a directory, or nothing at all (os.path only:
-this runs before the server is spawned)."""
+"""Where a recording goes when the user names a directory, or nothing at all (os only: this runs
+before the server is spawned)."""
 
 from __future__ import annotations
 
 import os
 import time
 
+NAME_ATTEMPTS = 64  # fresh random suffixes tried before a directory is called full
 
-def default_name(now: float | None = None, pid: int | None = None) -> str:
-    """`mcptape-20261129-193000-12345.jsonl`: sortable by time, unique per recorder process."""
+
+def default_name(now: float | None = None, pid: int | None = None, suffix: str | None = None) -> str:
+    """`mcptape-20261129-193000-12345-9f3a1c.jsonl`: sortable by time, then the recorder's PID and
+    a random suffix, so that two recorders in the same second with the same PID (PID 1 of two
+    containers sharing a folder) get different names."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    return f"mcptape-{stamp}-{os.getpid() if pid is None else pid}.jsonl"
+    tail = os.urandom(3).hex() if suffix is None else suffix
+    return f"mcptape-{stamp}-{os.getpid() if pid is None else pid}-{tail}.jsonl"
 
 
-def resolve_output(output: str | None, environ: dict[str, str] | None = None) -> str:
-    """`-o FILE` as given; `-o DIR` or no `-o` give a new timestamped file in that directory.
-
-    Without `-o` the directory is `$MCPTAPE_DIR`, else the current directory.
-    """
+def _default_directory(output: str | None, environ: dict[str, str] | None) -> str | None:
+    """The directory a default name goes into, or None when `output` names a file."""
     env = os.environ if environ is None else environ
     if output is None:
         # expanded like `-o`: a client's JSON config passes `~/tapes` unexpanded
-        return os.path.join(os.path.expanduser(env.get("MCPTAPE_DIR") or "."), default_name())
+        return os.path.expanduser(env.get("MCPTAPE_DIR") or ".")
     path = os.path.expanduser(output)
-    if os.path.isdir(path):
-        return os.path.join(path, default_name())
-    return path
+    return path if os.path.isdir(path) else None
+
+
+def resolve_output(output: str | None, environ: dict[str, str] | None = None) -> str:
+    """`-o FILE` as given; `-o DIR` or no `-o` give a new timestamped name in that directory.
+
+    Without `-o` the directory is `$MCPTAPE_DIR`, else the current directory. (`open_recording`
+    opens it; a default name is only a candidate until then.)
+    """
+    directory = _default_directory(output, environ)
+    if directory is None:
+        assert output is not None
+        return os.path.expanduser(output)
+    return os.path.join(directory, default_name())
+
+
+def open_recording(
+    output: str | None, *, overwrite: bool = False, environ: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """The path of the transcript and its fd, opened for appending (mode 0600).
+
+    `-o FILE` is opened as `transcript.files.open_output` does (`overwrite` or not). A default name
+    is created with O_EXCL and never reused: when it exists (another recorder took it), a new
+    random suffix is tried, so a second recorder never fails to start its server over a name.
+    """
+    from mcptape.transcript.files import open_output
+
+    directory = _default_directory(output, environ)
+    if directory is None:
+        assert output is not None
+        path = os.path.expanduser(output)
+        return path, open_output(path, overwrite=overwrite)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
+    for _ in range(NAME_ATTEMPTS):
+        path = os.path.join(directory, default_name())
+        try:
+            return path, os.open(path, flags, 0o600)
+        except FileExistsError:
+            continue
+        except OSError:
+            return path, open_output(path)  # says why in one sentence (a missing or read-only directory)
+    from mcptape.errors import OutputError
+
+    raise OutputError(f"cannot create a new transcript in {directory}: {NAME_ATTEMPTS} names were taken")

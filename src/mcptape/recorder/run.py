@@ -13,7 +13,7 @@ import sys
 
 from mcptape.recorder.lifeline import watch
 from mcptape.recorder.options import RecordOptions
-from mcptape.recorder.paths import resolve_output
+from mcptape.recorder.paths import open_recording
 from mcptape.recorder.spawn import enlarge_pipe, spawn
 
 TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
@@ -122,10 +122,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             check_name(name)
     http = _cassette(opts) if opts.http_cassette else None  # a bad --http-cassette-ca fails before the spawn
     open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
-    path = resolve_output(opts.output)
-    from mcptape.transcript.files import open_output
-
-    fd = open_output(path, overwrite=opts.overwrite)
+    path, fd = open_recording(opts.output, overwrite=opts.overwrite)  # a default name never collides
     if _is_stdout(fd):
         os.close(fd)
         raise UsageError(
