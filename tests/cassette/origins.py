@@ -40,7 +40,7 @@ PAGES = {
 
 
 @dataclass
-class TestCA:
+class OriginCA:
     """A CA and one server certificate for 127.0.0.1 and localhost, as PEM files."""
 
     ca_file: Path
@@ -53,7 +53,7 @@ class TestCA:
         return ctx
 
 
-def make_test_ca(folder: Path) -> TestCA:
+def make_origin_ca(folder: Path) -> OriginCA:
     now = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)
     ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "mcptape test CA")])
@@ -93,7 +93,7 @@ def make_test_ca(folder: Path) -> TestCA:
         )
         .sign(ca_key, hashes.SHA256())
     )
-    out = TestCA(folder / "test-ca.pem", folder / "origin.pem", folder / "origin.key")
+    out = OriginCA(folder / "test-ca.pem", folder / "origin.pem", folder / "origin.key")
     out.ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     out.cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     out.key_file.write_bytes(
@@ -149,7 +149,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def origin(tls: TestCA | None = None, routes: dict[str, Handler] | None = None) -> Iterator[Origin]:
+def origin(tls: OriginCA | None = None, routes: dict[str, Handler] | None = None) -> Iterator[Origin]:
     """Serve PAGES (and `routes`) on 127.0.0.1 over HTTP, or HTTPS with `tls`, until the block ends."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
@@ -175,6 +175,7 @@ class Tripwire:
 
     def __init__(self, ports: list[int]) -> None:
         self.hits = 0
+        self.ports = list(ports)
         self._socks = []
         for port in ports:
             sock = socket.socket()
@@ -217,5 +218,39 @@ def gzip_route(text: bytes) -> Handler:
         h.send_header("Content-Length", str(len(body)))
         h.end_headers()
         h.wfile.write(body)
+
+    return handle
+
+
+def chunked_route(pieces: list[bytes], between: threading.Event) -> Handler:
+    """A route answering `pieces` as a chunked body; after the first piece it waits for `between`
+    (so a test sees whether the first piece reached the client before the rest was sent)."""
+
+    def handle(h: http.server.BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        for n, piece in enumerate(pieces):
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            h.wfile.flush()
+            if n == 0:
+                between.wait(10)
+        h.wfile.write(b"0\r\n\r\n")
+
+    return handle
+
+
+def headers_route(status: int, headers: list[tuple[str, str]], body: bytes = b"") -> Handler:
+    """A route answering `status` with `headers` and `body` (Content-Length added)."""
+
+    def handle(h: http.server.BaseHTTPRequestHandler) -> None:
+        h.send_response(status)
+        for name, value in headers:
+            h.send_header(name, value)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        if h.command != "HEAD":
+            h.wfile.write(body)
 
     return handle

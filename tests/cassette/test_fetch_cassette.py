@@ -12,7 +12,7 @@ from mcp import Client
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
-from tests.cassette.origins import Tripwire, make_test_ca, origin
+from tests.cassette.origins import Tripwire, make_origin_ca, origin
 from tests.clients import Script, sdk_session
 from tests.conftest import console_script
 
@@ -52,7 +52,7 @@ def test_fetch_over_http_and_https_replays_same_from_the_cassette_with_the_origi
 ) -> None:
     """Recorded through the cassette (robots.txt and the page, per origin), the session replays `same`
     once both origins are stopped; listeners bound on their ports see no connection."""
-    ca = make_test_ca(tmp_path)
+    ca = make_origin_ca(tmp_path)
     tape = tmp_path / "fetch.jsonl"
     with origin() as plain, origin(tls=ca) as secure:
         urls = [f"{plain.url}/page", f"{secure.url}/secure"]

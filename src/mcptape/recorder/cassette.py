@@ -1,37 +1,21 @@
-"""The HTTP cassette's lines, and the backend that records them: every request goes to the real server.
+"""The recording backend of the HTTP cassette: every request goes to the real server.
 
 `mcptape record --http-cassette` puts `proxy.CassetteProxy` in front of the server's HTTP(S) with
-this module's `Upstream` as its backend. Each exchange becomes one line on channel `http`, timed
-when the request arrived and written when its response is complete:
-
-    {"method": "GET", "url": "https://api.example/v1/items?page=2", "target": "/v1/items?page=2",
-     "form": "origin", "tunnel": "api.example:443", "version": "HTTP/1.1",
-     "headers": [["Host", "api.example"], ["Authorization", "<redacted>"]], "body": "",
-     "response": {"status": 200, "reason": "OK", "version": "HTTP/1.1",
-                  "headers": [["Content-Type", "application/json"], ["Content-Length", "11"]],
-                  "body": "{\"items\":[]}"},
-     "reply": 200, "outcome": "ok"}
-
-A body is `body` (text, when it is valid UTF-8) or `body_b64`; a response body received with
-`Content-Encoding: gzip` or `deflate` is kept decoded, marked `"decoded": "gzip"`; one larger than
-`BODY_KEPT` is cut, marked `"truncated": true` (the client still gets all of it). An exchange that
-got no response has `error` instead of `response`, and the client got `502`. Credentials in header
-names and URLs are redacted as the HTTP sink does (`httpsink.redact_headers`, `redact_target`).
+`Upstream` as its backend: each request is sent to its server (TLS verified against the system's
+CAs, plus `--http-cassette-ca`), the response is forwarded to the client as it arrives and kept
+whole for the exchange's line (`exchange.py`), written when the response is complete.
 """
 
 from __future__ import annotations
 
-import base64
-import gzip
 import socket
 import ssl
-import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import h11
 
-from mcptape.recorder.httpsink import redact_headers, redact_target
+from mcptape.recorder.exchange import BODY_KEPT, FAILED, last_header, outcome, request_line, response_line
 from mcptape.recorder.proxy import (
     HOP_BY_HOP,
     IO_TIMEOUT,
@@ -43,106 +27,8 @@ from mcptape.recorder.proxy import (
     text,
 )
 from mcptape.recorder.sinks import Sink
-from mcptape.recorder.tlsca import upstream_context
 
-BODY_KEPT = 64 << 20  # bytes of one body kept in the transcript
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # they send Content-Length: 0 for an empty body
-OK, FAILED = "ok", "failed"  # the line's `outcome`, as the HTTP sink's
-
-
-def outcome(status: int) -> str:
-    return OK if 200 <= status < 400 else FAILED
-
-
-# -- the line --------------------------------------------------------------------------------
-def body_fields(data: bytes) -> dict[str, str]:
-    """`{"body": text}` for UTF-8, else `{"body_b64": base64}`."""
-    try:
-        return {"body": data.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {"body_b64": base64.b64encode(data).decode("ascii")}
-
-
-def body_bytes(fields: Mapping[str, Any]) -> bytes:
-    """The bytes of a line's (or its response's) body; ValueError when they are not readable."""
-    body = fields.get("body")
-    if isinstance(body, str):
-        return body.encode("utf-8", "surrogatepass")
-    b64 = fields.get("body_b64")
-    if isinstance(b64, str):
-        return base64.b64decode(b64, validate=True)
-    if body is None and b64 is None:
-        return b""
-    raise ValueError("body is not a string")
-
-
-def request_line(request: Request) -> dict[str, Any]:
-    """The request half of a line (redacted as the HTTP sink redacts)."""
-    line: dict[str, Any] = {
-        "method": request.method,
-        "url": redact_target(request.url) if request.form != "bad" else redact_target(request.target),
-        "target": redact_target(request.target),
-        "form": request.form if request.form != "bad" else "origin",
-    }
-    if request.tunnel is not None:
-        line["tunnel"] = request.tunnel
-    line["version"] = request.version
-    line["headers"] = redact_headers(request.headers)
-    line.update(body_fields(request.body))
-    return line
-
-
-def _last(headers: Sequence[tuple[str, str]] | Sequence[list[str]], name: str) -> str | None:
-    found = None
-    for pair in headers:
-        if pair[0].lower() == name:
-            found = pair[1]
-    return found
-
-
-def decode_content(encoding: str | None, data: bytes) -> bytes | None:
-    """`data` decoded from a gzip or deflate `Content-Encoding`, or None (another coding, or damaged)."""
-    coding = (encoding or "").strip().lower()
-    try:
-        if coding in ("gzip", "x-gzip"):
-            return gzip.decompress(data)
-        if coding == "deflate":
-            try:
-                return zlib.decompress(data)
-            except zlib.error:
-                return zlib.decompress(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
-    except (OSError, EOFError, zlib.error):
-        return None
-    return None
-
-
-def encode_content(coding: str, data: bytes) -> bytes:
-    """`data` encoded again for a `decoded` body served on replay."""
-    if coding in ("gzip", "x-gzip"):
-        return gzip.compress(data, mtime=0)
-    return zlib.compress(data)
-
-
-def response_line(
-    status: int, reason: str, version: str, headers: list[tuple[str, str]], body: bytes, truncated: bool
-) -> dict[str, Any]:
-    response: dict[str, Any] = {
-        "status": status,
-        "reason": reason,
-        "version": version,
-        "headers": redact_headers(headers),
-    }
-    coding = _last(headers, "content-encoding")
-    decoded = None if truncated or coding is None else decode_content(coding, body)
-    if decoded is not None:
-        assert coding is not None
-        response.update(body_fields(decoded))
-        response["decoded"] = coding.strip().lower()
-    else:
-        response.update(body_fields(body))
-    if truncated:
-        response["truncated"] = True
-    return response
 
 
 def failure(message: str, respond: Responder) -> dict[str, Any]:
@@ -155,6 +41,8 @@ class Upstream:
     """Sends each request to its real server; TLS verified against the system store plus `extra_cas`."""
 
     def __init__(self, extra_cas: Sequence[str] = ()) -> None:
+        from mcptape.recorder.tlsca import upstream_context
+
         self.extra_cas = list(extra_cas)
         self.context = upstream_context(self.extra_cas)  # a bad CA file fails here, before the spawn
 
@@ -257,7 +145,8 @@ class UpstreamSession:
     ) -> dict[str, Any]:
         """Forward the response as it arrives; keep its body whole for the line."""
         headers = [(text(n), text(v)) for n, v in head.headers.raw_items()]
-        framed = _last(headers, "transfer-encoding") is None and _last(headers, "content-length") is not None
+        chunked = last_header(headers, "transfer-encoding") is not None
+        framed = not chunked and last_header(headers, "content-length") is not None
         drop = HOP_BY_HOP - {"content-length"} if framed else HOP_BY_HOP
         forward = [(n, v) for n, v in headers if n.lower() not in drop]
         respond.head(head.status_code, text(head.reason), forward)

@@ -29,7 +29,6 @@ import orjson
 
 from mcptape.recorder.httpsink import CHANNEL, NO_PROXY_VARS, proxy_env
 from mcptape.recorder.sinks import Sink
-from mcptape.recorder.tlsca import SessionCA
 
 IO_TIMEOUT = 120.0  # a client or an upstream server silent this long is given up on
 READ_SIZE = 65536
@@ -183,6 +182,8 @@ class CassetteProxy:
         self.backend = backend
         self.build_record = build_record
         self.requests = 0  # lines recorded
+        from mcptape.recorder.tlsca import SessionCA  # cryptography: ~50 ms, paid only here
+
         self.ca = SessionCA.create()
         try:
             self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -20,17 +20,19 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
 from mcptape.errors import UsageError
-from mcptape.recorder.cassette import FAILED, body_bytes, encode_content, outcome, request_line
-from mcptape.recorder.proxy import HOP_BY_HOP, CassetteProxy, Request, Responder
-from mcptape.recorder.sinks import Sink
+from mcptape.recorder.exchange import FAILED, body_bytes, encode_content, outcome, request_line
 from mcptape.replay.driver import Issue
 from mcptape.transcript.events import Event
+
+if TYPE_CHECKING:  # the proxy (h11, and cryptography for its CA) is imported only to play a cassette
+    from mcptape.recorder.proxy import CassetteProxy, Request, Responder
+    from mcptape.recorder.sinks import Sink
 
 DEFAULT_MATCH = ("method", "url", "body")
 FIELDS = ("method", "url", "scheme", "host", "port", "path", "query", "body", "headers")
@@ -169,6 +171,8 @@ class Player:
 
     def listener(self, sink: Sink) -> CassetteProxy:
         """The started proxy, answering from the cassette and recording on `sink`."""
+        from mcptape.recorder.proxy import CassetteProxy
+
         return CassetteProxy(sink, self, request_line).start()
 
     def session(self) -> Player:
@@ -201,6 +205,8 @@ class Player:
 
 def serve(recorded: Mapping[str, Any], request: Request, respond: Responder) -> dict[str, Any]:
     """Send the recorded answer; return the fields the recorded line had for it."""
+    from mcptape.recorder.proxy import HOP_BY_HOP
+
     answer = {k: recorded[k] for k in ("response", "reply", "outcome", "error") if k in recorded}
     response = recorded.get("response")
     if not isinstance(response, dict):
