@@ -69,6 +69,17 @@ def named_request_id(value: Any) -> RequestId | None:
     return None
 
 
+def named_value(value: Any) -> Any:
+    """Whatever an executor line gives under the first request-id key it has, of any JSON type
+    (None when it has none): `named_request_id` keeps only ids, a probe also matches the bogus ids
+    it sent itself (`"id": true`)."""
+    if type(value) is dict:
+        for key in REQUEST_ID_KEYS:
+            if key in value:
+                return value[key]
+    return None
+
+
 class Attributor:
     """Attributes executor lines and emits `exec-after-reject` findings."""
 

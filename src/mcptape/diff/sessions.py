@@ -26,7 +26,7 @@ from typing import Any
 from mcptape.check.analyze import Analyzer
 from mcptape.check.framing import lines_of
 from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
-from mcptape.check.rules import UNANSWERED_REQUEST
+from mcptape.check.rules import FRAME_RULES, UNANSWERED_REQUEST
 from mcptape.diff.compare import Change, Hidden, compare
 from mcptape.diff.ignore import BUILTIN, Rule
 from mcptape.transcript.events import Event
@@ -309,14 +309,11 @@ def _value(item: Message | ExecCall, kind: str) -> Any:
     return value
 
 
-_STDOUT_RULES = {"non-protocol-output", "incomplete-frame", "invalid-message", "batch-not-allowed"}
-
-
 def _counted(finding: Finding) -> bool:
     """Findings compared in the findings section (stdout lines and missing answers have their own)."""
     if finding.rule == UNANSWERED_REQUEST:
         return False
-    return not (finding.channel == OUT and finding.rule in _STDOUT_RULES)
+    return not (finding.channel == OUT and finding.rule in FRAME_RULES)
 
 
 def _signature(finding: Finding) -> tuple[Any, ...]:

@@ -21,8 +21,10 @@ from typing import Any
 
 from mcptape.check import rules
 from mcptape.check.analyze import analyze_file
+from mcptape.check.attribution import named_value
 from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Finding, Message
 from mcptape.check.protocol import batches_allowed
+from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import INPUT, Case
 from mcptape.probe.driver import same_id
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, PING_STEP, Observed, Verdict
@@ -33,10 +35,6 @@ SHOW = 120  # bytes of a raw line quoted in a reason
 # Steps after the bad frame: a session that ends there closed on the reject (a good outcome).
 AFTER_BAD = frozenset({PING_STEP, AFTER_STEP})
 STDERR_KEPT = 8192  # bytes of the server's stderr kept for the report
-# The findings that say a stdout line is not protocol (the others, on ids, follow from the case).
-FRAME_RULES = frozenset(
-    {rules.NON_PROTOCOL_OUTPUT, rules.INCOMPLETE_FRAME, rules.INVALID_MESSAGE, rules.BATCH_NOT_ALLOWED}
-)
 
 
 @dataclass
@@ -81,10 +79,9 @@ def inconclusive(result: CaseResult, why: str) -> None:
 
 
 def call_names(call: ExecCall) -> Any:
-    """The request id an executor line names (`request_id`, or `requestId`), or None."""
-    if call.value is None:
-        return None
-    return call.value.get("request_id", call.value.get("requestId"))
+    """The request id an executor line names (`request_id`, or `requestId`: the check core's
+    lookup), of any type (the bad frames' ids include `true`), or None."""
+    return named_value(call.value)
 
 
 def exit_text(status: ExitStatus | None) -> str | None:
@@ -219,11 +216,7 @@ def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: i
     for call in seen.calls:
         if t_bad is None or call.frame.t < t_bad:
             continue
-        named = (
-            _NO_ID
-            if call.value is None
-            else call.value.get("request_id", call.value.get("requestId", _NO_ID))
-        )
+        named = call_names(call)  # None (naming nothing) matches no id: the ids are markers or true
         carries = marker in call.frame.raw
         if same_id(named, AFTER_ID):
             (inherited if carries else after_calls).append(call)

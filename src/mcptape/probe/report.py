@@ -12,7 +12,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from mcptape.check.model import Finding
-from mcptape.check.report import raw_json
+from mcptape.check.report import finding_json
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import ProbeResult
@@ -106,18 +106,6 @@ def _json(value: Any) -> str:
     import orjson
 
     return orjson.dumps(value).decode()
-
-
-def finding_json(finding: Finding) -> dict[str, Any]:
-    return {
-        "rule": finding.rule,
-        "severity": str(finding.severity),
-        "channel": finding.channel,
-        "line": finding.line,
-        "offset": finding.offset,
-        **raw_json(finding.raw),
-        "message": finding.message,
-    }
 
 
 def case_json(result: CaseResult) -> dict[str, Any]:

@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mcptape.check.model import HTTP, OUT, ExecCall
+from mcptape.check.rules import FRAME_RULES
 from mcptape.check.schema import compile_schema
 from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Status, same_id
-from mcptape.probe.judge import FRAME_RULES, SHOW, STDERR_KEPT, CaseResult, Seen, call_names, exit_text
+from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Seen, call_names, exit_text
 from mcptape.probe.observed import Verdict
 from mcptape.textsafe import escape, escape_text
 

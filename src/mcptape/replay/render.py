@@ -9,7 +9,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.model import ExecCall, Finding, Frame, Message
-from mcptape.check.report import raw_json
+from mcptape.check.report import finding_json, raw_json
 from mcptape.diff.compare import MISSING, Change, Hidden
 from mcptape.diff.sessions import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
 from mcptape.jsonsafe import dumps
@@ -238,17 +238,6 @@ def _frame_json(frame: Frame) -> dict[str, Any]:
     return {"channel": frame.channel, "line": frame.line, "offset": frame.offset, **raw_json(frame.body)}
 
 
-def _finding_json(finding: Finding) -> dict[str, Any]:
-    return {
-        "rule": finding.rule,
-        "channel": finding.channel,
-        "line": finding.line,
-        "request_id": finding.request_id,
-        "message": finding.message,
-        **raw_json(finding.raw),
-    }
-
-
 def diff_to_json(diff: Diff) -> dict[str, Any]:
     """The diff as a JSON value (`--json`): differing pairs and every pair a rule touched."""
     shown = [p for p in diff.pairs if p.differs or p.hidden]
@@ -260,8 +249,8 @@ def diff_to_json(diff: Diff) -> dict[str, Any]:
             "removed": [_frame_json(f) for f in diff.stdout_removed],
         },
         "findings": {
-            "added": [_finding_json(f) for f in diff.findings_added],
-            "removed": [_finding_json(f) for f in diff.findings_removed],
+            "added": [finding_json(f) for f in diff.findings_added],
+            "removed": [finding_json(f) for f in diff.findings_removed],
         },
         "exit": {"old": str(diff.exit_old), "new": str(diff.exit_new), "differs": diff.exit_differs},
         "stderr": None
