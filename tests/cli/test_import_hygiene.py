@@ -1,4 +1,5 @@
-"""Only the viewer imports textual (and rich): every other module of the package stays headless."""
+"""Only the viewer's Textual side imports textual (and rich): every other module stays headless,
+the viewer's model (`mcptape.tui.model`) included."""
 
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ def module_names() -> list[str]:
     return names
 
 
+def is_viewer(name: str) -> bool:
+    """The Textual side of the viewer: `mcptape.tui` but its headless model (`mcptape.tui.model`)."""
+    if name == "mcptape.tui.model" or name.startswith("mcptape.tui.model."):
+        return False
+    return name == "mcptape.tui" or name.startswith("mcptape.tui.")
+
+
 def headless_modules() -> list[str]:
-    """Every module outside the viewer (`mcptape.tui`), but `__main__` (importing it runs mcptape)."""
-    return [
-        name
-        for name in module_names()
-        if name != "mcptape.__main__" and name != "mcptape.tui" and not name.startswith("mcptape.tui.")
-    ]
+    """Every module but the viewer's Textual side and `__main__` (importing it runs mcptape)."""
+    return [name for name in module_names() if name != "mcptape.__main__" and not is_viewer(name)]
 
 
 HEADLESS = [name for name in headless_modules() if name not in SDK_SERVERS]
@@ -41,12 +45,13 @@ def test_the_walk_finds_every_headless_module() -> None:
     assert len(HEADLESS) > 60
     for name in ("mcptape.cli", "mcptape.check.analyze", "mcptape.commands.view", "mcptape.diff.sessions"):
         assert name in HEADLESS
-    assert not any(name.startswith("mcptape.tui") for name in HEADLESS)
+    assert "mcptape.tui.model.viewer" in HEADLESS
+    assert not any(is_viewer(name) for name in HEADLESS) and "mcptape.tui.app" not in HEADLESS
 
 
 def test_headless_modules_import_neither_textual_nor_rich() -> None:
-    """Importing every module outside the viewer in a fresh interpreter loads no textual and no
-    rich; the demo server (which runs the MCP SDK) loads no textual either."""
+    """Importing every module but the viewer's Textual side in a fresh interpreter loads no textual
+    and no rich; the demo server (which runs the MCP SDK) loads no textual either."""
     code = (
         "import importlib, sys\n"
         "heavy = {'textual', 'rich'}\n"
