@@ -9,6 +9,7 @@ from typing import Any
 import click
 import orjson
 
+from mcptape.commands.options import Seconds, line_bytes
 from mcptape.commands.output import json_text, write
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE, Case
@@ -71,7 +72,7 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0.1),
+    type=Seconds(min=0.1),
     default=10.0,
     show_default=True,
     metavar="SECONDS",
@@ -79,7 +80,7 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "--start-timeout",
-    type=click.FloatRange(min=0.1),
+    type=Seconds(min=0.1),
     default=30.0,
     show_default=True,
     metavar="SECONDS",
@@ -87,7 +88,7 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "--idle",
-    type=click.FloatRange(min=0),
+    type=Seconds(min=0),
     default=1.0,
     show_default=True,
     metavar="SECONDS",
@@ -103,7 +104,7 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "--oversize",
-    type=click.IntRange(min=1024),
+    type=line_bytes(min=1024),
     default=DEFAULT_OVERSIZE,
     show_default=True,
     metavar="BYTES",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from mcptape.commands.options import Seconds
 from mcptape.commands.recording import record
 from mcptape.recorder.options import RecordOptions
 
@@ -37,7 +38,7 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
 @click.option("-q", "--quiet", is_flag=True, help="Do not say on stderr where the transcript goes.")
 @click.option(
     "--shutdown-timeout",
-    type=click.FloatRange(min=0),
+    type=Seconds(min=0),
     default=5.0,
     show_default=True,
     metavar="SECONDS",

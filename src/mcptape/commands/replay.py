@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from mcptape.commands.options import Seconds
 from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from mcptape.textsafe import escape_controls
@@ -58,14 +59,14 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 )
 @click.option(
     "--step-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="How long to wait for the new server's responses at each step (default 10).",
 )
 @click.option(
     "--shutdown-timeout",
-    type=click.FloatRange(min=0),
+    type=Seconds(min=0),
     default=2.0,
     show_default=True,
     metavar="SECONDS",

@@ -8,6 +8,8 @@ handles the command line, with its help and its error messages.
 
 from __future__ import annotations
 
+from mcptape.limits import seconds_ok
+
 # name on the command line -> (attribute, takes a value, repeatable)
 FLAGS: dict[str, tuple[str, bool, bool]] = {
     "-o": ("output", True, False),
@@ -125,7 +127,7 @@ def parse_fast(args: list[str]) -> RecordOptions | None:
         timeout = float(str(values.pop("shutdown_timeout", 5.0)))
     except ValueError:
         return None
-    if timeout < 0:
+    if not seconds_ok(timeout):  # NaN, negative, or more than a thread can wait: click says why
         return None
     opts = RecordOptions(command=command, shutdown_timeout=timeout)
     for attr, given in values.items():

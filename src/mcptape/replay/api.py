@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 from mcptape.diff.ignore import Rule, parse_rule
 from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+from mcptape.limits import seconds_ok
 from mcptape.replay.cassette import cassette_player, unmatched_issues
 from mcptape.replay.config import Config, load_config
 from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
 from mcptape.replay.plan import make_plan
+from mcptape.share.outputs import same_file
 from mcptape.transcript.events import Header
 
 if TYPE_CHECKING:
@@ -155,6 +157,9 @@ def replay(
     timeout = step_timeout or (
         cfg.step_timeout if cfg is not None and cfg.step_timeout else DEFAULT_STEP_TIMEOUT
     )
+    for name, seconds in (("step timeout", timeout), ("shutdown timeout", shutdown_timeout)):
+        if not seconds_ok(seconds, min_open=name == "step timeout"):  # a thread cannot wait 1e300 s
+            raise UsageError(f"the {name} {seconds!r} is out of range", hint="give seconds, at most 86400")
     with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
     rules = rules_of(ignore, cfg)
     original = _open(path)  # read again for each pass (plan, diff), never held whole
@@ -170,7 +175,7 @@ def replay(
         if output is not None
         else Path(tempfile.mkdtemp(prefix="mcptape-replay-")) / Path(path).name
     )
-    if not temporary and new_path.resolve() == Path(path).resolve():
+    if not temporary and (new_path.resolve() == Path(path).resolve() or same_file(new_path, path)):
         raise UsageError(
             f"-o {new_path} is the transcript being replayed", hint="write the new session elsewhere"
         )
