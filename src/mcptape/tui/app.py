@@ -251,7 +251,7 @@ class ViewerApp(FilterActions):
 
     # -- detail ------------------------------------------------------------------------------------
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
-        if event.source is not self._focused_list():
+        if not self.is_running or event.source is not self._focused_list():
             return
         if event.row is not None and len(self.index):
             self._show_detail(event.row)

@@ -97,7 +97,8 @@ class DiffApp(App[None]):
         self.query_one("#columns", Static).update(Text(columns_text(event.width)))
 
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
-        self._show(event.row)
+        if self.is_running:  # not while shutting down: the widgets are gone
+            self._show(event.row)
 
     def _show(self, row: int | None) -> None:
         spans = []

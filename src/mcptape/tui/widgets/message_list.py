@@ -76,6 +76,8 @@ class MessageList(ScrollView, can_focus=True):
         """True once the user moved the cursor (the viewer then never moves it on its own)."""
         self.rendered_rows: set[int] = set()
         """Rows rendered since the last `invalidate` (tests use it to prove laziness)."""
+        self._reveal: bool | None = None
+        """A landing not yet seen on screen: center the cursor (True) or just bring it in (False)."""
 
     # -- content size ------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -85,6 +87,7 @@ class MessageList(ScrollView, can_focus=True):
         """Tell the ScrollView how many rows there are (after the index grew or the view changed)."""
         self.virtual_size = Size(self.size.width, len(self.view))
         self.refresh()
+        self._apply_reveal()
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
@@ -112,9 +115,9 @@ class MessageList(ScrollView, can_focus=True):
         self.sync_size()
         self.cursor = 0 if keep_row is None or not len(view) else view.position(keep_row)
         if center:
-            self._center(self.cursor)
+            self._land(center=True)
         elif self.current_row != keep_row:
-            self._show(self.cursor)
+            self._land(center=False)
 
     # -- cursor ------------------------------------------------------------------------------------
     @property
@@ -140,34 +143,61 @@ class MessageList(ScrollView, can_focus=True):
         if not len(self.view):
             return
         self.cursor = self.view.position(row)
+        self._land(center=center)
+
+    def _land(self, *, center: bool) -> None:
+        """Bring the cursor on screen now, or as soon as the list has a size.
+
+        A landing can come in the same turn of the event loop as the rows it lands on (a busy loop
+        handles the workers' messages back to back), or before the list's first layout: its
+        scrollbar was not computed yet, and a plain `scroll_to` was dropped, which left the cursor
+        below the screen until a key was pressed. The scroll is forced, and a landing the list
+        cannot show yet (no height, or rows it has not been told of) is kept until `sync_size` or
+        the next resize.
+        """
+        self._reveal = center
+        self._apply_reveal()
+
+    def _apply_reveal(self) -> None:
+        center = self._reveal
+        height = self.scrollable_content_region.height
+        if center is None or height <= 0:
+            return
         if center:
             self._center(self.cursor)
         else:
             self._show(self.cursor)
+        top = round(self.scroll_offset.y)
+        if top <= self.cursor < top + height:
+            self._reveal = None
 
     def _center(self, position: int) -> None:
-        self.scroll_to(y=max(0, position - self.scrollable_content_region.height // 2), animate=False)
+        y = max(0, position - self.scrollable_content_region.height // 2)
+        self.scroll_to(y=y, animate=False, force=True)
 
     def _show(self, position: int) -> None:
         height = self.scrollable_content_region.height
         top = round(self.scroll_offset.y)
         if position < top:
-            self.scroll_to(y=position, animate=False)
+            self.scroll_to(y=position, animate=False, force=True)
         elif position >= top + height:
-            self.scroll_to(y=position - height + 1, animate=False)
+            self.scroll_to(y=max(0, position - height + 1), animate=False, force=True)
 
     def action_cursor(self, delta: int) -> None:
         self.user_moved = True
+        self._reveal = None
         self.cursor = self.cursor + delta
         self._show(self.cursor)
 
     def action_page(self, direction: int) -> None:
         self.user_moved = True
+        self._reveal = None
         self.cursor = self.cursor + direction * max(1, self.scrollable_content_region.height - 1)
         self._show(self.cursor)
 
     def action_edge(self, end: int) -> None:
         self.user_moved = True
+        self._reveal = None
         self.cursor = len(self.view) - 1 if end else 0
         self._show(self.cursor)
 
@@ -175,6 +205,7 @@ class MessageList(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is not None:
             self.user_moved = True
+            self._reveal = None
             self.cursor = round(self.scroll_offset.y) + offset.y
 
     # -- rendering ---------------------------------------------------------------------------------
