@@ -122,7 +122,8 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             check_name(name)
     http = _cassette(opts) if opts.http_cassette else None  # a bad --http-cassette-ca fails before the spawn
     open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
-    path, fd = open_recording(opts.output, overwrite=opts.overwrite)  # a default name never collides
+    # a default name says which server, and never collides
+    path, fd = open_recording(opts.output, overwrite=opts.overwrite, command=opts.command)
     if _is_stdout(fd):
         os.close(fd)
         raise UsageError(
