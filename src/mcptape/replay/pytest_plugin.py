@@ -113,20 +113,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def _is_transcript(path: Path) -> bool:
     """True when line 1 is an mcptape transcript header (a bad file is still collected if it says so)."""
-    import orjson
+    from mcptape.transcript.reader import claims_header
 
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline(1 << 16)
-    except OSError:
-        return False
-    if b'"mcptape"' not in first:
-        return False
-    try:
-        header = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(header, dict) and "mcptape" in header
+    return claims_header(path)
 
 
 class TranscriptFile(pytest.File):

@@ -288,6 +288,29 @@ def unreadable(path: Path, exc: OSError) -> TranscriptError:
     return TranscriptError(f"{path} cannot be read: {exc.strerror or exc}")
 
 
+SNIFF = 1 << 16
+
+
+def claims_header(path: str | os.PathLike[str]) -> bool:
+    """True when line 1 of the regular file `path` says it is a transcript header (a JSON object
+    with an `mcptape` key), readable or not: a file that claims it and then fails to open should be
+    shown with its reason, not skipped (the pytest plugin collects it). Reads at most 64 KiB."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            first = fh.readline(SNIFF)
+    except OSError:
+        return False
+    if b'"mcptape"' not in first:
+        return False
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and "mcptape" in record
+
+
 def open_transcript(path: str | os.PathLike[str]) -> Transcript:
     """Open `path`, validate its header, and return a lazily readable `Transcript`."""
     p = Path(path)
