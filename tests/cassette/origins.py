@@ -118,6 +118,7 @@ class Origin:
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+    disable_nagle_algorithm = True  # the head and the body are written apart
     origin: Origin
     routes: dict[str, Handler]
 

@@ -72,6 +72,7 @@ class UpstreamSession:
 
     def _connect(self, request: Request) -> Link:
         sock = socket.create_connection((request.host, request.port), timeout=IO_TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if request.scheme == "https":
             try:
                 sock = self.context.wrap_socket(sock, server_hostname=request.host)

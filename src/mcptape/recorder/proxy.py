@@ -255,6 +255,7 @@ class CassetteProxy:
         session = self.backend.session()
         try:
             conn.settimeout(IO_TIMEOUT)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a head and its body sent apart
             self._http(conn, None, session)
         except (OSError, h11.ProtocolError):
             pass  # the client went away; what was complete is recorded
