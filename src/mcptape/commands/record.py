@@ -14,7 +14,7 @@ from mcptape.recorder.options import RecordOptions
     context_settings={"allow_interspersed_args": False},
     epilog="""\b
 In an MCP client's config, put mcptape in front of the server command
-(a trailing / makes -o a directory: one new file per session; create it first):
+(a trailing / makes -o a directory, made when missing: one new file per session):
   {"command": "mcptape",
    "args": ["record", "-o", "/tmp/tapes/", "--", "uvx", "mcp-server-time"]}
 
@@ -23,6 +23,7 @@ Examples:
   mcptape record -o session.jsonl -- python -m my_server
   mcptape record -o ~/tapes/ -- npx -y @modelcontextprotocol/server-everything
   MCPTAPE_DIR=~/tapes mcptape record -- ./server --stdio
+  mcptape record -o ~/tapes/ --name '{server}-{date}-{unique}.jsonl' --fail-open -- ./server
 
 Nothing but the server's own bytes is written to stdout. The exit code is the
 server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""",
@@ -31,8 +32,20 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
     "-o",
     "--output",
     metavar="PATH",
-    help="Transcript file to write, or a directory for a new timestamped file. "
-    "Default: a new file in $MCPTAPE_DIR, else the current directory.",
+    help="Transcript file to write, or a directory (a trailing /: made when missing, mode 0700) "
+    "for a new file per session. Default: a new file in $MCPTAPE_DIR, else the current directory.",
+)
+@click.option(
+    "--name",
+    metavar="TEMPLATE",
+    help="The name of a new file in the directory: {server} (a slug of the server command), {time}, "
+    "{date}, {pid}, {unique}. Default: mcptape-{server}-{time}-{unique}.jsonl",
+)
+@click.option(
+    "--fail-open",
+    is_flag=True,
+    help="When the transcript cannot be written, run the server unrecorded (one line on stderr) "
+    "instead of failing.",
 )
 @click.option("--overwrite", is_flag=True, help="Replace PATH if it exists (default: refuse).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not say on stderr where the transcript goes.")
@@ -96,6 +109,8 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 def record_command(
     output: str | None,
+    name: str | None,
+    fail_open: bool,
     overwrite: bool,
     quiet: bool,
     shutdown_timeout: float,
@@ -127,5 +142,7 @@ def record_command(
         redact=redact,
         redact_keys=list(redact_keys),
         redact_patterns=list(redact_patterns),
+        name=name,
+        fail_open=fail_open,
     )
     raise SystemExit(record(opts))

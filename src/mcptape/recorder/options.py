@@ -25,6 +25,8 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
     "--redact": ("redact", False, False),
     "--redact-key": ("redact_keys", True, True),
     "--redact-pattern": ("redact_patterns", True, True),
+    "--name": ("name", True, False),
+    "--fail-open": ("fail_open", False, False),
 }
 
 
@@ -33,9 +35,11 @@ class RecordOptions:
 
     __slots__ = (
         "command",
+        "fail_open",
         "http_cassette",
         "http_cassette_ca",
         "http_sink",
+        "name",
         "output",
         "overwrite",
         "quiet",
@@ -60,6 +64,8 @@ class RecordOptions:
         redact_patterns: list[str] | None = None,
         http_cassette: bool = False,
         http_cassette_ca: list[str] | None = None,
+        name: str | None = None,
+        fail_open: bool = False,
     ) -> None:
         self.command = command
         self.output = output
@@ -73,6 +79,8 @@ class RecordOptions:
         self.redact_patterns = list(redact_patterns or [])
         self.http_cassette = http_cassette or bool(http_cassette_ca)  # a CA for the cassette implies it
         self.http_cassette_ca = list(http_cassette_ca or [])
+        self.name = name  # the template of a new file's name in a directory (recorder.naming)
+        self.fail_open = fail_open  # a transcript that cannot be written: run the server unrecorded
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordOptions):

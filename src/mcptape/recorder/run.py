@@ -98,6 +98,48 @@ def _cassette(opts: RecordOptions) -> HttpFactory:
         ) from None
 
 
+def _open_transcript(opts: RecordOptions) -> tuple[str, int]:
+    """Open the transcript: `-o FILE`, or a new file named by `--name` (default: the server's slug,
+    the time, a unique suffix) in `-o DIR/` or $MCPTAPE_DIR, made when missing. When it cannot be
+    written, `--fail-open` runs the server unrecorded (this process becomes it) after one line on
+    stderr; by default the error stands (exit 2)."""
+    from mcptape.errors import OutputError, UsageError
+
+    if opts.name is not None:
+        from mcptape.recorder.naming import TemplateError, check_template
+
+        try:
+            check_template(opts.name)
+        except TemplateError as exc:
+            raise UsageError(str(exc), hint="e.g. --name '{server}-{time}-{unique}.jsonl'") from None
+        given = opts.output
+        if given is not None and not (
+            given.endswith(("/", os.sep)) or os.path.isdir(os.path.expanduser(given))
+        ):
+            raise UsageError("--name names a new file in a directory", hint="give -o DIR/ (or no -o)")
+    try:
+        # a default name says which server, and never collides
+        return open_recording(opts.output, overwrite=opts.overwrite, command=opts.command, template=opts.name)
+    except OutputError as exc:
+        if not opts.fail_open:
+            raise
+        _say(f"mcptape: not recording ({exc.message}); running the server unrecorded (--fail-open)\n")
+    _run_unrecorded(opts.command)
+    raise AssertionError("unreachable: exec returned")
+
+
+def _run_unrecorded(command: list[str]) -> None:
+    """Become the server (exec): its stdio, signals and exit code are the client's, as without mcptape."""
+    from mcptape.errors import SpawnError
+
+    try:
+        os.execvp(command[0], command)
+    except FileNotFoundError:
+        raise SpawnError(f"cannot start {command[0]!r}: command not found", hint="check PATH") from None
+    except OSError as exc:
+        raise SpawnError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+
+
 def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code.
 
@@ -122,8 +164,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             check_name(name)
     http = _cassette(opts) if opts.http_cassette else None  # a bad --http-cassette-ca fails before the spawn
     open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
-    # a default name says which server, and never collides
-    path, fd = open_recording(opts.output, overwrite=opts.overwrite, command=opts.command)
+    path, fd = _open_transcript(opts)
     if _is_stdout(fd):
         os.close(fd)
         raise UsageError(
