@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from mcptape.commands.options import Renamed
 from mcptape.demo.client import run_session
 
 
@@ -21,7 +22,10 @@ Exit codes: 0 when the demo ran (its findings are the point), 2 when it could no
 )
 @click.option(
     "-o",
-    "--output-dir",
+    "--output",
+    "output_dir",
+    cls=Renamed,
+    old=("--output-dir",),  # every other command says --output
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("demo-transcripts"),
     show_default=True,

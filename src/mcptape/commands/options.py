@@ -1,4 +1,5 @@
-"""Click types shared by the commands: numbers with bounds (see `mcptape.limits`)."""
+"""Click types shared by the commands: numbers with bounds (see `mcptape.limits`), and options
+renamed for consistency whose old spellings still work (`Renamed`)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,22 @@ class Seconds(click.FloatRange):
 def line_bytes(min: int) -> click.IntRange:
     """A length of a line mcptape builds, within [min, 256 MiB]."""
     return click.IntRange(min=min, max=MAX_LINE_BYTES)
+
+
+class Renamed(click.Option):
+    """An option whose old spellings (`old=`) still work but are not shown in `--help`: one name per
+    meaning across commands (`--redact-pattern` everywhere), without breaking a script or a config."""
+
+    def __init__(self, param_decls: list[str], old: tuple[str, ...] = (), **attrs: Any) -> None:
+        names = [d for d in param_decls if d.startswith("-")]
+        dest = [d for d in param_decls if not d.startswith("-")]
+        super().__init__([*names, *old, *dest], **attrs)
+        self.old = old
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown = self.opts
+        self.opts = [o for o in shown if o not in self.old]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import orjson
 
-from mcptape.commands.options import Seconds, line_bytes
+from mcptape.commands.options import Renamed, Seconds, line_bytes
 from mcptape.commands.output import json_text, write
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE, Case
@@ -71,7 +71,10 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
     "without a final newline is followed by EOF; MCPTAPE_MARKER in it becomes the case's marker).",
 )
 @click.option(
-    "--timeout",
+    "--step-timeout",
+    "timeout",
+    cls=Renamed,
+    old=("--timeout",),  # replay says --step-timeout for the same wait
     type=Seconds(min=0.1),
     default=10.0,
     show_default=True,

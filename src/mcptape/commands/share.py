@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from mcptape.commands.options import Renamed
 from mcptape.errors import OutputError
 from mcptape.share.rules import Rules
 
@@ -18,8 +19,10 @@ _RULE_OPTIONS = [
         help="Also treat JSON keys, flags and NAME=value pairs called NAME as secrets (repeatable).",
     ),
     click.option(
-        "--redact",
+        "--redact-pattern",
         "regexes",
+        cls=Renamed,
+        old=("--redact",),  # the spelling before record and redact agreed
         multiple=True,
         metavar="REGEX",
         help="Also replace what REGEX matches (its group 1 if it has groups; repeatable).",
@@ -43,7 +46,7 @@ def rule_options(f: click.decorators.FC) -> click.decorators.FC:
     epilog="""\b
 Examples:
   mcptape redact session.jsonl -o shareable.jsonl
-  mcptape redact session.jsonl -o out.jsonl --redact-key x-tenant --redact 'acct-[0-9]{8}'
+  mcptape redact session.jsonl -o out.jsonl --redact-key x-tenant --redact-pattern 'acct-[0-9]{8}'
   MCPTAPE_REDACT_KEY=... mcptape redact session.jsonl -o out.jsonl   # private placeholder key
 
 Each secret becomes [redacted:<16 hex>], an HMAC-SHA256 of its value: equal secrets stay
