@@ -18,10 +18,26 @@ from mcptape.textsafe import escape_controls, escape_json
 
 
 def write(text: str) -> None:
-    """Write `text` to stdout now (flushed: a report is complete when the command ends)."""
+    """Write `text` to stdout now (flushed: a report is complete when the command ends).
+
+    The bytes go to the binary buffer until every one is taken: a large write blocked on a pipe
+    whose reader leaves (`| head`) returns short, and the text layer drops what is left without
+    an error; writing the rest meets EPIPE, so the command exits 141 as documented, not 1."""
+    stream = sys.stdout
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:  # a text-only stream (an embedding application's)
+            stream.write(text)
+            stream.flush()
+            return
+        stream.flush()  # what went through the text layer before goes first
+        data = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+        while data:
+            taken = buffer.write(data)
+            if not taken:  # a non-blocking stdout that takes nothing now: not ours to spin on
+                raise OutputError("cannot write to stdout: it takes no more bytes")
+            data = data[taken:]
+        buffer.flush()
     except BrokenPipeError:
         raise
     except OSError as exc:
