@@ -16,16 +16,16 @@ from typing import Any
 import h11
 
 from mcptape.recorder.exchange import BODY_KEPT, FAILED, last_header, outcome, request_line, response_line
-from mcptape.recorder.proxy import (
+from mcptape.recorder.httpmsg import (
     HOP_BY_HOP,
     IO_TIMEOUT,
     READ_SIZE,
-    CassetteProxy,
     Request,
     Responder,
     end_to_end,
     text,
 )
+from mcptape.recorder.proxy import CassetteProxy
 from mcptape.recorder.sinks import Sink
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # they send Content-Length: 0 for an empty body

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from mcptape.recorder.httpsink import redact_headers, redact_target
 
 if TYPE_CHECKING:
-    from mcptape.recorder.proxy import Request
+    from mcptape.recorder.httpmsg import Request
 
 BODY_KEPT = 64 << 20  # bytes of one body kept in the transcript
 OK, FAILED = "ok", "failed"  # the line's `outcome`, as the HTTP sink's

@@ -11,7 +11,7 @@ The server's proxy variables point here, as for the HTTP sink. A request arrives
 
 Each request is read whole (body included), given to the backend with a `Responder` to answer
 through, and recorded as one line on channel `http` once the answer is complete, timed when the
-request arrived (see `cassette.py` for the line). Threads, not asyncio; h11 parses both directions.
+request arrived (see `exchange.py` for the line). Threads, not asyncio; h11 parses both directions.
 """
 
 from __future__ import annotations
@@ -21,147 +21,27 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import h11
 import orjson
 
-from mcptape.recorder.httpsink import CHANNEL, NO_PROXY_VARS, proxy_env
+from mcptape.recorder.httpmsg import (
+    DEFAULT_PORTS,
+    IO_TIMEOUT,
+    MAX_REQUEST_BODY,
+    READ_SIZE,
+    Backend,
+    BackendSession,
+    Request,
+    Responder,
+    split_authority,
+    text,
+)
+from mcptape.recorder.httpsink import CHANNEL, proxy_env
 from mcptape.recorder.sinks import Sink
 
-IO_TIMEOUT = 120.0  # a client or an upstream server silent this long is given up on
-READ_SIZE = 65536
-MAX_REQUEST_BODY = 256 << 20  # a request body larger than this is refused (413)
-# Hop-by-hop headers (RFC 9110 7.6.1) and the framing headers the proxy sets itself.
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "content-length",
-        "expect",
-    }
-)
 TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
-DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-@dataclass
-class Request:
-    """One whole request as the server's client sent it."""
-
-    method: str
-    target: str  # the request-target as sent
-    form: str  # "absolute" (plain HTTP via the proxy) or "origin" (inside a tunnel)
-    version: str  # "HTTP/1.1"
-    headers: list[tuple[str, str]]
-    body: bytes
-    scheme: str  # "http" or "https"
-    host: str
-    port: int
-    path: str  # path and query, origin-form
-    tunnel: str | None  # "host:port" of the CONNECT it came through
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        port = "" if DEFAULT_PORTS.get(self.scheme) == self.port else f":{self.port}"
-        return f"{self.scheme}://{host}{port}{self.path}"
-
-
-class BackendSession(Protocol):
-    """Answers the requests of one client connection."""
-
-    def exchange(self, request: Request, respond: Responder) -> dict[str, Any]:
-        """Answer `request` through `respond`; return the record's answer fields (`response`,
-        `error`, `reply`, `outcome`)."""
-        ...
-
-    def close(self) -> None: ...
-
-
-class Backend(Protocol):
-    def session(self) -> BackendSession: ...
-
-
-def text(raw: bytes) -> str:
-    return raw.decode("utf-8", "backslashreplace")
-
-
-def hop_by_hop(headers: list[tuple[str, str]]) -> frozenset[str]:
-    """The lower-cased names not to forward: the fixed set and those named in `Connection`."""
-    named = {
-        token.strip().lower()
-        for name, value in headers
-        if name.lower() == "connection"
-        for token in value.split(",")
-    }
-    return HOP_BY_HOP | named
-
-
-def end_to_end(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    drop = hop_by_hop(headers)
-    return [(name, value) for name, value in headers if name.lower() not in drop]
-
-
-class Responder:
-    """Sends one response to the client through its h11 connection. A client that went away
-    makes the sends no-ops: the backend goes on, so its record is complete."""
-
-    def __init__(self, conn: h11.Connection, sock: socket.socket) -> None:
-        self.conn = conn
-        self.sock = sock
-        self.started = False
-        self.broken = False
-
-    def _send(self, event: h11.Event) -> None:
-        if self.broken:
-            return
-        try:
-            out = self.conn.send(event)
-            if out:
-                self.sock.sendall(out)
-        except (OSError, h11.LocalProtocolError):
-            self.broken = True
-
-    def head(self, status: int, reason: str, headers: list[tuple[str, str]]) -> None:
-        self.started = True
-        self._send(
-            h11.Response(
-                status_code=status,
-                reason=reason.encode("utf-8", "replace"),
-                headers=[(n.encode("utf-8"), v.encode("utf-8")) for n, v in headers],
-            )
-        )
-
-    def data(self, chunk: bytes) -> None:
-        if chunk:
-            self._send(h11.Data(data=chunk))
-
-    def end(self) -> None:
-        self._send(h11.EndOfMessage())
-
-    def fail(self, status: int, message: str) -> None:
-        """A short text answer from mcptape itself (the request could not be answered)."""
-        payload = f"mcptape cassette: {message}\n".encode()
-        self.head(
-            status,
-            {400: "Bad Request", 413: "Content Too Large"}.get(status, "Bad Gateway"),
-            [
-                ("Content-Type", "text/plain; charset=utf-8"),
-                ("Content-Length", str(len(payload))),
-                ("X-Mcptape", "cassette"),
-            ],
-        )
-        self.data(payload)
-        self.end()
 
 
 class BadRequest(Exception):
@@ -208,8 +88,6 @@ class CassetteProxy:
         env = proxy_env(self.url)
         env.update(self.ca.trust_env())
         return env
-
-    removed = NO_PROXY_VARS
 
     def start(self) -> CassetteProxy:
         self._acceptor.start()
@@ -462,24 +340,3 @@ class CassetteProxy:
         with self._lock:
             self.requests += 1
         self.sink.chunk(t, CHANNEL, orjson.dumps(record) + b"\n")
-
-
-def split_authority(authority: str, default: int | None) -> tuple[str, int]:
-    """`host:port` (or `[v6]:port`, or `host` with a default port) -> (host, port); ValueError."""
-    if authority.startswith("["):
-        host, _, rest = authority[1:].partition("]")
-        port_text = rest[1:] if rest.startswith(":") else ""
-    else:
-        host, colon, port_text = authority.rpartition(":")
-        if not colon:
-            host, port_text = authority, ""
-    if not host:
-        raise ValueError(authority)
-    if not port_text:
-        if default is None:
-            raise ValueError(authority)
-        return host.lower(), default
-    port = int(port_text)
-    if not 0 < port < 65536:
-        raise ValueError(authority)
-    return host.lower(), port

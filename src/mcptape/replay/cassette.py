@@ -31,7 +31,8 @@ from mcptape.replay.driver import Issue
 from mcptape.transcript.events import Event
 
 if TYPE_CHECKING:  # the proxy (h11, and cryptography for its CA) is imported only to play a cassette
-    from mcptape.recorder.proxy import CassetteProxy, Request, Responder
+    from mcptape.recorder.httpmsg import Request, Responder
+    from mcptape.recorder.proxy import CassetteProxy
     from mcptape.recorder.sinks import Sink
 
 DEFAULT_MATCH = ("method", "url", "body")
@@ -205,7 +206,7 @@ class Player:
 
 def serve(recorded: Mapping[str, Any], request: Request, respond: Responder) -> dict[str, Any]:
     """Send the recorded answer; return the fields the recorded line had for it."""
-    from mcptape.recorder.proxy import HOP_BY_HOP
+    from mcptape.recorder.httpmsg import HOP_BY_HOP
 
     answer = {k: recorded[k] for k in ("response", "reply", "outcome", "error") if k in recorded}
     response = recorded.get("response")
