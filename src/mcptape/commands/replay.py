@@ -187,6 +187,7 @@ def _replay_folder(
 ) -> int:
     """Replay every `*.jsonl` under `folder` (sorted): a line per transcript, the report of each
     that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same)."""
+    from mcptape.diff.unused import UnusedRules
     from mcptape.errors import EXIT_ERROR, TranscriptError
     from mcptape.replay.api import replay
     from mcptape.share.unredact import redaction_info
@@ -196,6 +197,7 @@ def _replay_folder(
     if not files:
         raise UsageError(f"no *.jsonl transcript under {folder}", hint="record one with mcptape record")
     same = different = unreadable = 0
+    unused = UnusedRules()  # a rule that hid nothing is told once, at the end
     for path in files:
         name = escape_text(str(path))
         try:
@@ -210,6 +212,7 @@ def _replay_folder(
             else:
                 _emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
             continue
+        unused.add(result.diff)
         if as_json:
             _emit_line({"file": str(path), **result.to_json()})
         elif result.same:
@@ -226,6 +229,7 @@ def _replay_folder(
         else:
             different += 1
     if not as_json:
+        _emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
         summary = f"{same} same, {different} different, {unreadable} unreadable"
         _emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
     return EXIT_ERROR if unreadable else EXIT_FINDINGS if different else EXIT_OK

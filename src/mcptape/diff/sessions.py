@@ -103,6 +103,7 @@ class Diff:
     old_analysis: Analysis | None = None
     new_analysis: Analysis | None = None
     notes: list[str] = field(default_factory=list)  # lines of the transcripts that could not be read
+    unused_reported: bool = True  # False: a run over many transcripts tells the unused rules once
 
     @property
     def differing(self) -> list[Pair]:

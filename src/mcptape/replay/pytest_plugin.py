@@ -68,7 +68,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = None
     option = config.getoption("--mcptape-server")
-    pyproject = config.rootpath / "pyproject.toml"
+    own = config.rootpath / "mcptape.toml"  # the project's settings file, as replay finds it there
+    pyproject = own if own.is_file() else config.rootpath / "pyproject.toml"
     if option is None and not _mentions_server(pyproject):
         return  # the common case: not asked for, nothing imported, nothing collected
     from mcptape.errors import MCPTapeError
@@ -89,14 +90,44 @@ def pytest_configure(config: pytest.Config) -> None:
         config.getoption("--mcptape-step-timeout"),
     )
     config.stash[_KEY] = settings
+    config.pluginmanager.register(_UnusedRulesSummary(), "mcptape-unused-rules")
 
 
 def _mentions_server(pyproject: Path) -> bool:
-    """Cheap pre-check before parsing TOML: does the file have a [tool.mcptape] table at all?"""
+    """Cheap pre-check before parsing TOML: does the file have a [tool.mcptape] table at all (or,
+    for an mcptape.toml, a server)?"""
     try:
-        return b"[tool.mcptape]" in pyproject.read_bytes()
+        return (
+            b"server" if pyproject.name == "mcptape.toml" else b"[tool.mcptape]"
+        ) in pyproject.read_bytes()
     except OSError:
         return False
+
+
+class _UnusedRulesSummary:
+    """Ignore rules that hid nothing in any transcript, said once in the terminal summary (not in
+    every failure). Each item reports its rules in `user_properties`, which pytest-xdist carries
+    from the workers to the controller, where this summary is written."""
+
+    def __init__(self) -> None:
+        from mcptape.diff.unused import UnusedRules
+
+        self.rules = UnusedRules()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props: dict[str, Any] = dict(report.user_properties)
+        if report.when == "call" and "mcptape_rules" in props:
+            rules = [(str(text), str(origin)) for text, origin in props["mcptape_rules"]]
+            self.rules.add_rules(rules, [str(text) for text in props.get("mcptape_used_rules", [])])
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from mcptape.textsafe import escape_text
+
+        lines = self.rules.lines()
+        if lines:
+            terminalreporter.section("mcptape")
+            for line in lines:
+                terminalreporter.write_line(escape_text(line))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -145,6 +176,11 @@ class TranscriptItem(pytest.Item):
             config=settings.config,
         )
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))
+        result.diff.unused_reported = False  # told once for the session (_UnusedRulesSummary)
+        self.user_properties.append(("mcptape_rules", [[r.text, r.origin] for r in result.diff.rules]))
+        self.user_properties.append(
+            ("mcptape_used_rules", sorted({h.rule.text for _, h in result.diff.hidden}))
+        )
         if result.same:
             return
         if settings.update and result.run.completed:

@@ -163,7 +163,7 @@ def render_hidden(diff: Diff) -> list[str]:
                 )
             if len(items) > 3:
                 out.append(f"    ... and {len(items) - 3} more")
-    for rule in diff.unused_rules:
+    for rule in diff.unused_rules if diff.unused_reported else ():
         out.append(f"ignore rule {escape_text(rule.text)} ({escape_text(rule.origin)}) hid nothing")
     return out
 
