@@ -46,7 +46,7 @@ def key_text(pair: Pair) -> str:
     if pair.kind == "executor":
         request = "#?" if pair.key[-2] is None else f"#{pair.key[-2]}"
         return request if pair.key[-1] == 1 else f"{request} n={pair.key[-1]}"
-    return f"n={pair.key[-1]}"
+    return f"n={pair.key[2]}"  # (kind, method, n), or (kind, method, n, stream) for a stream
 
 
 def raw_of(item: Message | ExecCall | None) -> bytes | None:
