@@ -12,7 +12,12 @@ from mcptape.check.model import Kind
 from mcptape.transcript import Event
 from tests.check.helpers import request
 
-STATELESS = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+STATELESS = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
 
 
 @pytest.mark.parametrize(

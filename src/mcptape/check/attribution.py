@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 from mcptape.check import rules
 from mcptape.check.findings import finding, frame_ref
-from mcptape.check.model import HTTP, ExecCall, Finding, Frame, Ref, RequestId
+from mcptape.check.model import HTTP, ExecCall, Finding, Frame, Ref, RequestId, Severity
 from mcptape.check.pairing import Pending
 
 TOLERANCE = 0.005  # seconds
@@ -45,6 +45,7 @@ class Closed(NamedTuple):
     request: Pending
     reason: str | None  # why it counts as rejected, None when it does not
     response: Ref | None  # the rejecting answer
+    soft: bool = False  # an error that may report the action's own failure (isError, a non-input code)
 
 
 class RejectPoint(NamedTuple):
@@ -100,10 +101,17 @@ class Attributor:
             self.reject_point = RejectPoint(t, ref, problem)
 
     def answered(
-        self, rid: RequestId, t: float, pending: Pending, reason: str | None, response: Ref | None
+        self,
+        rid: RequestId,
+        t: float,
+        pending: Pending,
+        reason: str | None,
+        response: Ref | None,
+        soft: bool = False,
     ) -> None:
-        """A client request got its answer (`reason` says why it counts as rejected, if it does)."""
-        closed: Closed = _new(Closed, (t, rid, pending, reason, response))  # once per answer
+        """A client request got its answer (`reason` says why it counts as rejected, if it does;
+        `soft`: the refusal may report a failed action rather than refuse the input)."""
+        closed: Closed = _new(Closed, (t, rid, pending, reason, response, soft))  # once per answer
         self.recent.append(closed)
         if reason is not None:
             self.rejected[rid] = closed
@@ -112,6 +120,8 @@ class Attributor:
         if self.waiting:
             waiting = self.waiting.pop(rid, None)
             if waiting and reason is not None:
+                if soft and any(outcome(call) == FAILED for _, call in waiting):
+                    return  # the error reports the failed action (the sink or a stub said it failed)
                 for ref, call in waiting:
                     self._flag_request(ref, call, closed)
 
@@ -191,6 +201,20 @@ class Attributor:
         rid, pending, response = closed.request_id, closed.request, closed.response
         related = (ref, pending.ref()) + ((response,) if response is not None else ())
         where = f"out line {response.line}" if response is not None else "its own arguments"
+        severity: Severity | None = None
+        why = "which was rejected"
+        if closed.soft:
+            known = outcome(call)
+            if known == FAILED:
+                return  # the error reports this action's own failure
+            if known == OK:
+                why = "which the server refused after the action went through (the refusal came after acting)"
+            else:
+                severity = Severity.WARNING
+                why = (
+                    "which the server answered with an error after this action; whether the action itself "
+                    "failed is unknown (its line records no outcome), so this may be a refusal after acting"
+                )
         self.emit(
             finding(
                 rules.EXEC_AFTER_REJECT,
@@ -199,11 +223,12 @@ class Attributor:
                 offset=ref.offset,
                 raw=ref.raw,
                 message=f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
-                f"({pending.method}, in line {pending.line}), which was rejected: {closed.reason} ({where})",
+                f"({pending.method}, in line {pending.line}), {why}: {closed.reason} ({where})",
                 request_id=rid,
                 t=call.frame.t,
                 event=ref.event,
                 related=related,
+                severity=severity,
             )
         )
 
@@ -224,6 +249,16 @@ class Attributor:
                 related=(ref, bad),
             )
         )
+
+
+OK, FAILED = "ok", "failed"  # an executor line's `outcome`, written by the HTTP sink and the stubs
+
+
+def outcome(call: ExecCall) -> str | None:
+    """What the line says of its action's outcome ("ok", "failed"), or None when it says nothing."""
+    value = call.value
+    found = value.get("outcome") if value is not None else None
+    return found if found in (OK, FAILED) else None
 
 
 def _find(rid: RequestId, in_flight: dict[RequestId, Pending]) -> RequestId | None:

@@ -7,7 +7,18 @@ and tells the `on_finding` callback about each one as it is found.
 
 from __future__ import annotations
 
-from mcptape.check.model import Analysis, Callbacks, Finding, Frame, Ref, RequestId, Severity
+from mcptape.check.model import (
+    CLIENT,
+    IN,
+    SERVER,
+    Analysis,
+    Callbacks,
+    Finding,
+    Frame,
+    Ref,
+    RequestId,
+    Severity,
+)
 from mcptape.check.rules import RULES
 
 
@@ -23,10 +34,27 @@ def finding(
     t: float | None = None,
     event: int = -1,
     related: tuple[Ref, ...] = (),
+    severity: Severity | None = None,
+    party: str | None = None,
 ) -> Finding:
-    """A finding of `rule` (its severity is the registry's) at a line of `channel`."""
+    """A finding of `rule` at a line of `channel`. Its severity is the registry's unless given; its
+    party too, else the sender of the line it points at (the client for `in`, the server for `out`
+    and for the executor's `exec`/`http`)."""
+    known = RULES[rule]
+    who = party or known.party or (CLIENT if channel == IN else SERVER)
     return Finding(
-        rule, RULES[rule].severity, channel, line, offset, raw, message, request_id, t, event, related
+        rule,
+        severity or known.severity,
+        channel,
+        line,
+        offset,
+        raw,
+        message,
+        request_id,
+        t,
+        event,
+        related,
+        who,
     )
 
 

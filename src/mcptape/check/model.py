@@ -34,8 +34,12 @@ class Kind(StrEnum):
 
 
 class Severity(StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
+    ERROR = "error"  # a MUST broken, or an action for input that was certainly rejected
+    WARNING = "warning"  # likely wrong, or ambiguous
+    INFO = "info"  # worth seeing, not a fault (a client mistake the server handled well)
+
+
+SERVER, CLIENT, CAPTURE = "server", "client", "capture"  # a finding's party: who broke the rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,7 @@ class Finding:
     t: float | None = None
     event: int = -1
     related: tuple[Ref, ...] = ()
+    party: str = ""  # SERVER, CLIENT (who broke the rule), or CAPTURE (the recording itself)
 
 
 @dataclass(frozen=True, slots=True)

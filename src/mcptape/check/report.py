@@ -110,7 +110,7 @@ def _finding(finding: Finding) -> list[str]:
     rid = f" [request {finding.request_id!r}]" if finding.request_id is not None else ""
     lines = [
         f"  {finding.severity.value:<7} {finding.rule:<20} {finding.channel} line {finding.line}"
-        f" (byte {finding.offset}){rid}",
+        f" (byte {finding.offset}){rid} [{finding.party}]",
         f"      {escape_controls(finding.message)}",
         f"      bytes: {escape(finding.raw, SHOW)}",
     ]
@@ -168,6 +168,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     return {
         "rule": finding.rule,
         "severity": finding.severity.value,
+        "party": finding.party,
         "channel": finding.channel,
         "line": finding.line,
         "offset": finding.offset,

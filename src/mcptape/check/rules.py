@@ -20,6 +20,7 @@ class Rule:
     severity: Severity
     summary: str
     where: str
+    party: str | None = None  # who breaks it; None: the sender of the line it points at (by channel)
 
 
 NON_PROTOCOL_OUTPUT = "non-protocol-output"
@@ -32,6 +33,21 @@ UNKNOWN_RESPONSE_ID = "unknown-response-id"
 UNANSWERED_REQUEST = "unanswered-request"
 SCHEMA_VIOLATION = "schema-violation"
 EXEC_AFTER_REJECT = "exec-after-reject"
+# The 2026-07-28 revision (check/modern.py); each cites its spec sentence in docs/check.md.
+MISSING_META = "missing-meta"
+REMOVED_METHOD = "removed-method"
+RESULT_TYPE = "missing-result-type"
+CACHE_HINTS = "cache-hints"
+UNREQUESTED_LOG = "unrequested-log"
+PROGRESS_AFTER_COMPLETION = "progress-after-completion"
+CANCEL_UNKNOWN = "cancel-unknown-request"
+SERVER_CANCEL = "server-cancel"
+ANSWER_AFTER_CANCEL = "answer-after-cancel"
+SUBSCRIPTION = "unrequested-notification"
+ERROR_CODE = "reserved-error-code"
+MRTR_SHAPE = "input-required-shape"
+MRTR_RETRY = "retry-state"
+MRTR_INPUT_KEYS = "retry-input-keys"
 
 _ALL = [
     Rule(
@@ -93,6 +109,89 @@ _ALL = [
         Severity.ERROR,
         "an executor call for a rejected request, or after a rejected input frame",
         "attribution",
+    ),
+]
+
+_ALL += [
+    Rule(MISSING_META, Severity.ERROR, "a 2026-07-28 request without a required _meta field", "modern"),
+    Rule(REMOVED_METHOD, Severity.ERROR, "a method or notification removed in 2026-07-28", "modern"),
+    Rule(RESULT_TYPE, Severity.ERROR, "a 2026-07-28 result without resultType", "modern", "server"),
+    Rule(
+        CACHE_HINTS,
+        Severity.ERROR,
+        "a cacheable 2026-07-28 result without ttlMs >= 0 and cacheScope public|private",
+        "modern",
+        "server",
+    ),
+    Rule(
+        UNREQUESTED_LOG,
+        Severity.ERROR,
+        "notifications/message no request asked for, or without the logging capability",
+        "modern",
+        "server",
+    ),
+    Rule(
+        PROGRESS_AFTER_COMPLETION,
+        Severity.ERROR,
+        "notifications/progress for a request that completed, or a token no request provided",
+        "modern",
+        "server",
+    ),
+    Rule(
+        CANCEL_UNKNOWN,
+        Severity.ERROR,
+        "notifications/cancelled for a request the client never sent",
+        "modern",
+        "client",
+    ),
+    Rule(
+        SERVER_CANCEL,
+        Severity.ERROR,
+        "a server's notifications/cancelled for anything but a subscriptions/listen request",
+        "modern",
+        "server",
+    ),
+    Rule(
+        ANSWER_AFTER_CANCEL,
+        Severity.WARNING,
+        "an answer well after the client cancelled the request (a race only within 100 ms)",
+        "modern",
+        "server",
+    ),
+    Rule(
+        SUBSCRIPTION,
+        Severity.ERROR,
+        "a change notification no open subscriptions/listen asked for, or without its subscriptionId",
+        "modern",
+        "server",
+    ),
+    Rule(
+        ERROR_CODE,
+        Severity.ERROR,
+        "a retired error code (-32002, -32042) or an undefined one of the MCP-reserved range",
+        "modern",
+        "server",
+    ),
+    Rule(
+        MRTR_SHAPE,
+        Severity.ERROR,
+        "an input_required answer where none is allowed, empty, or asking what the client cannot give",
+        "modern",
+        "server",
+    ),
+    Rule(
+        MRTR_RETRY,
+        Severity.ERROR,
+        "a retry whose requestState was never issued (altered), reuses the id, or serves another method",
+        "modern",
+        "client",
+    ),
+    Rule(
+        MRTR_INPUT_KEYS,
+        Severity.WARNING,
+        "a retry's inputResponses answers keys the server did not ask for",
+        "modern",
+        "client",
     ),
 ]
 

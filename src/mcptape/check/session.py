@@ -29,9 +29,11 @@ from mcptape.check.model import (
     Ref,
     RequestId,
 )
+from mcptape.check.modern import Modern
 from mcptape.check.pairing import Pairing, Pending, duplicate_id, unanswered_request, unknown_response_id
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
+from mcptape.check.schema import default_dialect
 from mcptape.check.tools import ToolSchemas
 
 _loads = orjson.loads
@@ -43,6 +45,10 @@ _REQUEST, _NOTIFICATION, _RESPONSE, _ERROR = (
     Kind.ERROR_RESPONSE,
 )
 _new = tuple.__new__  # builds a Pending at a tuple's cost (see pairing.Pending)
+# Error codes that refuse the request's input itself (parse, invalid request, unknown method, invalid
+# params, and the 2026-07-28 header/capability/version errors): certain rejects. Any other error,
+# like `isError: true`, may report that the action itself failed (see attribution).
+INPUT_REFUSALS = frozenset({-32700, -32600, -32601, -32602, -32020, -32021, -32022})
 
 
 def _bytes(raw: str | bytes) -> bytes:
@@ -65,6 +71,7 @@ class Session:
         self.server = Pairing()  # requests the server sent on `out`, answered on `in`
         self.attribution = Attributor(self.emit, policy)
         self.tools = ToolSchemas()
+        self.modern = Modern(self.emit)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
 
     @property
@@ -151,6 +158,14 @@ class Session:
             if previous is not None:
                 self.emit(duplicate_id(ch, rid, pending, previous))
         elif kind is _NOTIFICATION:
+            if self.tracker.stateless:
+                assert method is not None
+                where = (ch, line, offset, _bytes(raw), t, index)
+                params = value.get("params")
+                if ch == IN:
+                    self.modern.client_notification(method, params, where)
+                else:
+                    self.modern.server_notification(method, params, where)
             if method == "notifications/cancelled":
                 params = value.get("params")
                 if type(params) is dict:
@@ -200,10 +215,10 @@ class Session:
                 self.emit(duplicate_id(IN, rid, pending, previous))
         else:
             in_flight[rid] = pending
+        if self.tracker.stateless:
+            self.modern.client_request(method, rid, params, (IN, line, offset, _bytes(raw), t, index))
         if method == "tools/call" and self.tools.schemas:
-            outside = self.tools.check(rid, params, pending)
-            if outside is not None:
-                self.emit(outside)
+            self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
 
     def answer(
         self,
@@ -226,6 +241,8 @@ class Session:
             if pending is None:
                 if why is not None:
                     self.emit(unknown_response_id(OUT, rid, line, offset, raw, t, index, why))
+                elif self.tracker.stateless:  # an answer to a cancelled request
+                    self.modern.answer(rid, value, (OUT, line, offset, _bytes(raw), t, index))
                 return
         else:
             del client.pending[rid]
@@ -243,23 +260,32 @@ class Session:
             callbacks.on_pair(pending.event, index, seconds)
         method = pending.method
         reason: str | None = None
+        soft = False  # a refusal that may report the action's own failure (see attribution)
+        if self.tracker.stateless:
+            reason = self.modern.answer(rid, value, (OUT, line, offset, _bytes(raw), t, index))
         if kind is _ERROR:
             error = value["error"]
             reason = f"error {error['code']}: {error['message']}"
+            soft = error["code"] not in INPUT_REFUSALS
+        elif reason is not None:
+            pass  # input_required: the server needs the user's input before it may act
         else:
             result = value["result"]
             if method == "tools/call":
                 if result.get("isError") is True:
                     reason = "the tools/call result has isError: true"
+                    soft = True
             elif method == "tools/list":
                 self.tools.learn(result)
             elif method == "initialize":
                 self.tracker.response(rid, result)
-        outside = self.tools.outside
-        if outside:
-            why_outside = outside.pop(rid, None)
-            if why_outside is not None and reason is None:
-                reason = why_outside
+        if self.tools.outside:
+            why_outside, found = self.tools.answered(rid, refused=reason is not None)
+            if found is not None:
+                self.emit(found)
+                if reason is None:
+                    reason = why_outside
+                soft = False
         response = None
         if reason is not None:
             self.result.rejects += 1
@@ -267,7 +293,7 @@ class Session:
                 callbacks.on_reject(index, reason)
             role = "error-response" if kind is _ERROR else "response"
             response = Ref(role, OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
-        self.attribution.answered(rid, t, pending, reason, response)
+        self.attribution.answered(rid, t, pending, reason, response, soft)
 
     # -- executor lines ------------------------------------------------------------------------
     def executor(self, frame: Frame) -> None:
@@ -292,6 +318,10 @@ class Session:
             unanswered = unanswered_request(OUT, rid, pending)
             if unanswered is not None:
                 self.emit(unanswered)
+        for rid in list(self.tools.outside):
+            _, found = self.tools.answered(rid, refused=None)
+            if found is not None:
+                self.emit(found)
         result = self.result
         result.findings.sort(key=lambda f: f.t if f.t is not None else 0.0)
         result.protocol_version = self.tracker.version

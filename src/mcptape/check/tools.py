@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mcptape.check import rules
 from mcptape.check.findings import finding
-from mcptape.check.model import IN, Finding, RequestId
+from mcptape.check.model import CLIENT, IN, SERVER, Finding, RequestId, Severity
 from mcptape.check.pairing import Pending
-from mcptape.check.schema import violation
+from mcptape.check.schema import DRAFT_2020_12, violations
 
 
 class ToolSchemas:
@@ -18,8 +19,9 @@ class ToolSchemas:
 
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {}
-        # client request id -> why its arguments are outside the schema (the answer's reject reason)
-        self.outside: dict[RequestId, str] = {}
+        # client request id -> why its arguments are outside the schema (the answer's reject reason),
+        # and the finding, whose severity and party its answer decides
+        self.outside: dict[RequestId, tuple[str, Finding]] = {}
 
     def learn(self, result: dict[str, Any]) -> None:
         """A `tools/list` result: the schemas it declares replace the ones known by those names."""
@@ -34,26 +36,51 @@ class ToolSchemas:
                 else:
                     self.schemas.pop(tool["name"], None)
 
-    def check(self, rid: RequestId, params: Any, pending: Pending) -> Finding | None:
-        """A `tools/call` request: the `schema-violation` its arguments raise, if they do."""
+    def check(self, rid: RequestId, params: Any, pending: Pending, dialect: str = DRAFT_2020_12) -> None:
+        """A `tools/call` request: its arguments judged; a violation is kept for `answered`.
+
+        Tool arguments are content the model wrote: outside the schema, they are the client's
+        mistake (`info`) when the server refuses them, and the server's fault (`error`) when it
+        answers them as a success (an action attributed to them is `exec-after-reject`)."""
         schema = self.schemas.get(params.get("name"))
         if schema is None:
-            return None
-        problem = violation(params.get("arguments", {}), schema)
-        if problem is None:
-            return None
+            return
+        found = violations(params.get("arguments", {}), schema, dialect=dialect)
+        if not found:
+            return
+        problem = "; ".join(found)
         name = params["name"]
-        self.outside[rid] = f"arguments outside the inputSchema of {name}: {problem}"
         ref = pending.ref()
-        return finding(
-            rules.SCHEMA_VIOLATION,
-            channel=IN,
-            line=ref.line,
-            offset=ref.offset,
-            raw=ref.raw,
-            message=f"tools/call {name} (request {rid!r}): {problem}, against the inputSchema the "
-            "server declared in tools/list",
-            request_id=rid,
-            t=pending.t,
-            event=ref.event,
+        self.outside[rid] = (
+            f"arguments outside the inputSchema of {name}: {problem}",
+            finding(
+                rules.SCHEMA_VIOLATION,
+                channel=IN,
+                line=ref.line,
+                offset=ref.offset,
+                raw=ref.raw,
+                message=f"tools/call {name} (request {rid!r}): {problem}, against the inputSchema the "
+                "server declared in tools/list",
+                request_id=rid,
+                t=pending.t,
+                event=ref.event,
+                severity=Severity.INFO,
+                party=CLIENT,
+            ),
         )
+
+    def answered(self, rid: RequestId, refused: bool | None) -> tuple[str | None, Finding | None]:
+        """The reject reason and the finding of request `rid`'s arguments, now that its answer
+        says whether the server refused them (`None`: never answered)."""
+        kept = self.outside.pop(rid, None)
+        if kept is None:
+            return None, None
+        reason, found = kept
+        if refused is False:
+            found = replace(
+                found,
+                severity=Severity.ERROR,
+                party=SERVER,
+                message=found.message + "; the server answered it as a success",
+            )
+        return reason, found

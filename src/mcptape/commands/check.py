@@ -38,19 +38,34 @@ Examples:
     help="After a rejected input line: `session` flags every later executor call (the peer lost "
     "framing; nothing may run), `request` only calls no valid request accounts for.",
 )
-def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info"]),
+    default="warning",
+    show_default=True,
+    help="The lowest severity that makes the exit code 1 (info: a client mistake the server handled).",
+)
+@click.option(
+    "--party",
+    type=click.Choice(["server", "client"]),
+    help="Only findings of this party count for the exit code (who broke the rule).",
+)
+def check_command(
+    files: tuple[str, ...], as_json: bool, policy: str, fail_on: str = "warning", party: str | None = None
+) -> None:
     """Check transcripts: the first non-protocol line per direction, protocol violations,
     unanswered and duplicate ids, and executor calls after a reject.
 
     \b
-    Exit codes: 0 clean, 1 findings, 2 unreadable input (with several files: the worst of them;
-    an unreadable one is reported and the others are still checked).
+    Exit codes: 0 clean, 1 findings (errors and warnings; see --fail-on and --party), 2 unreadable
+    input (with several files: the worst of them; an unreadable one is reported and the others are
+    still checked).
     """
     folders = [f for f in files if os.path.isdir(f)]
     if folders:
         files = _expand(files)
     if len(files) == 1 and not folders:
-        if not _check_one(files[0], as_json, policy):
+        if not _check_one(files[0], as_json, policy, gate=(fail_on, party)):
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
             raise SystemExit(EXIT_FINDINGS)
         return
@@ -62,7 +77,7 @@ def check_command(files: tuple[str, ...], as_json: bool, policy: str) -> None:
         if number and not as_json:
             write("\n")
         try:
-            ok = _check_one(file, as_json, policy, several=True)
+            ok = _check_one(file, as_json, policy, several=True, gate=(fail_on, party))
         except TranscriptError as exc:  # this one cannot be read: say so, check the others
             unreadable += 1
             if as_json:
@@ -102,9 +117,19 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) -> bool:
-    """Check one transcript and print its report; True when it is clean (raises TranscriptError
-    when it cannot be read)."""
+FAILING = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info")}
+
+
+def _check_one(
+    file: str,
+    as_json: bool,
+    policy: str,
+    *,
+    several: bool = False,
+    gate: tuple[str, str | None] = ("warning", None),
+) -> bool:
+    """Check one transcript and print its report; True when no finding fails the gate (severity
+    at least `gate[0]`, of party `gate[1]` when given); raises TranscriptError when unreadable."""
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
 
@@ -125,7 +150,10 @@ def _check_one(file: str, as_json: bool, policy: str, *, several: bool = False) 
             write_json(document)
     else:
         write(render_text(analysis, header, file))
-    return analysis.clean
+    fail_on, party = gate
+    failing = FAILING[fail_on]
+    counted = [f for f in analysis.findings if f.severity in failing and (party is None or f.party == party)]
+    return not counted and not (analysis.findings_truncated and analysis.errors_truncated)
 
 
 PROGRESS_FROM = 32 << 20  # files smaller than this are checked before anyone would wait

@@ -1,0 +1,347 @@
+"""The rules of the stateless 2026-07-28 revision, judged only while a session speaks it.
+
+Each rule cites its sentence of the specification in docs/check.md. The session calls these hooks
+for good messages once the version tracker says the session is stateless (a transcript that falls
+back to the `initialize` handshake leaves them: earlier revisions keep their own rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcptape.check import rules
+from mcptape.check.findings import finding
+from mcptape.check.model import IN, OUT, Finding, RequestId
+
+META_PREFIX = "io.modelcontextprotocol/"
+REQUIRED_META = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+REMOVED_CLIENT = frozenset(
+    {
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "notifications/initialized",
+        "notifications/roots/list_changed",
+    }
+)
+REMOVED_SERVER = frozenset({"notifications/elicitation/complete"})
+CACHEABLE = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
+INPUT_REQUIRED_METHODS = frozenset({"prompts/get", "resources/read", "tools/call"})
+INPUT_METHODS = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+RETIRED_CODES = {-32002: "resource not found (2025-11-25 and earlier)", -32042: "URL elicitation required"}
+DEFINED_CODES = frozenset({-32020, -32021, -32022})
+SUBSCRIBED = {
+    "notifications/tools/list_changed": "toolsListChanged",
+    "notifications/prompts/list_changed": "promptsListChanged",
+    "notifications/resources/list_changed": "resourcesListChanged",
+    "notifications/resources/updated": "resourceSubscriptions",
+}
+RACE = 0.1  # seconds: an answer this soon after a cancel may have crossed it on the wire
+_KEPT = 4096
+
+# Where a message is: channel, line, offset, raw bytes, time, transcript event index.
+Where = tuple[str, int, int, bytes, float, int]
+
+
+def _meta(params: Any) -> dict[str, Any]:
+    meta = params.get("_meta") if type(params) is dict else None
+    return meta if type(meta) is dict else {}
+
+
+class Modern:
+    """State and findings of the 2026-07-28 rules for one session."""
+
+    def __init__(self, emit: Callable[[Finding], None]) -> None:
+        self.emit = emit
+        self.logging: dict[RequestId, str] = {}  # in-flight requests that asked for log messages
+        self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
+        self.done_tokens: dict[Any, None] = {}  # tokens whose request completed
+        self.sent: dict[Any, None] = {}  # every client request id (bounded)
+        self.cancelled: dict[RequestId, float] = {}
+        self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
+        self.requests: dict[RequestId, tuple[str, dict[str, Any]]] = {}  # in flight: method, params
+        self.states: dict[str, tuple[RequestId, str, frozenset[str]]] = {}  # issued requestState
+        self.server_capabilities: dict[str, Any] | None = None
+
+    def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
+        ch, line, offset, raw, t, event = where
+        self.emit(
+            finding(
+                rule,
+                channel=ch,
+                line=line,
+                offset=offset,
+                raw=raw.rstrip(b"\n"),
+                message=message,
+                request_id=rid,
+                t=t,
+                event=event,
+            )
+        )
+
+    # -- client -> server ---------------------------------------------------------------------
+    def client_request(self, method: str, rid: RequestId, params: Any, where: Where) -> None:
+        meta = _meta(params)
+        missing = [k for k in REQUIRED_META if k not in meta]
+        if missing:
+            self._find(
+                rules.MISSING_META,
+                where,
+                f"{method} (request {rid!r}) lacks {', '.join(missing)} in params._meta",
+                rid,
+            )
+        if method in REMOVED_CLIENT:
+            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
+        self._remember(self.sent, (type(rid), rid))
+        params = params if type(params) is dict else {}
+        self.requests[rid] = (method, params)
+        if LOG_LEVEL in meta:
+            self.logging[rid] = str(meta[LOG_LEVEL])
+        token = meta.get("progressToken")
+        if type(token) in (int, str):
+            self.tokens[(type(token), token)] = rid
+        if method == "subscriptions/listen":
+            notifications = params.get("notifications")
+            self.listens[rid] = notifications if type(notifications) is dict else {}
+        state = params.get("requestState")
+        if state is not None or "inputResponses" in params:
+            self._retry(method, rid, params, state, where)
+
+    def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
+        if state is None:
+            return
+        issued = self.states.get(state) if type(state) is str else None
+        if issued is None:
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"{method} (request {rid!r}) carries a requestState the server never issued in this "
+                "session (altered, foreign, or sent where none was given)",
+                rid,
+            )
+            return
+        original, original_method, asked = issued
+        if type(original) is type(rid) and original == rid:
+            self._find(
+                rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
+            )
+        if original_method != method:
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"a requestState issued for {original_method} (request {original!r}) is used on {method}",
+                rid,
+            )
+        responses = params.get("inputResponses")
+        if type(responses) is dict:
+            extra = sorted(k for k in responses if k not in asked)
+            if extra:
+                self._find(
+                    rules.MRTR_INPUT_KEYS,
+                    where,
+                    f"inputResponses answers {', '.join(map(repr, extra[:5]))}, "
+                    "which the server did not ask for",
+                    rid,
+                )
+
+    def client_notification(self, method: str, params: Any, where: Where) -> None:
+        if method in REMOVED_CLIENT:
+            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
+        if method == "notifications/cancelled" and type(params) is dict:
+            target = params.get("requestId")
+            if type(target) in (int, str):
+                if (type(target), target) not in self.sent:
+                    self._find(
+                        rules.CANCEL_UNKNOWN,
+                        where,
+                        f"notifications/cancelled references request {target!r}, which the client never sent",
+                    )
+                elif target in self.requests:
+                    self.cancelled[target] = where[4]
+
+    # -- server -> client ---------------------------------------------------------------------
+    def server_notification(self, method: str, params: Any, where: Where) -> None:
+        if method in REMOVED_SERVER:
+            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
+        if method == "notifications/message":
+            if not self.logging:
+                self._find(
+                    rules.UNREQUESTED_LOG,
+                    where,
+                    "notifications/message while no request in flight asked for log messages "
+                    f"({LOG_LEVEL} in its _meta)",
+                )
+            caps = self.server_capabilities
+            if caps is not None and "logging" not in caps:
+                self._find(
+                    rules.UNREQUESTED_LOG,
+                    where,
+                    "notifications/message from a server whose server/discover declared no "
+                    "logging capability",
+                )
+        elif method == "notifications/progress" and type(params) is dict:
+            token = params.get("progressToken")
+            key = (type(token), token)
+            if key not in self.tokens:
+                late = key in self.done_tokens
+                self._find(
+                    rules.PROGRESS_AFTER_COMPLETION,
+                    where,
+                    f"notifications/progress for token {token!r} "
+                    + ("after its request completed" if late else "that no request in flight provided"),
+                )
+        elif method == "notifications/cancelled" and type(params) is dict:
+            target = params.get("requestId")
+            if target not in self.listens:
+                self._find(
+                    rules.SERVER_CANCEL,
+                    where,
+                    f"the server cancels request {target!r}, which is not a subscriptions/listen request",
+                )
+        elif method in SUBSCRIBED:
+            self._subscribed(method, params, where)
+
+    def _subscribed(self, method: str, params: Any, where: Where) -> None:
+        sub: Any = _meta(params).get(SUBSCRIPTION_ID)
+        listen = self.listens.get(sub) if isinstance(sub, (int, str)) else None
+        if listen is None:
+            self._find(
+                rules.SUBSCRIPTION,
+                where,
+                f"{method} without the {SUBSCRIPTION_ID} of an open subscriptions/listen request",
+            )
+            return
+        wanted = listen.get(SUBSCRIBED[method])
+        uri = params.get("uri") if type(params) is dict else None
+        if not wanted or (type(wanted) is list and uri not in wanted):
+            self._find(
+                rules.SUBSCRIPTION,
+                where,
+                f"{method} on subscription {sub!r}, which did not ask for {SUBSCRIBED[method]}"
+                + (f" {uri!r}" if type(wanted) is list else ""),
+            )
+
+    def answer(self, rid: RequestId, value: dict[str, Any], where: Where) -> str | None:
+        """A response to client request `rid`; returns a reject reason for `input_required`."""
+        method, params = self.requests.pop(rid, ("", {}))
+        self.logging.pop(rid, None)
+        token = _meta(params).get("progressToken")
+        key = (type(token), token)
+        if self.tokens.pop(key, None) is not None:
+            self._remember(self.done_tokens, key)
+        self.listens.pop(rid, None)
+        cancelled = self.cancelled.pop(rid, None)
+        if cancelled is not None and where[4] - cancelled > RACE:
+            self._find(
+                rules.ANSWER_AFTER_CANCEL,
+                where,
+                f"an answer to request {rid!r} {where[4] - cancelled:.3f}s after the client cancelled it",
+                rid,
+            )
+        error = value.get("error")
+        if type(error) is dict:
+            code = error.get("code")
+            if code in RETIRED_CODES:
+                self._find(rules.ERROR_CODE, where, f"error code {code}, retired: {RETIRED_CODES[code]}", rid)
+            elif type(code) is int and -32099 <= code <= -32020 and code not in DEFINED_CODES:
+                self._find(
+                    rules.ERROR_CODE,
+                    where,
+                    f"error code {code}, in the range reserved for the MCP specification "
+                    "but not defined by it",
+                    rid,
+                )
+            return None
+        result = value.get("result")
+        if type(result) is not dict:
+            return None
+        kind = result.get("resultType")
+        if kind is None:
+            self._find(
+                rules.RESULT_TYPE, where, f"the result of {method or 'a request'} has no resultType", rid
+            )
+            kind = "complete"
+        if kind == "complete" and method in CACHEABLE:
+            ttl, scope = result.get("ttlMs"), result.get("cacheScope")
+            valid_ttl = isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl >= 0
+            if not valid_ttl or scope not in ("public", "private"):
+                self._find(
+                    rules.CACHE_HINTS,
+                    where,
+                    f"the {method} result lacks valid caching hints (ttlMs {ttl!r}, cacheScope {scope!r})",
+                    rid,
+                )
+        if method == "server/discover":
+            caps = result.get("capabilities")
+            self.server_capabilities = caps if type(caps) is dict else {}
+        if kind == "input_required":
+            self._input_required(method, rid, params, result, where)
+            return "answered input_required: it needs the user's input before it may act"
+        return None
+
+    def _input_required(
+        self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], where: Where
+    ) -> None:
+        if method not in INPUT_REQUIRED_METHODS:
+            self._find(rules.MRTR_SHAPE, where, f"input_required on {method}, which may not return it", rid)
+        requests = result.get("inputRequests")
+        state = result.get("requestState")
+        if requests is None and state is None:
+            self._find(
+                rules.MRTR_SHAPE, where, "input_required with neither inputRequests nor requestState", rid
+            )
+        declared = _meta(params).get(CAPABILITIES)
+        declared = declared if type(declared) is dict else {}
+        asked: list[str] = []
+        if type(requests) is dict:
+            for key, request in requests.items():
+                asked.append(key)
+                wanted = request.get("method") if type(request) is dict else None
+                capability = INPUT_METHODS.get(wanted) if type(wanted) is str else None
+                if capability is None:
+                    self._find(
+                        rules.MRTR_SHAPE,
+                        where,
+                        f"inputRequests[{key!r}] is {wanted!r}, not elicitation/create, "
+                        "sampling/createMessage or roots/list",
+                        rid,
+                    )
+                elif capability not in declared:
+                    self._find(
+                        rules.MRTR_SHAPE,
+                        where,
+                        f"inputRequests[{key!r}] asks for {wanted}, a capability ({capability}) the client "
+                        "did not declare on this request",
+                        rid,
+                    )
+        if type(state) is str:
+            self.states[state] = (rid, method, frozenset(asked))
+            if len(self.states) > _KEPT:
+                del self.states[next(iter(self.states))]
+
+    @staticmethod
+    def _remember(kept: dict[Any, None], key: Any) -> None:
+        kept[key] = None
+        if len(kept) > _KEPT:
+            del kept[next(iter(kept))]
+
+
+__all__ = ["IN", "OUT", "Modern"]
