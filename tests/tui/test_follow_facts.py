@@ -37,6 +37,8 @@ def summary(facts: RowFacts) -> tuple[object, ...]:
         bytes(facts.channel),
         list(facts.pair),
         [facts.method_of(r) for r in rows],
+        [facts.tool_of(r) for r in rows],
+        list(facts.order.rows(facts.rows)),
         {row: [f.rule for f in found] for row, found in facts.findings.items()},
         facts.finding_rows,
         facts.frame_start,

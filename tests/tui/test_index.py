@@ -8,7 +8,8 @@ import pytest
 
 from mcptape.errors import TranscriptError
 from mcptape.transcript import Event
-from mcptape.transcript.index import BadLine, TranscriptIndex
+from mcptape.transcript.index import TranscriptIndex
+from mcptape.transcript.reader import BadLine
 from tests.tui.transcripts import banner_session, write
 
 

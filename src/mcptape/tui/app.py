@@ -262,7 +262,7 @@ class ViewerApp(FilterActions):
             if event.source is self.stderr_list:
                 self.detail.show(None, "no stderr line")
             else:
-                self.detail.show(None, "no row matches the filters (c, m, f change them)")
+                self.detail.show(None, "no row matches the filters (c, m, t, f change them)")
 
     def _say_where(self, row: int) -> None:
         """Once the user moves the cursor, the header's reason follows it (the landing's no longer holds)."""
@@ -300,6 +300,7 @@ class ViewerApp(FilterActions):
         if not target.view.contains(row):
             self.channel_filter = 0
             self.method_filter = None
+            self.tool_filter = None
             self.findings_filter = 0
             self._apply_filters(keep_row=row)
             self.notify("filters cleared to show the row")

@@ -29,6 +29,7 @@ APP_BINDINGS: list[Binding] = [
     Binding("p", "pair", "Request<->response", id="pair.jump"),
     Binding("c", "cycle_channel", "Channel filter", id="filter.channel"),
     Binding("m", "filter_method", "Method filter", id="filter.method"),
+    Binding("t", "filter_tool", "Tool filter", id="filter.tool"),
     Binding("f", "filter_findings", "Findings only", id="filter.findings"),
     Binding("e", "toggle_stderr", "Stderr pane", id="view.stderr"),
     Binding("x", "toggle_hex", "Hex", id="detail.hex"),

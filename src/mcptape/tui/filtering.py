@@ -1,4 +1,5 @@
-"""The viewer's filters: by channel, by method, to findings, and stderr in a pane of its own.
+"""The viewer's filters: by channel, by method, by tool name, to findings, and stderr in a pane
+of its own.
 
 Every filter works on the check core's per-row results (`RowFacts`), so it is available once the
 check has run; the list keeps the cursor on the same transcript row when a filter changes.
@@ -34,6 +35,7 @@ class FilterActions(App[None]):
         self.model = model
         self.channel_filter = 0
         self.method_filter: str | None = None
+        self.tool_filter: str | None = None
         self.findings_filter = 0  # 0 off, 1 all findings, 2.. one rule each
         self.finding_rule: str | None = None  # that rule, by name (--follow adds and drops rules)
         self.stderr_pane = False
@@ -55,6 +57,7 @@ class FilterActions(App[None]):
         return Filters(
             channels=CHANNEL_FILTERS[self.channel_filter][1],
             method=self.method_filter,
+            tool=self.tool_filter,
             finding_rule=rule,
             findings_only=self.findings_filter > 0,
             exclude_stderr=self.stderr_pane,
@@ -83,6 +86,8 @@ class FilterActions(App[None]):
             labels.append(CHANNEL_FILTERS[self.channel_filter][0])
         if self.method_filter:
             labels.append(f"method {escape_text(self.method_filter)}")
+        if self.tool_filter:
+            labels.append(f"tool {escape_text(self.tool_filter)}")
         if self.findings_filter == 1:
             labels.append("findings only")
         elif self.findings_filter >= 2:
@@ -126,14 +131,28 @@ class FilterActions(App[None]):
         if not self._need_facts("the method filter"):
             return
         assert self.model.facts is not None
-        methods = ", ".join(m for m in self.model.facts.methods[1:21])
-        hint = f"empty clears the filter · seen: {escape_text(methods)}"
+        methods = ", ".join(self.model.facts.seen(self.model.facts.methods))
+        hint = f"a method, or the start of one (tools) · empty clears · seen: {escape_text(methods)}"
         self.push_screen(PromptScreen("filter by method", hint, self.method_filter or ""), self._on_method)
 
     def _on_method(self, text: str | None) -> None:
         if text is None:
             return
         self.method_filter = text.strip() or None
+        self._apply_filters(keep_row=self.messages.current_row)
+
+    def action_filter_tool(self) -> None:
+        if not self._need_facts("the tool filter"):
+            return
+        assert self.model.facts is not None
+        tools = ", ".join(self.model.facts.seen(self.model.facts.tools))
+        hint = f"a tool name, or part of one · empty clears · seen: {escape_text(tools) or '(no tools/call)'}"
+        self.push_screen(PromptScreen("filter by tool name", hint, self.tool_filter or ""), self._on_tool)
+
+    def _on_tool(self, text: str | None) -> None:
+        if text is None:
+            return
+        self.tool_filter = text.strip() or None
         self._apply_filters(keep_row=self.messages.current_row)
 
     def action_toggle_stderr(self) -> None:

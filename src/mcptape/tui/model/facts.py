@@ -3,7 +3,8 @@
 `collect_facts` reads every row once, feeds the decoded events to the check core's streaming
 `Analyzer`, and records its verdicts per row through the callbacks: which rows are non-protocol,
 rejected, executor calls, executor calls after a reject, which rows findings point at, which rows
-pair up and with what latency. It decides nothing itself. It runs in a worker thread.
+pair up and with what latency; and, in the same pass, the rows' time order (`order.py`). It
+decides nothing itself. It runs in a worker thread.
 
 For a transcript still being written (`view --follow`), a `FactsCollector` keeps one analyzer for
 the whole session and feeds it only the rows added since its last pass; each pass returns a
@@ -26,6 +27,7 @@ from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
 from mcptape.tui.model import rows as K
+from mcptape.tui.model.order import IDENTITY, OrderBuilder, RowOrder
 
 if TYPE_CHECKING:
     from mcptape.check.analyze import Analyzer
@@ -48,12 +50,21 @@ class RowFacts:
     pair: array[int] = field(default_factory=lambda: array("i"))
     method: array[int] = field(default_factory=lambda: array("H"))
     methods: list[str] = field(default_factory=lambda: [""])
+    """By code (`method`): the method of the rows with that code ..."""
+    tools: list[str] = field(default_factory=lambda: [""])
+    """... and the tool a `tools/call` names ("" for other methods): a code per (method, tool)."""
     findings: dict[int, list[Finding]] = field(default_factory=dict)
     finding_rows: list[int] = field(default_factory=list)
+    """The rows findings point at, in display (time) order."""
+    finding_positions: list[int] = field(default_factory=list)
+    """Where each of `finding_rows` is shown."""
+    order: RowOrder = IDENTITY
+    """Where each row is shown: time order (`order.py`)."""
     frame_start: dict[int, int] = field(default_factory=dict)
     """For rows that are a later fragment of a multi-event frame: the frame's first row."""
     frame_rows: dict[int, tuple[int, ...]] = field(default_factory=dict)
     """For the first row of a multi-event frame: every row of that frame."""
+    _codes: dict[tuple[str, str], int] = field(default_factory=dict)
     first_line: Callable[[Finding], None] | None = None
     """Called once, during the pass, with the first frame-level finding (the first bad line)."""
 
@@ -77,9 +88,10 @@ class RowFacts:
         """A copy that can be filled apart from this one (findings are frozen: shared, not copied)."""
         snap = copy.copy(self)
         snap.kind, snap.channel = self.kind[:], self.channel[:]
-        snap.pair, snap.method, snap.methods = self.pair[:], self.method[:], self.methods[:]
+        snap.pair, snap.method = self.pair[:], self.method[:]
+        snap.methods, snap.tools, snap._codes = self.methods[:], self.tools[:], dict(self._codes)
         snap.findings = {row: found[:] for row, found in self.findings.items()}
-        snap.finding_rows = self.finding_rows[:]
+        snap.finding_rows, snap.finding_positions = self.finding_rows[:], self.finding_positions[:]
         snap.frame_start, snap.frame_rows = dict(self.frame_start), dict(self.frame_rows)
         return snap
 
@@ -107,16 +119,38 @@ class RowFacts:
     def method_of(self, row: int) -> str:
         return self.methods[self.method[row]] if row < self.rows else ""
 
+    def tool_of(self, row: int) -> str:
+        """The tool a `tools/call` request (or its response) names; "" for other rows."""
+        return self.tools[self.method[row]] if row < self.rows else ""
+
+    def seen(self, names: list[str], limit: int = 20) -> list[str]:
+        """The first `limit` distinct names of `methods` or `tools` (for a prompt's hint)."""
+        return list(dict.fromkeys(name for name in names if name))[:limit]
+
+    def codes_matching(self, method: str | None, tool: str | None) -> set[int] | None:
+        """The codes of rows whose method begins with `method` and whose tool name contains
+        `tool` (None for either: any); None when neither is given."""
+        if method is None and tool is None:
+            return None
+        return {
+            code
+            for code in range(1, len(self.methods))
+            if (method is None or self.methods[code].startswith(method))
+            and (tool is None or tool in self.tools[code])
+        }
+
     def next_finding(self, row: int, direction: int) -> int | None:
-        """The next (direction 1) or previous (-1) row a finding points at, wrapping around."""
-        rows = self.finding_rows
+        """The next (direction 1) or previous (-1) row a finding points at, in display order,
+        wrapping around (`row` -1: from the top)."""
+        rows, positions = self.finding_rows, self.finding_positions
         if not rows:
             return None
+        pos = -1 if row < 0 else self.order.position_of(row)
         if direction > 0:
-            pos = bisect_right(rows, row)
-            return rows[pos] if pos < len(rows) else rows[0]
-        pos = bisect_left(rows, row) - 1
-        return rows[pos] if pos >= 0 else rows[-1]
+            i = bisect_right(positions, pos)
+            return rows[i] if i < len(rows) else rows[0]
+        i = bisect_left(positions, pos) - 1
+        return rows[i] if i >= 0 else rows[-1]
 
     # -- filling (called by the check core's callbacks) -----------------------------------------------
     def _raise_kind(self, row: int, kind: str) -> None:
@@ -144,7 +178,7 @@ class RowFacts:
         else:
             kind = K.PROTOCOL
         if message.method and 0 <= first < self.rows:
-            self.method[first] = self._method_code(message.method)
+            self.method[first] = self._code(message.method, _tool_name(message))
         for row in events:
             self._raise_kind(row, kind)
 
@@ -179,18 +213,35 @@ class RowFacts:
             self.pair[response_row] = -request_row - 2  # negative: this row is the response
             self.method[response_row] = self.method[request_row]
 
-    def _method_code(self, method: str) -> int:
-        try:
-            return self.methods.index(method)
-        except ValueError:
+    def _code(self, method: str, tool: str) -> int:
+        code = self._codes.get((method, tool))
+        if code is None:
             if len(self.methods) >= 0xFFFF:
                 return 0
+            code = self._codes[(method, tool)] = len(self.methods)
             self.methods.append(method)
-            return len(self.methods) - 1
+            self.tools.append(tool)
+        return code
 
-    def finish(self, analysis: Analysis) -> None:
+    def finish(self, analysis: Analysis, order: RowOrder = IDENTITY) -> None:
         self.analysis = analysis
-        self.finding_rows = sorted(self.findings)
+        self.order = order
+        placed = sorted((order.position_of(row), row) for row in self.findings)
+        self.finding_positions = [pos for pos, _ in placed]
+        self.finding_rows = [row for _, row in placed]
+
+
+TOOL_NAME_KEPT = 200  # characters of a tool name kept for the filter (a hostile name can be huge)
+
+
+def _tool_name(message: Message) -> str:
+    """The tool a `tools/call` request names ("" for anything else)."""
+    if message.kind is not Kind.REQUEST or message.method != "tools/call":
+        return ""
+    value = message.value
+    params = value.get("params") if isinstance(value, dict) else None
+    name = params.get("name") if isinstance(params, dict) else None
+    return name[:TOOL_NAME_KEPT] if isinstance(name, str) else ""
 
 
 def collect_facts(
@@ -224,6 +275,7 @@ class FactsCollector:
             on_reject=self.facts.on_reject,
         )
         self.fed = 0  # rows given to the analyzer so far
+        self.order = OrderBuilder()  # and to the time order, alike
         self.finished = False
         self._lock = threading.Lock()  # one pass at a time (a newer pass waits for a cancelled one)
 
@@ -269,6 +321,7 @@ class FactsCollector:
         stderr = KIND_CODE[K.STDERR]
         control = KIND_CODE[K.CONTROL]
         feed = self.analyzer.feed
+        order, unreadable = self.order.add, self.order.add_unreadable
         while self.fed < total:
             if cancelled is not None and cancelled():
                 return None
@@ -278,8 +331,10 @@ class FactsCollector:
                 event = read_line(raw, row)
                 if isinstance(event, BadLine):
                     facts.kind[row] = badline
+                    unreadable(row)
                     continue
                 ch = event.ch
+                order(row, event.t, ch)
                 channel[row] = codes.get(ch, OTHER_CHANNEL)
                 if ch == "err":
                     facts.kind[row] = stderr
@@ -290,7 +345,7 @@ class FactsCollector:
                 progress(self.fed, total)
         if final:
             self.finished = True
-            facts.finish(self.analyzer.finish())
+            facts.finish(self.analyzer.finish(), self.order.freeze())
             return facts
         # The facts' containers are copied by hand, their findings shared (frozen); the analysis so
         # far is finished on a copy of the analyzer, whose callbacks fill that copy of the facts.
@@ -302,5 +357,5 @@ class FactsCollector:
             on_pair=snapshot.on_pair,
             on_reject=snapshot.on_reject,
         )
-        snapshot.finish(analysis)
+        snapshot.finish(analysis, self.order.freeze())
         return snapshot

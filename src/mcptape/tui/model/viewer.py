@@ -7,6 +7,7 @@ per-row results of the full analysis (`RowFacts`) once the background pass has f
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mcptape.check.classify import classify_line
@@ -14,7 +15,8 @@ from mcptape.check.model import Kind, Message
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.transcript.events import BYTE_CHANNELS, Event
-from mcptape.transcript.index import LRU, BadLine, TranscriptIndex
+from mcptape.transcript.index import LRU, TranscriptIndex
+from mcptape.transcript.reader import BadLine
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
@@ -31,6 +33,7 @@ class Filters:
 
     channels: frozenset[str] | None = None
     method: str | None = None
+    tool: str | None = None
     finding_rule: str | None = None
     findings_only: bool = False
     exclude_stderr: bool = False
@@ -39,7 +42,12 @@ class Filters:
     @property
     def active(self) -> bool:
         return bool(
-            self.channels or self.method or self.findings_only or self.exclude_stderr or self.only_stderr
+            self.channels
+            or self.method
+            or self.tool
+            or self.findings_only
+            or self.exclude_stderr
+            or self.only_stderr
         )
 
 
@@ -217,48 +225,45 @@ class ViewerModel:
 
     # -- filters -----------------------------------------------------------------------------------
     def build_view(self, filters: Filters) -> RowView:
-        """The rows that pass every active filter (all rows when none is active)."""
+        """The rows that pass every active filter (all rows when none is active), in time order."""
         total = self.index.__len__
         facts = self.facts
-        if facts is None or not filters.active:
+        if facts is None:
             return RowView(total)
-        channels, method, finding_rule = filters.channels, filters.method, filters.finding_rule
-        findings_only, exclude_stderr, only_stderr = (
-            filters.findings_only,
-            filters.exclude_stderr,
-            filters.only_stderr,
-        )
-        if findings_only:
-            candidates: range | list[int] = [
-                r
-                for r in facts.finding_rows
+        order = facts.order
+        if not filters.active:
+            return RowView(total, order=order)
+        finding_rule = filters.finding_rule
+        if filters.findings_only:
+            candidates: Iterable[tuple[int, int]] = [
+                (pos, r)
+                for pos, r in zip(facts.finding_positions, facts.finding_rows, strict=True)
                 if finding_rule is None or any(f.rule == finding_rule for f in facts.findings[r])
             ]
         else:
-            candidates = range(facts.rows)
+            candidates = enumerate(order.rows(facts.rows))
         chan = facts.channel
         allowed: set[int] | None = None
-        if channels:
-            allowed = {CHANNEL_CODE[c] for c in channels if c in CHANNEL_CODE}
+        if filters.channels:
+            allowed = {CHANNEL_CODE[c] for c in filters.channels if c in CHANNEL_CODE}
         err = CHANNEL_CODE["err"]
-        if only_stderr:
+        if filters.only_stderr:
             allowed = {err}
-        wanted: set[int] | None = None  # method codes shown: the method typed, or every one it begins
-        if method is not None:
-            wanted = {code for code, name in enumerate(facts.methods) if code and name.startswith(method)}
-        rows = array("i")
-        append = rows.append
-        methods = facts.method
-        for r in candidates:
+        exclude_stderr = filters.exclude_stderr
+        wanted = facts.codes_matching(filters.method, filters.tool)
+        shown = array("i")
+        append = shown.append
+        codes = facts.method
+        for pos, r in candidates:
             c = chan[r]
             if allowed is not None and c not in allowed:
                 continue
             if exclude_stderr and c == err:
                 continue
-            if wanted is not None and methods[r] not in wanted:
+            if wanted is not None and codes[r] not in wanted:
                 continue
-            append(r)
-        return RowView(total, rows)
+            append(pos)
+        return RowView(total, shown, order)
 
 
 def _carries_bytes(event: Event) -> bool:
