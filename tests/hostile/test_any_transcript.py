@@ -62,7 +62,7 @@ def _secret_lines(shapes: set[str]) -> list[dict[str, Any]]:
     s = SECRETS
     out: list[dict[str, Any]] = []
     if "key" in shapes:
-        params = {"name": "x", "arguments": {"password": s["key"]}}
+        params: dict[str, Any] = {"name": "x", "arguments": {"password": s["key"]}}
         out.append(
             _data("in", dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}) + "\n")
         )
@@ -75,7 +75,7 @@ def _secret_lines(shapes: set[str]) -> list[dict[str, Any]]:
         result = {"content": [{"type": "text", "text": text}]}
         out.append(_data("out", dumps({"jsonrpc": "2.0", "id": 7, "result": result}) + "\n"))
     if "arrays" in shapes:
-        params: dict[str, Any] = {"secrets": [[s["arrays"]], [{"v": [s["arrays"]]}]]}
+        params = {"secrets": [[s["arrays"]], [{"v": [s["arrays"]]}]]}
         out.append(
             _data("out", dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": params}) + "\n")
         )
