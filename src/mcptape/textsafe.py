@@ -39,6 +39,13 @@ def is_unsafe(char: str) -> bool:
     return _UNSAFE_CONTROL.fullmatch(char) is not None
 
 
+def has_unsafe(text: str, allowed: str = "") -> bool:
+    """Does `text` hold an unsafe character (other than those in `allowed`, e.g. "\\n\\t")?"""
+    if allowed:
+        text = text.translate(dict.fromkeys(map(ord, allowed)))
+    return _UNSAFE_CONTROL.search(text) is not None
+
+
 def _escape_char(match: re.Match[str]) -> str:
     c = match.group()
     code = ord(c)

@@ -115,3 +115,12 @@ def test_report_md_quotes_server_bytes_only_inside_code(tmp_path: Path) -> None:
 
     visit(MarkdownIt("gfm-like").parse(text))
     assert live == []
+
+
+def test_junit_xml_text_uses_the_same_definition() -> None:
+    """probe's JUnit report (read on CI pages) escapes a bidi control or a tag character too, not
+    only the C0 controls XML cannot hold."""
+    from mcptape.probe.report import _xml_safe
+
+    assert unsafe_chars(_xml_safe(SHOWCASE)) == []
+    assert _xml_safe("plain\ntext\twith tabs") == "plain\ntext\twith tabs"

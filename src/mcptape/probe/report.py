@@ -16,7 +16,7 @@ from mcptape.check.report import finding_json
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import ProbeResult
-from mcptape.textsafe import escape, escape_text
+from mcptape.textsafe import escape, escape_text, has_unsafe
 
 FINDINGS_SHOWN = 5
 
@@ -200,5 +200,7 @@ def junit_xml(probe: ProbeResult) -> bytes:
 
 
 def _xml_safe(text: str) -> str:
-    """XML 1.0 cannot hold most control characters, even escaped: show them as \\xNN."""
-    return escape_text(text) if any(ord(c) < 0x20 and c not in "\n\t" for c in text) else text
+    """XML 1.0 cannot hold most control characters, even escaped, and a CI page showing the report
+    must not be reordered by a bidi control: any unsafe character (textsafe's one definition) and
+    the text is shown escaped."""
+    return escape_text(text) if has_unsafe(text, "\n\t") else text
