@@ -2,9 +2,10 @@
 
 * `ChannelFramer.whole` (a line counted without a Frame) against `ChannelFramer.feed`;
 * the file path of the analysis (`analyze_file`: the reader's batches, `Analyzer.feed_records`),
-  against the event path (`analyze(transcript.events())`) and the viewer's path (its index's rows
-  decoded one by one, fed with `Analyzer.feed`): the same findings at the same event indexes, on
-  files with unreadable lines, a torn last line, records out of time order and clock glitches.
+  against the event path (`analyze(transcript.events())`), the viewer's path (its index's rows
+  decoded one by one, fed with `Analyzer.feed`) and the general path (every line framed and
+  classified, none taking the hot loop's shortcut): the same findings at the same event indexes,
+  on files with unreadable lines, a torn last line, records out of time order and clock glitches.
 """
 
 from __future__ import annotations
@@ -123,6 +124,13 @@ def _by_rows(path: Path) -> Analysis:
     return analyzer.finish()
 
 
+def _general_path(events: list[Event]) -> Analysis:
+    """The plain way: every byte event given as bytes, so no line takes the hot loop's shortcut
+    (whole-line count, one parse, `shape`): each goes through the framer and `classify`."""
+    plain = [Event(e.t, e.ch, raw=e.data, index=e.index) if e.fields is None else e for e in events]
+    return analyze(plain)
+
+
 def _where(analysis: Analysis) -> list[Any]:
     return [(f.rule, f.channel, f.line, f.event, [r.event for r in f.related]) for f in analysis.findings]
 
@@ -139,7 +147,8 @@ def test_the_file_reader_the_event_api_and_the_viewer_rows_agree_on_damaged_file
     transcript = open_transcript(path)
     from_events = analyze(transcript.events())
     from_rows = _by_rows(path)
-    for other in (from_events, from_rows):
+    from_plain = _general_path(list(transcript.events()))
+    for other in (from_events, from_rows, from_plain):
         assert from_file.findings == other.findings
         assert _where(from_file) == _where(other)
         assert from_file.first_non_protocol == other.first_non_protocol
