@@ -38,19 +38,30 @@ Analysis (`mcptape.check.analyze`)
         on_message(Message) for every in/out line, on_exec(ExecCall) for every exec/http line,
         on_finding(Finding), on_pair(request event index, response event index, latency s);
         each value carries the transcript event indexes it came from (`frame.events`,
-        `finding.event`). Callbacks fire in time order, after a bounded reorder delay.
+        `finding.event`: every line after the header counts, see docs/format.md). Callbacks fire
+        in time order, after a bounded reorder delay.
     analyze_file(path, *, on_message=..., on_exec=..., on_finding=..., on_pair=...)
         -> tuple[Header, Analysis]     raises TranscriptError for unreadable input
-    Analyzer(*, on_message, on_exec, on_finding, on_pair, max_findings=10_000)
-        .feed(event) / .push(t, ch, text|bytes|fields, index), .finish() -> Analysis,
-        .version (the protocol version reached so far)
+    Analyzer(*, on_message, on_exec, on_finding, on_pair, on_reject, max_findings=10_000, policy)
+        fed with .feed(event), .push(t, ch, text|bytes|fields, index) or
+        .feed_records(records, size) (a `Transcript.batches()` batch); .finish() -> Analysis;
+        .snapshot(on_...=...) -> Analysis (the analysis so far, on a copy: the analyzer goes on);
+        .version (the protocol version reached so far). It has a `Session` (session.py): the
+        model of pending requests (pairing), tool schemas (tools), rejected lines (rejects),
+        executor attribution (attribution) and the bounded findings (findings).
+
+Findings (`mcptape.check.findings`)
+    finding(rule, *, channel, line, offset, raw, message, request_id, t, event, related, ...)
+        -> Finding   the one constructor (severity and party from the rule registry)
 
 Rules (`mcptape.check.rules`)
     RULES: dict[str, Rule]      Rule(id, severity, summary) for every public rule id
+    FRAME_RULES: frozenset[str] the rules a line raises by itself (derived: where == "classify")
 
 Report (`mcptape.check.report`)
     render_text(analysis, header=None) -> str     (transcript bytes escaped with textsafe.escape)
     to_json(analysis, header=None) -> dict
+    finding_json(finding) -> dict                 the one JSON form of a finding (probe, replay too)
 """
 
 from __future__ import annotations
