@@ -58,7 +58,8 @@ def generate(path: Path, messages: int) -> int:
                 "params": {
                     "name": "search",
                     "arguments": {"query": f"term {rid}", "limit": 10},
-                    "_meta": META,
+                    # a request that gets progress names its token (2026-07-28 progress rule)
+                    "_meta": {**META, "progressToken": rid} if rid % 4 == 0 else META,
                 },
             }
             req_rec = dumps({"t": round(t, 6), "ch": "in", "data": dumps(req).decode() + "\n"})
@@ -91,6 +92,7 @@ def generate(path: Path, messages: int) -> int:
                 "result": {
                     "content": [{"type": "text", "text": text}],
                     "isError": False,
+                    "resultType": "complete",
                     "structuredContent": {"hits": [rid, rid + 1, rid + 2]},
                 },
             }

@@ -57,8 +57,11 @@ SUBSCRIBED = {
 RACE = 0.1  # seconds: an answer this soon after a cancel may have crossed it on the wire
 _KEPT = 4096
 
-# Where a message is: channel, line, offset, raw bytes, time, transcript event index.
-Where = tuple[str, int, int, bytes, float, int]
+# Where a message is: channel, line, offset, raw line (text or bytes), time, transcript event index.
+Where = tuple[str, int, int, "str | bytes", float, int]
+
+
+_NONE: tuple[str, dict[str, Any]] = ("", {})
 
 
 def _meta(params: Any) -> dict[str, Any]:
@@ -82,7 +85,8 @@ class Modern:
         self.server_capabilities: dict[str, Any] | None = None
 
     def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
-        ch, line, offset, raw, t, event = where
+        ch, line, offset, text, t, event = where
+        raw = text.encode() if isinstance(text, str) else text  # only for a finding: not per line
         self.emit(
             finding(
                 rule,
@@ -100,8 +104,8 @@ class Modern:
     # -- client -> server ---------------------------------------------------------------------
     def client_request(self, method: str, rid: RequestId, params: Any, where: Where) -> None:
         meta = _meta(params)
-        missing = [k for k in REQUIRED_META if k not in meta]
-        if missing:
+        if REQUIRED_META[0] not in meta or REQUIRED_META[1] not in meta:
+            missing = [k for k in REQUIRED_META if k not in meta]
             self._find(
                 rules.MISSING_META,
                 where,
@@ -110,20 +114,23 @@ class Modern:
             )
         if method in REMOVED_CLIENT:
             self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
-        self._remember(self.sent, (type(rid), rid))
+        sent = self.sent
+        sent[rid] = None
+        if len(sent) > _KEPT:
+            del sent[next(iter(sent))]
         params = params if type(params) is dict else {}
         self.requests[rid] = (method, params)
         if LOG_LEVEL in meta:
             self.logging[rid] = str(meta[LOG_LEVEL])
-        token = meta.get("progressToken")
-        if type(token) in (int, str):
-            self.tokens[(type(token), token)] = rid
+        if "progressToken" in meta:
+            token = meta["progressToken"]
+            if type(token) is int or type(token) is str:
+                self.tokens[(type(token), token)] = rid
         if method == "subscriptions/listen":
             notifications = params.get("notifications")
             self.listens[rid] = notifications if type(notifications) is dict else {}
-        state = params.get("requestState")
-        if state is not None or "inputResponses" in params:
-            self._retry(method, rid, params, state, where)
+        if "requestState" in params:
+            self._retry(method, rid, params, params["requestState"], where)
 
     def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
         if state is None:
@@ -168,7 +175,7 @@ class Modern:
         if method == "notifications/cancelled" and type(params) is dict:
             target = params.get("requestId")
             if type(target) in (int, str):
-                if (type(target), target) not in self.sent:
+                if target not in self.sent:
                     self._find(
                         rules.CANCEL_UNKNOWN,
                         where,
@@ -241,14 +248,17 @@ class Modern:
 
     def answer(self, rid: RequestId, value: dict[str, Any], where: Where) -> str | None:
         """A response to client request `rid`; returns a reject reason for `input_required`."""
-        method, params = self.requests.pop(rid, ("", {}))
-        self.logging.pop(rid, None)
-        token = _meta(params).get("progressToken")
-        key = (type(token), token)
-        if self.tokens.pop(key, None) is not None:
-            self._remember(self.done_tokens, key)
-        self.listens.pop(rid, None)
-        cancelled = self.cancelled.pop(rid, None)
+        method, params = self.requests.pop(rid, _NONE)
+        if self.logging:
+            self.logging.pop(rid, None)
+        if self.tokens:
+            token = _meta(params).get("progressToken")
+            key = (type(token), token)
+            if self.tokens.pop(key, None) is not None:
+                self._remember(self.done_tokens, key)
+        if self.listens:
+            self.listens.pop(rid, None)
+        cancelled = self.cancelled.pop(rid, None) if self.cancelled else None
         if cancelled is not None and where[4] - cancelled > RACE:
             self._find(
                 rules.ANSWER_AFTER_CANCEL,

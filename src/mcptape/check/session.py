@@ -160,7 +160,7 @@ class Session:
         elif kind is _NOTIFICATION:
             if self.tracker.stateless:
                 assert method is not None
-                where = (ch, line, offset, _bytes(raw), t, index)
+                where = (ch, line, offset, raw, t, index)
                 params = value.get("params")
                 if ch == IN:
                     self.modern.client_notification(method, params, where)
@@ -216,7 +216,7 @@ class Session:
         else:
             in_flight[rid] = pending
         if self.tracker.stateless:
-            self.modern.client_request(method, rid, params, (IN, line, offset, _bytes(raw), t, index))
+            self.modern.client_request(method, rid, params, (IN, line, offset, raw, t, index))
         if method == "tools/call" and self.tools.schemas:
             self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
 
@@ -242,7 +242,7 @@ class Session:
                 if why is not None:
                     self.emit(unknown_response_id(OUT, rid, line, offset, raw, t, index, why))
                 elif self.tracker.stateless:  # an answer to a cancelled request
-                    self.modern.answer(rid, value, (OUT, line, offset, _bytes(raw), t, index))
+                    self.modern.answer(rid, value, (OUT, line, offset, raw, t, index))
                 return
         else:
             del client.pending[rid]
@@ -262,7 +262,7 @@ class Session:
         reason: str | None = None
         soft = False  # a refusal that may report the action's own failure (see attribution)
         if self.tracker.stateless:
-            reason = self.modern.answer(rid, value, (OUT, line, offset, _bytes(raw), t, index))
+            reason = self.modern.answer(rid, value, (OUT, line, offset, raw, t, index))
         if kind is _ERROR:
             error = value["error"]
             reason = f"error {error['code']}: {error['message']}"
