@@ -22,12 +22,12 @@ def list_lines(text: str, first_column: str = "#") -> list[str]:
 
 
 async def test_rows_show_their_bytes_at_80_columns(tmp_path: Path) -> None:
-    """At 80x24 the banner's bytes and the column header's `raw` are on screen (they were cut off)."""
+    """At 80x24 the banner's bytes and the column header's `content` are on screen (they were cut off)."""
     app = ViewerApp(TranscriptIndex(banner_session(tmp_path / "banner.jsonl")))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         shown = list_lines(screen_text(app))
-        assert "raw" in shown[0] and "status" in shown[0]
+        assert "content" in shown[0] and "status" in shown[0]
         banner = next(line for line in shown if line.lstrip().startswith("5 "))
         assert "non-protocol-output" in banner and "Weather server v2.1" in banner
         await pilot.resize_terminal(150, 40)

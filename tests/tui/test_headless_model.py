@@ -34,9 +34,10 @@ def loaded_after_importing(names: list[str]) -> list[str]:
 
 
 def test_the_walk_finds_the_model_modules() -> None:
-    """The list holds the viewer model, the row facts, the landing and the diff rows."""
+    """The list holds the viewer model, the row facts, the time order, what a row says, the landing
+    and the diff rows."""
     names = model_modules()
-    for name in ("viewer", "facts", "rows", "landing", "diffrows", "detail"):
+    for name in ("viewer", "facts", "order", "rows", "essence", "landing", "diffrows", "detail"):
         assert f"mcptape.tui.model.{name}" in names
     assert not any(name.startswith(("mcptape.tui.widgets", "mcptape.tui.app")) for name in names)
 

@@ -14,6 +14,7 @@ from mcptape.diff.sessions import Diff, Pair
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.tui.model.detail import Spans
+from mcptape.tui.model.essence import essence
 from mcptape.tui.model.rows import fit
 from mcptape.tui.model.safe import one_line, safe_text
 
@@ -22,6 +23,8 @@ MARK = {"same": "=", "changed": "≠", "added": "+", "removed": "−"}
 LEGEND = "row marks: = same, ≠ changed, + only in NEW, − only in OLD"
 SIDE = 56  # the old side's width on a 150-column terminal
 PREFIX = 38  # marker, kind, method and key columns with their separators
+DETAIL = 300  # characters of a changed value in the detail pane
+CONTEXT = 12  # characters kept before the first difference of two long values
 
 
 def side_width(width: int) -> int:
@@ -53,7 +56,12 @@ def raw_of(item: Message | ExecCall | None) -> bytes | None:
     return None if item is None else item.frame.raw
 
 
-def preview(item: Message | ExecCall | None, limit: int = SIDE) -> str:
+def preview(item: Message | ExecCall | None, limit: int = SIDE, method: str | None = None) -> str:
+    """What one side says: a message's essence (a tool call and its arguments, what a tool
+    answered), else the start of its raw bytes."""
+    said = essence(item, method) if isinstance(item, Message) else None
+    if said is not None:
+        return said
     raw = raw_of(item)
     return "(none)" if raw is None else escape(raw.rstrip(b"\n"), limit)
 
@@ -74,18 +82,20 @@ def _cell(where: str, value: str, more: str, width: int) -> str:
 def pair_line(pair: Pair, width: int = 150) -> tuple[str, str]:
     """One row, `width` cells wide: marker, kind, method, key, old and new side by side; its kind.
 
-    A changed pair shows its first changed value on both sides, with its path when there is room
-    (the rest is in the detail pane); other pairs show the start of their raw bytes.
+    A changed pair shows its first changed value on both sides, from just before where the two
+    first differ when they are too long to show whole, with its path when there is room (the rest
+    is in the detail pane); other pairs show what their message says (`essence`).
     """
     kind = pair_kind(pair)
     side = side_width(width)
-    old, new = preview(pair.old, side), preview(pair.new, side)
+    old, new = preview(pair.old, side, pair.scope), preview(pair.new, side, pair.scope)
     if pair.changes:
         first = pair.changes[0]
         more = f" (+{len(pair.changes) - 1} more)" if len(pair.changes) > 1 else ""
         where = one_line(first.where)
-        old = _cell(where, _value(first.old), more, side)
-        new = _cell(where, _value(first.new), more, side)
+        old_value, new_value = values_apart(first.old, first.new, side - len(more))
+        old = _cell(where, old_value, more, side)
+        new = _cell(where, new_value, more, side)
     cells = [
         MARK[kind] + " ",
         fit(SHORT.get(pair.kind, pair.kind), 5),
@@ -97,11 +107,36 @@ def pair_line(pair: Pair, width: int = 150) -> tuple[str, str]:
     return " ".join(cells), kind
 
 
-def _value(value: Any) -> str:
-    if value is MISSING:
-        return "(missing)"
-    text = dumps(value, default=repr)  # any depth (jsonsafe)
-    return safe_text(text if len(text) <= 300 else text[:300] + "…")
+def _text(value: Any) -> str:
+    return "(missing)" if value is MISSING else dumps(value, default=repr)  # any depth (jsonsafe)
+
+
+def values_apart(old: Any, new: Any, room: int) -> tuple[str, str]:
+    """Both sides of a change in `room` characters each, showing where they differ: when either is
+    too long, both start a few characters before their first difference (`…` says what was left
+    out), so two long values with the same start do not look the same."""
+    a, b = _text(old), _text(new)
+    if len(a) > room or len(b) > room:
+        start = max(0, _common_prefix(a, b) - CONTEXT)
+        if start:
+            a, b = "…" + a[start:], "…" + b[start:]
+    return safe_text(_clip(a, room)), safe_text(_clip(b, room))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their start (binary search over slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _clip(text: str, room: int) -> str:
+    return text if len(text) <= room else text[: max(1, room - 1)] + "…"
 
 
 def pair_detail(pair: Pair) -> Spans:
@@ -114,7 +149,8 @@ def pair_detail(pair: Pair) -> Spans:
     out.append(("bold", title + "\n"))
     for change in pair.changes:
         out.append(("bold yellow", f"  {change.kind} {safe_text(change.where)}: "))
-        out.append(("", f"{_value(change.old)} → {_value(change.new)}\n"))
+        old, new = values_apart(change.old, change.new, DETAIL)
+        out.append(("", f"{old} → {new}\n"))
     for hidden in pair.hidden:
         rule = f"{safe_text(hidden.rule.text)} ({safe_text(hidden.rule.origin)})"
         out.append(("dim", f"  hidden by {rule}: {safe_text(hidden.where)}\n"))

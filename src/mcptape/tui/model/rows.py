@@ -83,7 +83,7 @@ def header_text(layout: Layout = Layout()) -> str:
     cells += [" ", fit("ch", 4), fit("method / id", layout.method_width)]
     if not layout.compact:
         cells += [fit("size", 6, right=True), fit("lat", 7, right=True)]
-    cells += [fit("status", layout.status_width), "raw"]
+    cells += [fit("status", layout.status_width), "content"]
     return " ".join(cells)
 
 

@@ -19,6 +19,7 @@ from mcptape.transcript.index import LRU, TranscriptIndex
 from mcptape.transcript.reader import BadLine
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
+from mcptape.tui.model.essence import essence
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
@@ -151,7 +152,10 @@ class ViewerModel:
             return RowInfo(row, None, "?", len(event.raw), preview, status="bad line", kind=K.BADLINE)
         message = self.message(row)
         kind = self.kind(row, event, message)
-        if _carries_bytes(event):
+        said = None if message is None else essence(message, self._method_answered(row, message))
+        if said is not None:
+            preview = said
+        elif _carries_bytes(event):
             preview = escape(event.data, PREVIEW)
         else:
             preview = escape(dumps(event.fields or {}).encode(), PREVIEW)
@@ -167,6 +171,12 @@ class ViewerModel:
             status=self.status(row, kind, message),
             kind=kind,
         )
+
+    def _method_answered(self, row: int, message: Message) -> str | None:
+        """The method a row's message is about: its own, or (a response) its request's."""
+        if message.method:
+            return message.method
+        return (self.facts.method_of(row) or None) if self.facts is not None else None
 
     def _latency(self, row: int, event: Event) -> float | None:
         """For a response: its time minus its request's (the pair is the check core's)."""
