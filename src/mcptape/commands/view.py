@@ -133,7 +133,7 @@ def view_command(
 
     \b
     Keys: ] / [ next / previous finding, / search raw bytes, n / N next / previous match,
-    p request<->response, c channel filter, m method filter, f findings filter,
+    p request<->response, c channel filter, m method filter, t tool filter, f findings filter,
     e stderr pane, x hex, d detail pane, ? every key and its binding id, q quit.
     An unreadable, empty or foreign file exits 2 with one Error: line before the viewer starts.
     """
