@@ -39,15 +39,14 @@ class Decoded:
             self.text = raw
             self.starts: list[int] | None = None
             return
-        out: list[str] = []
+        out: list[str] = []  # pieces of text; a character decoded from an escape is a piece of its own
         starts: list[int] = []
         pos = 0
         pending_high: int | None = None  # index in `out` of a high surrogate from a \u escape
         for m in _ESCAPE.finditer(raw):
             s, e = m.span()
-            for k in range(pos, s):
-                starts.append(k)
-            out.extend(raw[pos:s])
+            starts.extend(range(pos, s))
+            out.append(raw[pos:s])
             if s > pos:
                 pending_high = None
             hexcode, simple, _other = m.groups()
@@ -74,9 +73,8 @@ class Decoded:
                     starts.append(s + k)
                 pending_high = None
             pos = e
-        for k in range(pos, len(raw)):
-            starts.append(k)
-        out.extend(raw[pos:])
+        starts.extend(range(pos, len(raw)))
+        out.append(raw[pos:])
         starts.append(len(raw))
         self.text = "".join(out)
         self.starts = starts

@@ -149,6 +149,7 @@ class Redactor:
         gaps: list[tuple[int, list[Hit], str]] = []  # free text between strings: applied last
         tokens = list(STRING.finditer(text))
         forced: dict[int, str] = {}  # token index -> label: the whole contents are a secret
+        decoded: dict[int, Decoded] = {}  # token index -> its contents, decoded once
         scan = _Scan(tokens)
         pos = 0
         for i, m in enumerate(tokens):
@@ -172,7 +173,7 @@ class Redactor:
             if label is not None:
                 self._whole(Decoded(m.group()[1:-1]), m.start() + 1, label, edits)
             elif self.find.may_hit(m.start() + 1, m.end() - 1):
-                contents = Decoded(m.group()[1:-1])
+                contents = decoded[i] = Decoded(m.group()[1:-1])
                 for hit in self.find.hits(contents.text):
                     self._edit(contents, m.start() + 1, hit.start, hit.end, hit.value, hit.label, edits)
         if self.find.may_hit(pos, len(text)):
@@ -183,7 +184,11 @@ class Redactor:
         # not needed past this point, so reading the inner text may reset it).
         for i, m in enumerate(tokens):
             if i not in forced and '\\"' in m.group():
-                contents = Decoded(m.group()[1:-1])
+                # the raw contents hold every trigger the decoded ones do (`\\u` escapes make
+                # `prepare` look everywhere): nothing to find there, nothing to decode
+                if not self.find.prepare(m.group()[1:-1]):
+                    continue
+                contents = decoded.get(i) or Decoded(m.group()[1:-1])
                 if not self.find.prepare(contents.text):
                     continue
                 for start, end, replacement in self._edits(contents.text):

@@ -123,7 +123,7 @@ PATTERN_TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("akia", "asia"),
     "google-api-key": ("aiza",),
     "jwt": ("eyj",),
-    "url-password": ("://", ":\\/\\/", "host"),
+    "url-password": ("@",),  # a userinfo always ends with it (`\\u0040` makes `prepare` look everywhere)
     "key-value": ("key", "token", "secret", "passw", "passphrase", "credential"),
 }
 # Every built-in secret key name, in any spelling (`pass_word`, `API-KEY`), contains one of these.
