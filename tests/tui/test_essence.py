@@ -104,6 +104,21 @@ def test_a_message_says(line: str, channel: str, method: str | None, expected: s
     assert said(line, channel, method) == expected
 
 
+def test_the_stateless_discovery_names_both_peers() -> None:
+    """server/discover (2026-07-28) keeps client and server info in `_meta`: shown as for initialize."""
+    request = (
+        '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{'
+        '"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+        '"io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"}}}}'
+    )
+    answer = (
+        '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],'
+        '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"2"}}}}'
+    )
+    assert said(request) == "mcp 0.1.0 · protocol 2026-07-28"
+    assert said(answer, "out", "server/discover") == "demo 2 · protocol 2026-07-28"
+
+
 def test_a_line_that_is_not_a_message_says_nothing() -> None:
     """A non-protocol line has no essence: the list shows its bytes instead."""
     assert said("Weather server v2.1 listening", "out") is None

@@ -21,6 +21,7 @@ from mcptape.textsafe import escape_json, escape_text
 LIMIT = 240  # characters of a line: more than any list shows
 TEXT = 160  # characters of one string value
 LISTED = 8  # names listed from a tools/resources/prompts list
+META_PREFIX = "io.modelcontextprotocol/"  # where the 2026-07-28 revision puts client/server info
 LISTS = {
     "tools/list": "tools",
     "prompts/list": "prompts",
@@ -56,8 +57,8 @@ def _params(method: str, params: Value) -> str:
         uri = params.get("uri")
         if isinstance(uri, str):
             return _text(uri)
-    if method == "initialize":
-        return _peer(params.get("clientInfo"), params.get("protocolVersion"))
+    if method == "initialize" or method == "server/discover":
+        return _peer(_said(params, "clientInfo"), _said(params, "protocolVersion"))
     if method == "notifications/message":
         level = params.get("level")
         return f"{_text(level) if isinstance(level, str) else '?'}: {_scalar(params.get('data'))}"
@@ -86,9 +87,8 @@ def _peer(info: Value, version: Value) -> str:
     """`name version · protocol` of an initialize request's client or result's server."""
     parts = []
     if isinstance(info, dict):
-        parts.append(
-            " ".join(_text(v) for v in (info.get("name"), info.get("version")) if isinstance(v, str))
-        )
+        named = (info.get("name"), info.get("version"))
+        parts.append(" ".join(_text(v) for v in named if isinstance(v, str) and v))
     if isinstance(version, str):
         parts.append(f"protocol {_text(version)}")
     return " · ".join(p for p in parts if p)
@@ -110,7 +110,11 @@ def _result(result: Value, method: str | None) -> str:
     if method == "resources/templates/list" and isinstance(result.get("resourceTemplates"), list):
         return _listing("resourceTemplates", result["resourceTemplates"])
     if method == "initialize" or method == "server/discover":
-        return _peer(result.get("serverInfo"), result.get("protocolVersion"))
+        versions = result.get("supportedVersions")
+        version = _said(result, "protocolVersion")
+        if version is None and isinstance(versions, list):
+            version = ", ".join(v for v in versions if isinstance(v, str))
+        return _peer(_said(result, "serverInfo"), version)
     if method == "resources/read" and isinstance(result.get("contents"), list):
         return " | ".join(_content(item) for item in _first(result["contents"]))
     if method == "prompts/get" and isinstance(result.get("messages"), list):
@@ -175,6 +179,14 @@ def _first(items: Any) -> list[Any]:
             break
         out.append(item)
     return out
+
+
+def _said(value: dict[str, Value], key: str) -> Value:
+    """A member of `value`, or (the stateless revision) of its `_meta` under the protocol's prefix."""
+    if key in value:
+        return value[key]
+    meta = value.get("_meta")
+    return meta.get(META_PREFIX + key) if isinstance(meta, dict) else None
 
 
 def _without_meta(value: dict[str, Value]) -> dict[str, Value]:
