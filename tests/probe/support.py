@@ -8,7 +8,8 @@ from typing import Any
 
 from mcptape.probe.cases import BY_ID, CASES
 from mcptape.probe.judge import CaseResult
-from mcptape.probe.runner import Plan, ProbeResult, run_probe
+from mcptape.probe.plan import Plan
+from mcptape.probe.runner import ProbeResult, run_probe
 from tests.conftest import PYTHON, SERVERS
 
 PB_SERVER = [PYTHON, str(SERVERS / "pb_server.py")]

@@ -15,6 +15,7 @@ import pytest
 import mcptape.probe.runner as runner
 from mcptape.harness import Harness
 from mcptape.probe.cases import CASES
+from mcptape.probe.plan import Plan
 from tests.conftest import SERVERS, console_script  # noqa: F401
 
 
@@ -34,7 +35,7 @@ def test_a_case_starting_at_ctrl_c_is_aborted_too(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(Harness, "start", slow_start)
     monkeypatch.setattr(runner, "as_completed", interrupted)
     case = next(c for c in CASES if c.id == "debug-line")
-    plan = runner.Plan(
+    plan = Plan(
         [sys.executable, str(SERVERS / "hang_server.py")],
         tmp_path,
         tool="t",

@@ -141,9 +141,10 @@ def probe_command(
     itself. Progress goes to stderr; the report (table, or --json) to stdout.
     """
     from mcptape.probe.cases import CASES
+    from mcptape.probe.plan import Plan
     from mcptape.probe.recorded import recorded_calls
     from mcptape.probe.report import junit_xml, render_table, to_json
-    from mcptape.probe.runner import Plan, run_probe
+    from mcptape.probe.runner import run_probe
 
     if not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,40 +23,18 @@ import orjson
 
 from mcptape.errors import UsageError
 from mcptape.harness import Harness
+from mcptape.probe import live
 from mcptape.probe.args import minimal_arguments
-from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, INPUT, START, Call, Case
+from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed, Verdict
+from mcptape.probe.plan import Plan
 from mcptape.probe.tools import run_tool_frames, tool_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
 TRIES = 3  # tools tried with derived arguments before the valid call counts as refused
-
-
-@dataclass
-class Plan:
-    """Everything a probe run needs to know."""
-
-    command: list[str]
-    out_dir: Path
-    tool: str | None = None
-    arguments: dict[str, Any] | None = None
-    timeout: float = 10.0
-    start_timeout: float = 30.0
-    idle: float = 1.0
-    oversize: int = DEFAULT_OVERSIZE
-    jobs: int = 4
-    cases: Sequence[Case] = CASES
-    token: str = field(default_factory=lambda: secrets.token_hex(4))
-    recorded: Sequence[Call] = ()  # real calls taken from a transcript (--from), best first
-    every_tool: bool = True  # send the per-tool hard inputs to every listed tool
-
-    @property
-    def shutdown(self) -> float:
-        """How long a server gets to exit after stdin closes (then SIGTERM, then SIGKILL)."""
-        return min(5.0, self.timeout)
 
 
 @dataclass
@@ -99,7 +75,7 @@ def stderr_progress(line: str) -> None:
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     """Run every case of `plan`; never waits on the server longer than its timeouts allow."""
     t0 = time.monotonic()
-    _STOPPING.clear()
+    live.reset()
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
     total = len(cases)
@@ -158,11 +134,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
                     inconclusive(result, refused)
                 report(result)
     except KeyboardInterrupt:
-        with _RUNNING_LOCK:
-            _STOPPING.set()  # a case still starting aborts itself as it registers
-            live = list(_RUNNING)
-        for harness in live:  # the cases in other threads end now, not at their timeouts
-            harness.abort()
+        live.stop_all()  # the cases in other threads end now, not at their timeouts
         raise
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
@@ -203,7 +175,7 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
         harness = Harness(
             command, observed.path, env=env, cwd=cwd, shutdown_timeout=plan.shutdown, header=header
         )
-        with harness, running(harness):
+        with harness, live.running(harness):
             driver = Driver(harness, plan.timeout, plan.start_timeout)
             _drive(case, driver, observed, plan)
             observed.version, observed.stateless = driver.version, driver.stateless
@@ -214,26 +186,6 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
         observed.status = harness.status
     observed.seconds = time.monotonic() - t0
     return observed
-
-
-_RUNNING: set[Harness] = set()  # the cases' harnesses, for Ctrl-C to abort from the main thread
-_RUNNING_LOCK = threading.Lock()
-_STOPPING = threading.Event()  # Ctrl-C was pressed: set under _RUNNING_LOCK
-
-
-@contextlib.contextmanager
-def running(harness: Harness) -> Iterator[None]:
-    """Register a live case's harness, so that Ctrl-C in the main thread can abort it."""
-    with _RUNNING_LOCK:
-        _RUNNING.add(harness)
-        stopping = _STOPPING.is_set()
-    if stopping:  # Ctrl-C came while this case was starting: the main thread did not see it
-        harness.abort()
-    try:
-        yield
-    finally:
-        with _RUNNING_LOCK:
-            _RUNNING.discard(harness)
 
 
 def absolute_paths(command: Sequence[str]) -> list[str]:

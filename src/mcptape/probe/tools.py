@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -34,11 +34,10 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Status, same_id
 from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Seen, call_names, exit_text
+from mcptape.probe.live import running
 from mcptape.probe.observed import Verdict
+from mcptape.probe.plan import Plan
 from mcptape.textsafe import escape, escape_text
-
-if TYPE_CHECKING:
-    from mcptape.probe.runner import Plan
 
 UNKNOWN = "mcptape_probe_unknown"
 SETTLE = 0.02  # seconds after an answer: a tap line written just before it is recorded first
@@ -165,8 +164,6 @@ def run_tool_frames(plan: Plan, frames: list[ToolFrame]) -> list[CaseResult]:
 
 def _run_process(plan: Plan, path: Path, frames: list[ToolFrame]) -> list[ToolFrame]:
     """One server process: handshake, then frames until they are done or the session ends."""
-    from mcptape.probe.runner import running  # the runner owns Ctrl-C handling of live processes
-
     header = {"probe": {"case": "tools", "title": "hard inputs to every tool", "marker": frames[0].rid}}
     sent: list[ToolFrame] = []
     t0 = time.monotonic()

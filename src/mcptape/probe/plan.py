@@ -1,0 +1,37 @@
+"""What a probe run needs to know: the server command, where the transcripts go, the valid call's
+tool and arguments, every timeout, the cases. Built by the command, read by the runner and by the
+per-tool hard inputs (`tools`)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, Call, Case
+
+
+@dataclass
+class Plan:
+    """Everything a probe run needs to know."""
+
+    command: list[str]
+    out_dir: Path
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    timeout: float = 10.0
+    start_timeout: float = 30.0
+    idle: float = 1.0
+    oversize: int = DEFAULT_OVERSIZE
+    jobs: int = 4
+    cases: Sequence[Case] = CASES
+    token: str = field(default_factory=lambda: secrets.token_hex(4))
+    recorded: Sequence[Call] = ()  # real calls taken from a transcript (--from), best first
+    every_tool: bool = True  # send the per-tool hard inputs to every listed tool
+
+    @property
+    def shutdown(self) -> float:
+        """How long a server gets to exit after stdin closes (then SIGTERM, then SIGKILL)."""
+        return min(5.0, self.timeout)
