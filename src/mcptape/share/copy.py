@@ -20,6 +20,7 @@ from mcptape.share.outputs import Output, refuse_input
 from mcptape.share.placeholder import choose_key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
+from mcptape.share.values import redact_fields, redact_header
 from mcptape.transcript import BYTE_CHANNELS, Event, Header, open_transcript
 from mcptape.transcript.writer import TranscriptWriter
 
@@ -54,7 +55,7 @@ def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event
             shown = ev.data.decode("utf-8", "surrogateescape")
             yield Event(ev.t, ev.ch, text=redactor.placeholder(shown, "unknown-record") if shown else "")
             continue
-        yield Event(ev.t, ev.ch, fields=redactor.fields(ev.ch, ev.fields or {}))
+        yield Event(ev.t, ev.ch, fields=redact_fields(redactor, ev.ch, ev.fields or {}))
     for frame in framer.close():
         yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
 
@@ -82,13 +83,13 @@ def redact_file(
     out = Output(dst, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
     try:
         # Pass 1: learn every secret of the file.
-        redactor.header(transcript.header)
+        redact_header(redactor, transcript.header)
         for _ in redact_events(transcript.events(), redactor):
             pass
         redactor.reset()
         # Pass 2: the events to a scratch file (the header's `found` is known at the end), then
         # header + events to the output.
-        header = redactor.header(transcript.header)
+        header = redact_header(redactor, transcript.header)
         with tempfile.TemporaryFile(dir=out.final.parent if out.temporary else None) as scratch:
             body = TranscriptWriter(scratch.fileno(), clock_start=0.0)
             for event in redact_events(transcript.events(), redactor):

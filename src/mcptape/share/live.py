@@ -22,6 +22,7 @@ from mcptape.check.model import Frame
 from mcptape.share.placeholder import KEY_ENV, Key, choose_key
 from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
+from mcptape.share.values import redact_fields, redact_header
 from mcptape.transcript.events import Header
 from mcptape.transcript.writer import TranscriptWriter, encode_chunk
 
@@ -65,7 +66,7 @@ class RedactingWriter(TranscriptWriter):
         with self._cond:
             info = self.redactor.header_info()
             info.pop("found")  # not known yet when the header is written
-            redacted = self.redactor.header(header)
+            redacted = redact_header(self.redactor, header)
             redacted.extra["redacted"] = info
             super().header(redacted)
 
@@ -152,7 +153,7 @@ class RedactingWriter(TranscriptWriter):
                 msg = f"record --redact: {self.redactor.replaced} secret(s) replaced ({len(found)} distinct)"
                 super().fields(t, "note", msg=msg, redacted={"found": found})
             elif ch != "eof":
-                fields = self.redactor.fields(ch, fields)
+                fields = redact_fields(self.redactor, ch, fields)
             self._release(force=True)
             super().fields(t, ch, **fields)
 

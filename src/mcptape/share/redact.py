@@ -22,9 +22,17 @@ from mcptape.share.finder import MIN_LEARNT, Finder, Hit
 from mcptape.share.jsonscan import STRING, Decoded
 from mcptape.share.placeholder import PLACEHOLDER, Key, placeholder
 from mcptape.share.rules import KV_TAIL, TRIVIAL_VALUES, Rules
-from mcptape.transcript.events import Header
+from mcptape.share.structure import (
+    COLON,
+    GAP_NUMBER,
+    HOST_PAIR,
+    USERINFO,
+    Scan,
+    in_string,
+    is_schema,
+    key_text,
+)
 
-_COLON = re.compile(r"[ \t\r]*:[ \t\r]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|token|bot|digest|negotiate|apikey)[ \t]+(?=\S)")
@@ -150,7 +158,7 @@ class Redactor:
         tokens = list(STRING.finditer(text))
         forced: dict[int, str] = {}  # token index -> label: the whole contents are a secret
         decoded: dict[int, Decoded] = {}  # token index -> its contents, decoded once
-        scan = _Scan(tokens)
+        scan = Scan(tokens)
         pos = 0
         for i, m in enumerate(tokens):
             gap = text[pos : m.start()]
@@ -161,14 +169,14 @@ class Redactor:
                 if kv is not None and self.find.secret_key(kv.group("k")):
                     forced[i] = f"key:{kv.group('k')}"
             pos = m.end()
-            colon = _COLON.match(text, m.end())
+            colon = COLON.match(text, m.end())
             if colon is not None:
-                name = _key_text(m.group())
+                name = key_text(m.group())
                 if self.find.secret_key(name) and i >= scan.covered:
                     self._mark_value(text, scan, i, colon.end(), f"key:{name}", forced, edits)
             label = forced.get(i)
             host = i and tokens[i - 1].end() - tokens[i - 1].start() == 6  # `"Host"`: a cheap test first
-            if host and label is None and _HOST_PAIR.fullmatch(text, tokens[i - 1].start(), m.start()):
+            if host and label is None and HOST_PAIR.fullmatch(text, tokens[i - 1].start(), m.start()):
                 self._host(Decoded(m.group()[1:-1]), m.start() + 1, edits)
             if label is not None:
                 self._whole(Decoded(m.group()[1:-1]), m.start() + 1, label, edits)
@@ -193,7 +201,7 @@ class Redactor:
                     continue
                 for start, end, replacement in self._edits(contents.text):
                     rs, re_ = contents.raw_span(start, end)
-                    edits.append((m.start() + 1 + rs, m.start() + 1 + re_, _in_string(replacement)))
+                    edits.append((m.start() + 1 + rs, m.start() + 1 + re_, in_string(replacement)))
         return edits
 
     def _apply(self, text: str, edits: list[tuple[int, int, str]]) -> str:
@@ -216,7 +224,7 @@ class Redactor:
     def _mark_value(
         self,
         text: str,
-        scan: _Scan,
+        scan: Scan,
         i: int,
         at: int,
         label: str,
@@ -234,7 +242,7 @@ class Redactor:
             forced[i + 1] = label
         elif c in "[{":
             members, end = scan.container(text, i, at)
-            if c == "{" and _is_schema(text, at, tokens, members):
+            if c == "{" and is_schema(text, at, tokens, members):
                 return
             scan.covered = max(scan.covered, (members[-1][0] + 1) if members else i + 1)
             for j, is_key in members:
@@ -243,7 +251,7 @@ class Redactor:
             pos = at
             for j, _ in [*members, (-1, False)]:
                 stop = tokens[j].start() if j >= 0 else end
-                for found in _GAP_NUMBER.finditer(text, pos, stop):
+                for found in GAP_NUMBER.finditer(text, pos, stop):
                     self._number(found, label, edits)
                 if j >= 0:
                     pos = tokens[j].end()
@@ -262,7 +270,7 @@ class Redactor:
 
     def _host(self, contents: Decoded, offset: int, edits: list[tuple[int, int, str]]) -> None:
         """The value of a `Host` header in JSON (`["Host", "user:pw@host"]`): its password."""
-        userinfo = _USERINFO.match(contents.text)
+        userinfo = USERINFO.match(contents.text)
         if userinfo is not None and userinfo.group("s").lower() not in TRIVIAL_VALUES:
             secret = userinfo.group("s")
             self.learn(secret, "pattern:url-password")
@@ -348,206 +356,6 @@ class Redactor:
             out.append(self.text(arg))
         return out
 
-    def value(self, obj: Any, key: str | None = None) -> Any:
-        """A decoded JSON value (header fields, note fields), at any depth: under a secret key every
-        string and number is replaced (inside arrays and objects too, except a JSON Schema object);
-        elsewhere object keys decide, and every string is searched as free text."""
-        root: list[Any] = [obj]
-        # (holder, index in it, the secret key in force or None, the member name it sits under)
-        todo: list[tuple[Any, Any, str | None, str | None]] = [(root, 0, None, key)]
-        while todo:
-            holder, slot, secret, name = todo.pop()
-            item = holder[slot]
-            if secret is None and name is not None and self.rules.is_secret_key(name):
-                secret = name
-            if isinstance(item, dict):
-                copy = holder[slot] = dict(item)
-                inner = None if secret is None or _schema_keys(copy) else secret
-                todo.extend((copy, k, inner, k if isinstance(k, str) else None) for k in copy)
-            elif isinstance(item, list):
-                elements = holder[slot] = list(item)
-                todo.extend((elements, n, secret, None) for n in range(len(elements)))
-            elif isinstance(item, str):
-                if (
-                    secret is not None
-                    and item.lower() not in TRIVIAL_VALUES
-                    and not PLACEHOLDER.fullmatch(item)
-                ):
-                    self.learn(item, f"key:{secret}")
-                    holder[slot] = self.placeholder(item, f"key:{secret}")
-                else:
-                    holder[slot] = self.text(item)
-            elif secret is not None and isinstance(item, int | float) and not isinstance(item, bool):
-                holder[slot] = self.placeholder(str(item), f"key:{secret}")
-        return root[0]
-
-    def opaque(self, obj: Any) -> Any:
-        """A value this version cannot interpret (a record kind it does not know): every string
-        becomes a placeholder, at any depth; member names are searched as free text."""
-        root: list[Any] = [obj]
-        todo: list[tuple[Any, Any]] = [(root, 0)]
-        while todo:
-            holder, slot = todo.pop()
-            item = holder[slot]
-            if isinstance(item, dict):
-                copy = holder[slot] = {self.text(k) if isinstance(k, str) else k: v for k, v in item.items()}
-                todo.extend((copy, k) for k in copy)
-            elif isinstance(item, list):
-                elements = holder[slot] = list(item)
-                todo.extend((elements, n) for n in range(len(elements)))
-            elif isinstance(item, str) and item and not PLACEHOLDER.fullmatch(item):
-                holder[slot] = self.placeholder(item, "unknown-record")
-        return root[0]
-
-    def fields(self, ch: str, fields: dict[str, Any]) -> dict[str, Any]:
-        """The fields of a record that carries no bytes: a known kind (`eof`, `exit`, `note`) is
-        redacted like any JSON value; a kind this version does not know has all its strings
-        replaced (it may carry anything)."""
-        redacted = self.value(fields) if ch in KNOWN_FIELD_KINDS else self.opaque(fields)
-        assert isinstance(redacted, dict)
-        return redacted
-
-    def header(self, header: Header) -> Header:
-        """The header with every field redacted: argv (`--token VALUE`), cwd, the recorder's fields
-        and every other field (the `redacted` field, which says how, is left for the caller)."""
-        extra = {k: v for k, v in header.extra.items() if k != "redacted"}
-        recorder = self.value(dict(header.recorder))
-        return Header(
-            version=header.version,
-            started=self.text(header.started),
-            command=self.argv(header.command),
-            cwd=self.text(header.cwd),
-            recorder=recorder if isinstance(recorder, dict) else {},
-            extra=self.value(extra),
-        )
-
-
-class _Scan:
-    """The string tokens of one line, and how far a secret container already reached (a key
-    inside it needs no second look: its value is replaced already)."""
-
-    __slots__ = ("budget", "covered", "tokens")
-
-    def __init__(self, tokens: list[re.Match[str]]) -> None:
-        self.tokens = tokens
-        self.covered = 0  # token index from which a secret key's value must still be looked at
-        self.budget = 4 * len(tokens) + 1024  # tokens scanned for containers in this line
-
-    def container(self, text: str, i: int, at: int) -> tuple[list[tuple[int, bool]], int]:
-        """The tokens inside the array or object opening at `at` (after key token `i`), each with
-        whether it is a member name, and the offset just past its closing bracket (or the end of
-        the line). Past the line's scan budget (containers nested in one another many times over)
-        the container is taken to run to the end of the line: more is replaced, never less."""
-        members: list[tuple[int, bool]] = []
-        depth = 0
-        pos = at
-        tokens = self.tokens
-        for j in range(i + 1, len(tokens) + 1):
-            stop = tokens[j].start() if j < len(tokens) else len(text)
-            for bracket in _BRACKET.finditer(text, pos, stop):
-                depth += 1 if bracket.group() in "[{" else -1
-                if depth <= 0:
-                    return members, bracket.end()
-            if j == len(tokens):
-                break
-            self.budget -= 1
-            if self.budget < 0:
-                members.extend(
-                    (k, _COLON.match(text, tokens[k].end()) is not None) for k in range(j, len(tokens))
-                )
-                return members, len(text)
-            members.append((j, _COLON.match(text, tokens[j].end()) is not None))
-            pos = tokens[j].end()
-        return members, len(text)
-
-
-# The keywords of a JSON Schema object: an object under a secret key whose member names are all
-# among them describes a secret (a tool's inputSchema), it does not hold one.
-SCHEMA_KEYWORDS = frozenset(
-    {
-        "type",
-        "description",
-        "title",
-        "format",
-        "pattern",
-        "enum",
-        "const",
-        "default",
-        "examples",
-        "minLength",
-        "maxLength",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "properties",
-        "required",
-        "items",
-        "prefixItems",
-        "additionalProperties",
-        "patternProperties",
-        "propertyNames",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "minProperties",
-        "maxProperties",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "$ref",
-        "$id",
-        "$schema",
-        "$defs",
-        "definitions",
-        "$comment",
-        "readOnly",
-        "writeOnly",
-        "deprecated",
-        "contentEncoding",
-        "contentMediaType",
-        "nullable",
-        "x-sensitive",
-        "sensitive",
-        "secret",
-    }
-)
-# A JSON string `"Host"` then `,` or `:`: the next string is an authority, `user:password@host`.
-_HOST_PAIR = re.compile(r'"(?i:host)"[ \t]*[,:][ \t]*')
-_USERINFO = re.compile(r"[^/\s:@]*:(?P<s>[^/\s@]+)@")
-KNOWN_FIELD_KINDS = frozenset({"eof", "exit", "note"})
-_BRACKET = re.compile(r"[\[\]{}]")
-_GAP_NUMBER = re.compile(r"(?<![\w.+-])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
-
-
-def _schema_keys(obj: dict[Any, Any]) -> bool:
-    return bool(obj) and all(isinstance(k, str) and k in SCHEMA_KEYWORDS for k in obj)
-
-
-def _is_schema(text: str, at: int, tokens: list[re.Match[str]], members: list[tuple[int, bool]]) -> bool:
-    """Is the object opening at `at`, whose tokens are `members`, a JSON Schema (every member name
-    of its own level a schema keyword)?"""
-    names = []
-    level = 0
-    pos = at + 1
-    for j, is_key in members:
-        gap = text[pos : tokens[j].start()]
-        level += gap.count("[") + gap.count("{") - gap.count("]") - gap.count("}")
-        if is_key and level == 0:
-            names.append(_key_text(tokens[j].group()))
-        pos = tokens[j].end()
-    return bool(names) and all(name in SCHEMA_KEYWORDS for name in names)
-
-
-def _in_string(replacement: str) -> str:
-    """A replacement made inside JSON held in a string, written for the string around it."""
-    return replacement.replace("\\", "\\\\").replace('"', '\\"')
-
 
 def _has_undecodable(text: str) -> bool:
     return any("\udc80" <= c <= "\udcff" for c in text)
@@ -561,8 +369,3 @@ def _is_json(text: str) -> bool:
     except (orjson.JSONDecodeError, UnicodeEncodeError):
         return False
     return True
-
-
-def _key_text(token: str) -> str:
-    contents = token[1:-1]
-    return Decoded(contents).text if "\\" in contents else contents
