@@ -32,7 +32,7 @@ TOLERANCE = 0.005  # seconds
 POLICIES = ("session", "request")
 _SCAN = 64  # in-flight requests looked at, newest first
 _REJECTED_KEPT = 4096
-_new = tuple.__new__  # a NamedTuple at a tuple's cost
+RECENT_ANSWERS = 32  # answers looked at when attributing an executor line by time or by its id
 REQUEST_ID_KEYS = ("request_id", "requestId")
 """Where an executor line names its request (the tap's documented key, and the camelCase one)."""
 
@@ -84,14 +84,19 @@ def named_value(value: Any) -> Any:
 class Attributor:
     """Attributes executor lines and emits `exec-after-reject` findings."""
 
-    def __init__(self, emit: Callable[[Finding], None], policy: str = "session") -> None:
+    def __init__(
+        self, emit: Callable[[Finding], None], policy: str = "session", recent: deque[Closed] | None = None
+    ) -> None:
+        """`recent`: the last answers to client requests, newest last, kept by the session (the
+        attributor reads it; it is told of the answers that reject a request, or that executor
+        lines wait for, through `answered`)."""
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r} (one of {', '.join(POLICIES)})")
         self.emit = emit
         self.per_request = policy == "request"
         self.reject_point: RejectPoint | None = None
         self.waiting: dict[RequestId, list[Waiting]] = {}
-        self.recent: deque[Closed] = deque(maxlen=32)
+        self.recent: deque[Closed] = deque(maxlen=RECENT_ANSWERS) if recent is None else recent
         self.rejected: dict[RequestId, Closed] = {}
         self.calls = 0
 
@@ -100,19 +105,11 @@ class Attributor:
         if self.reject_point is None:
             self.reject_point = RejectPoint(t, ref, problem)
 
-    def answered(
-        self,
-        rid: RequestId,
-        t: float,
-        pending: Pending,
-        reason: str | None,
-        response: Ref | None,
-        soft: bool = False,
-    ) -> None:
-        """A client request got its answer (`reason` says why it counts as rejected, if it does;
-        `soft`: the refusal may report a failed action rather than refuse the input)."""
-        closed: Closed = _new(Closed, (t, rid, pending, reason, response, soft))  # once per answer
-        self.recent.append(closed)
+    def answered(self, closed: Closed) -> None:
+        """A client request got an answer that rejects it (`closed.reason` says why; `soft`: the
+        refusal may report a failed action rather than refuse the input), or one that executor
+        lines are waiting for. (Every answer is in `recent` already: the session keeps it.)"""
+        rid, reason, soft = closed.request_id, closed.reason, closed.soft
         if reason is not None:
             self.rejected[rid] = closed
             if len(self.rejected) > _REJECTED_KEPT:

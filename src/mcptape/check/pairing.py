@@ -68,6 +68,20 @@ class Pairing:
         self.pending[rid] = pending
         return None
 
+    def take(self, rid: RequestId) -> Pending | None:
+        """The request `rid` answers, now closed, when it is in flight once; else None (`close`
+        then says why). `close` in one call for the common answer (the session's hot path)."""
+        if self.extra:
+            return None
+        pending = self.pending.pop(rid, None)
+        if pending is not None:
+            closed = self.closed
+            closed[rid] = "answered"
+            if len(closed) > RECENT:
+                self.older = closed
+                self.closed = {}
+        return pending
+
     def close(self, rid: RequestId) -> tuple[Pending | None, str | None]:
         """The request `rid` answers, or (None, why the answer is unexpected)."""
         pending = self.pending.get(rid)

@@ -9,12 +9,13 @@ executor attribution (`attribution`), the bounded list of findings (`findings`).
 
 from __future__ import annotations
 
+from collections import deque
 from math import frexp
 from typing import Any
 
 import orjson
 
-from mcptape.check.attribution import Attributor
+from mcptape.check.attribution import RECENT_ANSWERS, Attributor, Closed
 from mcptape.check.classify import classify
 from mcptape.check.findings import Findings
 from mcptape.check.model import (
@@ -69,7 +70,9 @@ class Session:
         self.tracker = VersionTracker()
         self.client = Pairing()  # requests the client sent on `in`, answered on `out`
         self.server = Pairing()  # requests the server sent on `out`, answered on `in`
-        self.attribution = Attributor(self.emit, policy)
+        # The last answers to client requests, newest last: executor lines are attributed by them.
+        self.answers: deque[Closed] = deque(maxlen=RECENT_ANSWERS)
+        self.attribution = Attributor(self.emit, policy, self.answers)
         self.tools = ToolSchemas()
         self.modern = Modern(self.emit)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
@@ -235,8 +238,8 @@ class Session:
         if rid is None:
             return  # an error answering a line whose id could not be read
         client = self.client
-        pending = client.pending.get(rid)
-        if pending is None or client.extra:
+        pending = client.take(rid)
+        if pending is None:
             pending, why = client.close(rid)
             if pending is None:
                 if why is not None:
@@ -244,9 +247,6 @@ class Session:
                 elif self.tracker.stateless:  # an answer to a cancelled request
                     self.modern.answer(rid, value, (OUT, line, offset, raw, t, index))
                 return
-        else:
-            del client.pending[rid]
-            client.remember(rid)
         seconds = t - pending.t
         lat = self.result.latency  # Latency.add, inlined: once per response
         lat.count += 1
@@ -293,7 +293,11 @@ class Session:
                 callbacks.on_reject(index, reason)
             role = "error-response" if kind is _ERROR else "response"
             response = Ref(role, OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
-        self.attribution.answered(rid, t, pending, reason, response, soft)
+        closed: Closed = _new(Closed, (t, rid, pending, reason, response, soft))  # once per answer
+        self.answers.append(closed)
+        attribution = self.attribution
+        if reason is not None or attribution.waiting:
+            attribution.answered(closed)
 
     # -- executor lines ------------------------------------------------------------------------
     def executor(self, frame: Frame) -> None:
