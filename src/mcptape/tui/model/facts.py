@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
-from mcptape.check.rules import EXEC_AFTER_REJECT, RULES
+from mcptape.check.rules import EXEC_AFTER_REJECT, FRAME_RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
 from mcptape.tui.model import rows as K
@@ -188,7 +188,7 @@ class RowFacts:
 
     def on_finding(self, finding: Finding) -> None:
         row = finding.event
-        if self.first_line is not None and RULES[finding.rule].where == "classify":
+        if self.first_line is not None and finding.rule in FRAME_RULES:
             first_line, self.first_line = self.first_line, None
             first_line(finding)
         if finding.rule == EXEC_AFTER_REJECT:
