@@ -1,13 +1,16 @@
-"""Shared recordings for the replay tests: one real SDK session with rp_server v1, recorded once."""
+"""Shared recordings for the replay tests, each recorded once: a real SDK session with rp_server v1,
+and one with minted_server.py (an elicitation's sealed requestState and a random handle)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
-from mcp import Client
+from mcp import Client, types
 
+from mcptape.transcript import open_transcript
 from tests.clients import python_server, sdk_session
 from tests.conftest import SERVERS
 
@@ -39,4 +42,40 @@ def v1_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("tapes") / "v1.jsonl"
     seen = sdk_session(rp(), record_to=path, script=greet_and_deploy)
     assert seen.results["greet"] == "Hello, Ada!" and seen.results["good"] == "deployed main"
+    return path
+
+
+MINTED_SERVER = Path(__file__).resolve().parent / "minted_server.py"
+
+
+def minted(*flags: str) -> list[str]:
+    """The command line of tests/replay/minted_server.py with `flags`."""
+    return python_server(MINTED_SERVER, *flags)
+
+
+async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+async def confirm_then_notes(client: Client) -> dict[str, Any]:
+    """delete (the server asks the user first), open_notes, then read_notes with the handle it gave."""
+    deleted = await client.call_tool("delete", {"name": "notes.txt"})
+    handle = (await client.call_tool("open_notes", {"title": "groceries"})).content[0].text  # type: ignore[union-attr]
+    read = await client.call_tool("read_notes", {"handle": handle})
+    return {
+        "deleted": deleted.content[0].text,  # type: ignore[union-attr]
+        "handle": handle,
+        "read": read.content[0].text,  # type: ignore[union-attr]
+    }
+
+
+@pytest.fixture(scope="session")
+def minted_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official SDK client (2026-07-28) against minted_server.py, recorded through `mcptape record`."""
+    path = tmp_path_factory.mktemp("minted") / "minted.jsonl"
+    seen = sdk_session(minted(), record_to=path, script=confirm_then_notes, elicitation_callback=accept)
+    assert seen.results["deleted"] == "deleted notes.txt"
+    assert seen.results["read"] == f"notes {seen.results['handle']}: groceries"
+    sent = [orjson.loads(e.data) for e in open_transcript(path).events() if e.ch == "in"]
+    assert any("requestState" in m.get("params", {}) for m in sent)  # a sealed MRTR round trip
     return path

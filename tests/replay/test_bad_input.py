@@ -6,6 +6,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import orjson
+
 from mcptape.replay.api import replay
 from tests.conftest import console_script
 from tests.replay.conftest import rp
@@ -64,10 +66,13 @@ def test_an_unreadable_transcript_is_a_clear_error_with_exit_2(tmp_path: Path) -
 
 
 def test_a_missing_command_is_a_usage_error(v1_tape: Path, tmp_path: Path) -> None:
-    """No command and no [tool.mcptape] server, or a command that does not exist: exit 2."""
-    for args in ([], ["--", str(tmp_path / "no-such-server")]):
+    """No command given, configured or recorded, or a command that does not exist: exit 2."""
+    first, rest = v1_tape.read_bytes().split(b"\n", 1)
+    unrecorded = tmp_path / "no-command.jsonl"
+    unrecorded.write_bytes(orjson.dumps({**orjson.loads(first), "command": []}) + b"\n" + rest)
+    for tape, args in ((unrecorded, []), (v1_tape, ["--", str(tmp_path / "no-such-server")])):
         proc = subprocess.run(
-            [console_script(), "replay", str(v1_tape), "--no-config", *args],
+            [console_script(), "replay", str(tape), "--no-config", *args],
             capture_output=True,
             timeout=30,
             cwd=tmp_path,

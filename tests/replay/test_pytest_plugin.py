@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from tests.replay.conftest import rp
+from tests.replay.conftest import minted, rp
 
 
 def corpus(tmp_path: Path, v1_tape: Path) -> Path:
@@ -64,12 +64,13 @@ def test_plugin_reads_the_server_from_pyproject_and_runs_under_xdist(tmp_path: P
     assert "changed.jsonl" in proc.stdout and "Hello, Bob!" in proc.stdout
 
 
-def test_plugin_does_nothing_without_a_server(tmp_path: Path, v1_tape: Path) -> None:
-    """No --mcptape-server and no [tool.mcptape] server: transcripts are not collected at all."""
+def test_plugin_collects_nothing_without_a_server_and_says_why(tmp_path: Path, v1_tape: Path) -> None:
+    """No --mcptape-server and no [tool.mcptape] server: no item, and one warning naming the way out."""
     folder = corpus(tmp_path, v1_tape)
     proc = run_pytest(tmp_path, str(folder))
     assert proc.returncode == 5, proc.stdout + proc.stderr  # pytest's "no tests collected"
-    assert "no tests ran" in proc.stdout
+    assert "mcptape: 2 transcript(s) not collected" in proc.stdout  # data.jsonl is not one
+    assert "give --mcptape-server CMD or set [tool.mcptape] server" in proc.stdout
 
 
 def test_plugin_update_rewrites_the_changed_transcript(tmp_path: Path, v1_tape: Path) -> None:
@@ -79,3 +80,15 @@ def test_plugin_update_rewrites_the_changed_transcript(tmp_path: Path, v1_tape: 
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout
     assert b"Hello, Bob!" not in (folder / "changed.jsonl").read_bytes()
+    assert "rewrote 1 transcript(s) with the new session (--mcptape-update):" in proc.stdout
+    assert "changed.jsonl: 1 message" in proc.stdout
+
+
+def test_minted_values_are_carried_under_the_plugin(tmp_path: Path, minted_tape: Path) -> None:
+    """A 2026-07-28 session with an elicitation and a handle passes as a test item."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    (folder / "minted.jsonl").write_bytes(minted_tape.read_bytes())
+    proc = run_pytest(tmp_path, str(folder), "--mcptape-server", shlex.join(minted()))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout

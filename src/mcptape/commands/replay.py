@@ -102,6 +102,14 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 @click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
 @click.option("--overwrite", is_flag=True, help="Replace the -o file if it exists (default: refuse).")
 @click.option(
+    "--keep-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Keep the new sessions that differ under DIR (default: the system's temporary folder); "
+    "mcptape-replay-* folders there older than a day are removed.",
+)
+@click.option(
     "--secret",
     "secrets",
     multiple=True,
@@ -133,6 +141,7 @@ def replay_command(
     no_config: bool,
     view: bool,
     overwrite: bool,
+    keep_dir: Path | None,
     secrets: tuple[str, ...],
     http_match: str | None,
 ) -> None:
@@ -142,7 +151,10 @@ def replay_command(
     own requests (roots/list, sampling, elicitation, ping) with the recorded answers, records the
     new session (executor tap and HTTP sink on: nothing reaches the network) and compares it with
     the recording: responses by request id, notifications by method, stdout cleanliness,
-    executor calls, exec-after-reject, exit status. CMD defaults to [tool.mcptape] server.
+    executor calls, exec-after-reject, exit status. CMD defaults to [tool.mcptape] server, then
+    to the recorded command, run in the recorded working directory (said on stderr). Values the
+    recorded server minted and the client sent back (a requestState, a handle, a cursor) are sent
+    as the new server minted them, and listed.
     """
     from mcptape.replay.api import replay
 
@@ -155,6 +167,8 @@ def replay_command(
         "stubs": stubs,
         "config": not no_config,
         "secrets": secrets,
+        "keep_dir": keep_dir,
+        "announce": _announce,
         "http_match": http_match,
     }
     if save and learn is None:
@@ -182,13 +196,18 @@ def replay_command(
     raise SystemExit(result.exit_code)
 
 
+def _announce(server: Any) -> None:
+    """Say on stderr which command runs when it was not given (the recorded one, or the config's)."""
+    click.echo(server.describe(), err=True)
+
+
 def _replay_folder(
     folder: Path, command: list[str] | None, common: dict[str, Any], as_json: bool, update: bool
 ) -> int:
     """Replay every `*.jsonl` under `folder` (sorted): a line per transcript, the report of each
     that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same)."""
     from mcptape.diff.unused import UnusedRules
-    from mcptape.errors import EXIT_ERROR, TranscriptError
+    from mcptape.errors import EXIT_ERROR, SpawnError, TranscriptError
     from mcptape.replay.api import replay
     from mcptape.share.unredact import redaction_info
     from mcptape.textsafe import escape_text
@@ -196,7 +215,7 @@ def _replay_folder(
     files = sorted(path for path in folder.rglob("*.jsonl") if path.is_file())
     if not files:
         raise UsageError(f"no *.jsonl transcript under {folder}", hint="record one with mcptape record")
-    same = different = unreadable = 0
+    same = different = unreadable = failed = 0
     unused = UnusedRules()  # a rule that hid nothing is told once, at the end
     for path in files:
         name = escape_text(str(path))
@@ -211,6 +230,15 @@ def _replay_folder(
                 _emit_line({"file": str(path), "error": str(exc)})
             else:
                 _emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
+            continue
+        except (SpawnError, UsageError) as exc:
+            if command is not None:  # the command given cannot run: the same for every transcript
+                raise
+            failed += 1  # its own recorded command cannot run here: say so, replay the others
+            if as_json:
+                _emit_line({"file": str(path), "error": str(exc)})
+            else:
+                _emit(f"not run     {name}: {escape_text(str(exc))}\n", False)
             continue
         unused.add(result.diff)
         if as_json:
@@ -231,8 +259,10 @@ def _replay_folder(
     if not as_json:
         _emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
         summary = f"{same} same, {different} different, {unreadable} unreadable"
+        if failed:
+            summary += f", {failed} not run"
         _emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
-    return EXIT_ERROR if unreadable else EXIT_FINDINGS if different else EXIT_OK
+    return EXIT_ERROR if unreadable or failed else EXIT_FINDINGS if different else EXIT_OK
 
 
 def _emit_line(payload: dict[str, Any]) -> None:

@@ -11,7 +11,11 @@ classifier). Compared:
   streams that interleave differently from run to run still pair up;
 * executor calls (`exec`, `http`), per request they are attributed to, in order;
 * stdout cleanliness (lines that are not protocol), the other findings (`exec-after-reject`, ...)
-  and the exit status; stderr only when asked.
+  and the exit status; stderr only when asked (without it, the lines of its first 64 KiB that
+  differ are still listed, as not compared).
+
+Server-minted values (`diff.minted`) are compared by presence and place (`Diff.carried`); executor
+calls on a channel one session did not watch (`diff.channels`) are listed, not compared.
 
 `old` is the recorded session, `new` the replay (or any second transcript).
 """
@@ -27,12 +31,15 @@ from mcptape.check.analyze import Analyzer
 from mcptape.check.framing import lines_of
 from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
 from mcptape.check.rules import FRAME_RULES, UNANSWERED_REQUEST
+from mcptape.diff.channels import NOT_OBSERVED, why_unobserved
 from mcptape.diff.compare import Change, Hidden, compare
 from mcptape.diff.ignore import BUILTIN, Rule
+from mcptape.diff.minted import Carried, Minted, carry, places, restore
 from mcptape.transcript.events import Event
 
 RESPONSE, NOTIFICATION, SERVER_REQUEST, EXECUTOR = "response", "notification", "server-request", "executor"
 STDERR_KEPT = 4 << 20  # bytes of stderr kept per side for --stderr
+STDERR_NOTED = 64 << 10  # ... without it: the first lines, for the note that names what differs
 STDOUT_KEPT = 10_000  # non-protocol stdout lines kept per side (a flooding server must not fill memory)
 
 Key = tuple[Any, ...]
@@ -59,10 +66,14 @@ class Pair:
     request: Message | None = None
     changes: list[Change] = field(default_factory=list)
     hidden: list[Hidden] = field(default_factory=list)
+    carried: list[Carried] = field(default_factory=list)  # minted values, compared by presence
+    unobserved: str | None = None  # why it was not compared: one session did not watch its channel
     target: str | None = None
 
     @property
     def differs(self) -> bool:
+        if self.unobserved is not None:
+            return False
         return self.old is None or self.new is None or bool(self.changes)
 
     @property
@@ -110,6 +121,16 @@ class Diff:
         return [p for p in self.pairs if p.differs]
 
     @property
+    def carried(self) -> list[tuple[Pair, Carried]]:
+        """Minted values that differ, compared by presence and place (not by value)."""
+        return [(p, c) for p in self.pairs for c in p.carried]
+
+    @property
+    def unobserved(self) -> list[Pair]:
+        """Executor calls not compared: one session did not watch their channel."""
+        return [p for p in self.pairs if p.unobserved is not None]
+
+    @property
     def exit_differs(self) -> bool:
         return (self.exit_old.code, self.exit_old.signal) != (self.exit_new.code, self.exit_new.signal)
 
@@ -133,8 +154,7 @@ class Diff:
             or self.findings_added
             or self.findings_removed
             or self.exit_differs
-            or self.stderr_added
-            or self.stderr_removed
+            or (self.stderr_compared and (self.stderr_added or self.stderr_removed))
         )
 
 
@@ -152,11 +172,15 @@ class Side:
         self.stdout_dropped = 0  # non-protocol lines past STDOUT_KEPT: counted, not compared
         self.stderr = bytearray()
         self.analysis = Analysis()
+        self.minted = Minted()
+        self.channels: set[str] = set()  # executor channels with at least one call
 
     def add(self, key: Key, kind: str, scope: str, item: Message | ExecCall) -> None:
         if key not in self.items:
             self.order.append(key)
         self.items[key] = (kind, scope, item)
+        if type(item) is Message:
+            self.minted.server(key, scope, item.value)
 
     def on_message(self, msg: Message) -> None:
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
@@ -174,6 +198,7 @@ class Side:
                 n = self.requests.get(msg.id, 0) + 1
                 self.requests[msg.id] = n
                 self.request_msgs[("id", msg.id, n)] = msg
+            self.minted.client(msg)
             return
         if (
             kind is Kind.RESPONSE
@@ -198,6 +223,7 @@ class Side:
 
     def on_exec(self, call: ExecCall) -> None:
         ch = call.frame.channel
+        self.channels.add(ch)
         self.per_exec[(ch, call.attributed_to)] += 1
         self.add(
             (EXECUTOR, ch, call.attributed_to, self.per_exec[(ch, call.attributed_to)]), EXECUTOR, ch, call
@@ -206,7 +232,7 @@ class Side:
     def feed(self, events: Iterable[Event], *, keep_stderr: bool) -> None:
         analyzer = Analyzer(on_message=self.on_message, on_exec=self.on_exec)
         for event in events:
-            if keep_stderr and event.ch == ERR and len(self.stderr) < STDERR_KEPT:
+            if event.ch == ERR and len(self.stderr) < (STDERR_KEPT if keep_stderr else STDERR_NOTED):
                 self.stderr += event.data
             analyzer.feed(event)
         self.analysis = analyzer.finish()
@@ -219,12 +245,30 @@ def collect(events: Iterable[Event], *, keep_stderr: bool = False) -> Side:
     return side
 
 
-def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool = False) -> Diff:
-    """Compare two collected sessions."""
+def diff_sides(
+    old: Side,
+    new: Side,
+    rules: Sequence[Rule] = (),
+    *,
+    stderr: bool = False,
+    unobserved: tuple[frozenset[str], frozenset[str]] = (NOT_OBSERVED, NOT_OBSERVED),
+) -> Diff:
+    """Compare two collected sessions. `unobserved` names, for the old and the new session, the
+    executor channels it did not watch (`http` without a sink): their calls are not compared."""
     all_rules = [*rules, *BUILTIN]
     result = Diff(rules=list(all_rules), stderr_compared=stderr)
     result.old_analysis, result.new_analysis = old.analysis, new.analysis
     keys = list(old.order) + [k for k in new.order if k not in old.items]
+    blind = (unobserved[0] - old.channels, unobserved[1] - new.channels)
+    minted_at = places(old.minted.uses, new.minted.uses)
+    carried_at: dict[Key, list[Carried]] = {}
+    mapping: dict[str, str] = {}  # a value the new server minted -> the recorded one
+    for key, paths in minted_at.items():
+        o, n = old.items.get(key), new.items.get(key)
+        if o is not None and n is not None:
+            carried_at[key] = carry(_value(o[2], o[0]), _value(n[2], n[0]), key, paths)
+            for carried in carried_at[key]:
+                mapping.setdefault(carried.new, carried.old)
     for key in keys:
         o = old.items.get(key)
         n = new.items.get(key)
@@ -237,9 +281,14 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
             pair.target = _target(pair.request.value if pair.request is not None else None)
         elif kind == NOTIFICATION and len(key) == 4:
             pair.target = str(key[3])
+        if kind == EXECUTOR:
+            pair.unobserved = why_unobserved(scope, pair.old is None, pair.new is None, blind)
         if pair.old is not None and pair.new is not None:
+            pair.carried = carried_at.get(key, [])
             scoped = [r for r in all_rules if r.applies_to(scope, pair.target)]
-            pair.changes, pair.hidden = compare(_value(pair.old, kind), _value(pair.new, kind), scoped)
+            pair.changes, pair.hidden = compare(
+                _value(pair.old, kind), restore(_value(pair.new, kind), mapping), scoped
+            )
             if kind == RESPONSE:
                 pair.changes[:0] = _request_method_change(
                     old.request_msgs.get(key), new.request_msgs.get(key)
@@ -253,19 +302,27 @@ def diff_sides(old: Side, new: Side, rules: Sequence[Rule] = (), *, stderr: bool
     a, b = old.analysis, new.analysis
     result.exit_old = ExitInfo(a.exited, a.exit_code, a.exit_signal)
     result.exit_new = ExitInfo(b.exited, b.exit_code, b.exit_signal)
-    if stderr:
-        old_lines = lines_of(bytes(old.stderr), ERR)
-        new_lines = lines_of(bytes(new.stderr), ERR)
-        result.stderr_added, result.stderr_removed = _multiset(new_lines, old_lines, lambda x: x)
+    old_lines = lines_of(bytes(old.stderr), ERR)
+    new_lines = lines_of(bytes(new.stderr), ERR)
+    result.stderr_added, result.stderr_removed = _multiset(new_lines, old_lines, lambda x: x)
     return result
 
 
 def diff_events(
-    old: Iterable[Event], new: Iterable[Event], rules: Sequence[Rule] = (), *, stderr: bool = False
+    old: Iterable[Event],
+    new: Iterable[Event],
+    rules: Sequence[Rule] = (),
+    *,
+    stderr: bool = False,
+    unobserved: tuple[frozenset[str], frozenset[str]] = (NOT_OBSERVED, NOT_OBSERVED),
 ) -> Diff:
     """The diff of two sessions given as transcript events (old = the recording)."""
     return diff_sides(
-        collect(old, keep_stderr=stderr), collect(new, keep_stderr=stderr), rules, stderr=stderr
+        collect(old, keep_stderr=stderr),
+        collect(new, keep_stderr=stderr),
+        rules,
+        stderr=stderr,
+        unobserved=unobserved,
     )
 
 

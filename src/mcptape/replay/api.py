@@ -13,21 +13,31 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcptape.diff.channels import NOT_OBSERVED, unobserved_channels
 from mcptape.diff.ignore import Rule, parse_rule
 from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.limits import seconds_ok
 from mcptape.replay.cassette import cassette_player, unmatched_issues
 from mcptape.replay.config import Config, load_config
-from mcptape.replay.driver import CAUSAL, EXECUTED_ACTIONS, RECORDED, UNMATCHED_SECRET, Driver, Issue, Run
+from mcptape.replay.driver import (
+    CAUSAL,
+    EXECUTED_ACTIONS,
+    RECORDED,
+    UNMATCHED_SECRET,
+    Driver,
+    Issue,
+    Run,
+    Substitution,
+)
 from mcptape.replay.plan import make_plan
+from mcptape.replay.where import GIVEN, Server, server_for, session_folder
 from mcptape.share.outputs import same_file
 from mcptape.transcript.events import Header
 
@@ -49,6 +59,7 @@ class ReplayResult:
     diff: Diff
     notes: list[str] = field(default_factory=list)
     kept: bool = True  # False when the temporary new session was removed (the sessions were the same)
+    server: Server | None = None  # the command run, where, and where it came from
 
     @property
     def issues(self) -> list[Issue]:
@@ -66,6 +77,11 @@ class ReplayResult:
     @property
     def exit_code(self) -> int:
         return EXIT_OK if self.same else EXIT_FINDINGS
+
+    @property
+    def substitutions(self) -> list[Substitution]:
+        """The server-minted values replaced in the client's bytes by the new server's."""
+        return self.run.substitutions
 
     def render(self, *, color: bool = False) -> str:
         """The readable report (what `mcptape replay` prints)."""
@@ -129,12 +145,17 @@ def replay(
     secrets: Sequence[str] = (),
     overwrite: bool = False,
     http_match: str | Sequence[str] | None = None,
+    keep_dir: str | os.PathLike[str] | None = None,
+    announce: Callable[[Server], None] | None = None,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
-    `command` defaults to `[tool.mcptape] server`. The new session is recorded to `output`, or to
-    a temporary file (kept for inspection when the sessions differ, removed when they are the
-    same). `stubs` names commands to replace with recording stubs (as `record --stub`).
+    `command` defaults to `[tool.mcptape] server`, then to the recorded command, run in the
+    recorded working directory (`announce` is called with the `Server` chosen before it starts).
+    The new session is recorded to `output`, or to a temporary file in a `mcptape-replay-*` folder
+    under `keep_dir` (default: the system's temporary folder), kept for inspection when the sessions
+    differ, removed when they are the same; such folders older than a day are removed. `stubs`
+    names commands to replace with recording stubs (as `record --stub`).
     `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
     or False. `secrets` (`NAME=VALUE`) put real values back where a redacted transcript has their
     placeholder (verified against its hash first; see docs/sharing.md). A transcript recorded with
@@ -144,11 +165,10 @@ def replay(
     `overwrite` (a saved session is never lost silently).
     """
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
-    argv = list(command) if command else (list(cfg.server) if cfg is not None else [])
-    if not argv:
-        raise UsageError(
-            "no server command to replay against", hint="give one after --, or set [tool.mcptape] server"
-        )
+    original = _open(path)  # read again for each pass (plan, diff), never held whole
+    header = original.header
+    server = server_for(header, command, cfg, cwd)
+    argv = server.command
     if not argv[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     pace = pace or (cfg.pace if cfg is not None and cfg.pace else CAUSAL)
@@ -162,25 +182,23 @@ def replay(
             raise UsageError(f"the {name} {seconds!r} is out of range", hint="give seconds, at most 86400")
     with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
     rules = rules_of(ignore, cfg)
-    original = _open(path)  # read again for each pass (plan, diff), never held whole
-    header = original.header
     plan = make_plan(original.events)
     player = cassette_player(header.extra, original.events(), http_match)  # None: no cassette recorded
     from mcptape.share.unredact import load_unredactor
 
     unredactor = load_unredactor(path, secrets)
     temporary = output is None
-    new_path = (
-        Path(output)
-        if output is not None
-        else Path(tempfile.mkdtemp(prefix="mcptape-replay-")) / Path(path).name
-    )
-    if not temporary and (new_path.resolve() == Path(path).resolve() or same_file(new_path, path)):
+    if output is not None and (
+        Path(output).resolve() == Path(path).resolve() or same_file(Path(output), path)
+    ):
         raise UsageError(
-            f"-o {new_path} is the transcript being replayed", hint="write the new session elsewhere"
+            f"-o {output} is the transcript being replayed", hint="write the new session elsewhere"
         )
-    if not temporary and not overwrite and new_path.exists():
-        raise OutputError(f"{new_path} already exists", hint="pass --overwrite, or choose another -o")
+    if output is not None and not overwrite and Path(output).exists():
+        raise OutputError(f"{output} already exists", hint="pass --overwrite, or choose another -o")
+    new_path = Path(output) if output is not None else session_folder(keep_dir) / Path(path).name
+    if announce is not None and server.origin != GIVEN:
+        announce(server)
     driver = Driver(
         plan,
         argv,
@@ -189,7 +207,7 @@ def replay(
         step_timeout=timeout,
         shutdown_timeout=shutdown_timeout,
         env=env,
-        cwd=cwd,
+        cwd=server.cwd,
         stubs=stubs,
         header={"of": str(path), "pace": pace},
         transform=_per_line(unredactor.line) if unredactor.by_digest else None,
@@ -203,7 +221,13 @@ def replay(
         # The new session is streamed into the diff, never held whole: a server that flooded its
         # stdout made a transcript as large as the flood.
         new_transcript = _open(new_path)
-        diff = diff_events(original.events(), new_transcript.events(), rules, stderr=with_stderr)
+        diff = diff_events(
+            original.events(),
+            new_transcript.events(),
+            rules,
+            stderr=with_stderr,
+            unobserved=(unobserved_channels(header.extra), NOT_OBSERVED),
+        )
     except BaseException:  # Ctrl-C during the diff too: no temporary session is left behind
         if temporary:
             shutil.rmtree(new_path.parent, ignore_errors=True)
@@ -216,6 +240,7 @@ def replay(
         run=run,
         diff=diff,
         notes=_notes(path, original) + _notes(new_path, new_transcript),
+        server=server,
     )
     for label in unredactor.unmatched:
         run.issues.append(
@@ -255,7 +280,16 @@ def diff_files(
     cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
     rules = rules_of(ignore, cfg)
     old_transcript, new_transcript = _open(old), _open(new)  # both headers checked before any work
-    diff = diff_events(old_transcript.events(), new_transcript.events(), rules, stderr=stderr)
+    diff = diff_events(
+        old_transcript.events(),
+        new_transcript.events(),
+        rules,
+        stderr=stderr,
+        unobserved=(
+            unobserved_channels(old_transcript.header.extra),
+            unobserved_channels(new_transcript.header.extra),
+        ),
+    )
     diff.notes = _notes(old, old_transcript) + _notes(new, new_transcript)
     return diff
 

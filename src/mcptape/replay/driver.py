@@ -2,7 +2,9 @@
 
 The only part of replay that touches a process. The new server runs under a `Harness` (same
 recorder as `mcptape record`, executor tap and loopback HTTP sink on), so the replay is itself a
-transcript. Each stdout line the new server writes is classified by the check core.
+transcript. Each stdout line the new server writes is classified by the check core, and aligned
+with the recording's as the diff aligns them (`Side`), so that a value the recorded server minted
+and the client sent back is replaced by the one the new server minted at the same place.
 """
 
 from __future__ import annotations
@@ -18,10 +20,14 @@ import orjson
 
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
+from mcptape.diff.ignore import render_path
+from mcptape.diff.minted import Use, get, is_token
+from mcptape.diff.sessions import Side
 from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.sideeffects import HttpFactory
-from mcptape.replay.plan import Plan, is_answer, is_server_request
+from mcptape.replay.plan import Key, Plan, Send, is_answer, is_server_request
+from mcptape.replay.titles import source_title
 
 CAUSAL, RECORDED = "causal", "recorded"
 UNANSWERABLE = -32601
@@ -32,6 +38,8 @@ SERVER_EXITED = "server-exited"
 UNANSWERABLE_REQUEST = "unanswerable-request"
 EXECUTED_ACTIONS = "executed-actions"
 UNMATCHED_SECRET = "unmatched-secret"
+MISSING_SERVER_REQUEST = "missing-server-request"
+UNMINTED_VALUE = "unminted-value"
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,16 @@ class Issue:
     kind: str
     message: str
     error: bool = True
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """A value the recorded server minted, replaced in the client's bytes by the new server's: the
+    recorded `use` (where the client sent it, where the server minted it) and the `new` value."""
+
+    use: Use
+    new: str
+    reencoded: bool = False  # the line was written again (the value was escaped in the recording)
 
 
 @dataclass
@@ -54,6 +72,7 @@ class Run:
     status: ExitStatus | None = None
     issues: list[Issue] = field(default_factory=list)
     answered: int = 0  # server->client requests answered from the recording
+    substitutions: list[Substitution] = field(default_factory=list)  # minted values carried over
     seconds: float = 0.0
     write_error: OSError | None = None  # the new transcript could not be written (a full disk)
 
@@ -96,6 +115,10 @@ class Driver:
         self.run = Run(path=path, total=len(plan.sends))
         self.harness: Harness | None = None
         self.gone = False
+        self.asked: Counter[str] = Counter()  # the server requests the recording shows so far, by method
+        self.waived: Counter[str] = Counter()  # ... that never came in time (reported once)
+        self.sources = _Sources(plan.sources)  # the new server's messages where values were minted
+        self.unminted: set[tuple[Key, Any]] = set()  # sources reported as missing (once each)
 
     # -- the whole replay ------------------------------------------------------------------
     def replay(self) -> Run:
@@ -130,14 +153,22 @@ class Driver:
             while seen < send.ready:
                 required[plan.responses[seen]] += 1
                 seen += 1
+            when = f"before client chunk {self.run.sent + 1}"
             if self.pace == RECORDED:
                 self._pump_until(lambda: False, deadline=started + send.t)
-            elif not self._wait_responses(required, f"before client chunk {self.run.sent + 1}"):
+            elif not self._wait_responses(required, when):
                 return
+            else:
+                self._wait_server_requests(send.asked, when)
+            if send.uses:
+                self._wait_sources(send)
             if self.gone:
                 return
+            data = self._carry(send)
+            for request in send.requests:  # before any answer is read: the diff's numbering
+                self.sources.on_message(request)
             try:
-                h.send(send.data if self.transform is None else self.transform(send.data))
+                h.send(data if self.transform is None else self.transform(data))
             except ServerGone:
                 self._server_gone(
                     f"it stopped reading its stdin after {self.run.sent} of {self.run.total} chunks"
@@ -147,6 +178,8 @@ class Driver:
         final: Counter[RequestId] = Counter(plan.responses)
         if self._wait_responses(final, "before closing stdin"):
             self.run.completed = True
+            if self.pace != RECORDED:
+                self._wait_server_requests(len(plan.server_requests), "before closing stdin")
 
     # -- waiting ---------------------------------------------------------------------------
     def _wait_responses(self, required: Counter[RequestId], when: str) -> bool:
@@ -171,6 +204,68 @@ class Driver:
             self.harness.note(f"replay: {message}")
         return False
 
+    def _wait_server_requests(self, upto: int, when: str) -> None:
+        """Wait (bounded) for the server's own requests the recording shows by now; they are
+        answered as they come. One that never comes is reported, and the replay goes on."""
+        plan = self.plan
+        while sum(self.asked.values()) < upto:
+            self.asked[plan.server_requests[sum(self.asked.values())]] += 1
+        if self._asked_all():
+            return
+        self._pump_until(self._asked_all, deadline=self.clock() + self.step_timeout)
+        for method, n in sorted(self.asked.items()):
+            missing = n - self.served.get(method, 0) - self.waived[method]
+            if missing > 0 and not self.gone:
+                self.waived[method] += missing
+                message = (
+                    f"the recording shows the server's {method} request #{n} {when}; the new server "
+                    f"sent {self.served.get(method, 0)} within {self.step_timeout:g}s (--step-timeout), "
+                    "and the replay went on without it"
+                )
+                self.run.issues.append(Issue(MISSING_SERVER_REQUEST, message, error=False))
+                assert self.harness is not None
+                self.harness.note(f"replay: {message}")
+
+    def _asked_all(self) -> bool:
+        served, waived = self.served, self.waived
+        return all(served.get(m, 0) + waived[m] >= n for m, n in self.asked.items())
+
+    def _wait_sources(self, send: Send) -> None:
+        """Wait (bounded) for the new server's messages in which it minted the values `send` sends
+        back (a response is normally there already: causal pacing waited for it)."""
+        values = self.sources.values
+        wanted = {use.source for use in send.uses}
+        if wanted.issubset(values):
+            return
+        self._pump_until(lambda: wanted.issubset(values), deadline=self.clock() + self.step_timeout)
+
+    def _carry(self, send: Send) -> bytes:
+        """`send`'s bytes with each minted value replaced by the new server's, from the same place.
+        A value the new server did not mint there is left as recorded, and reported."""
+        data = send.data
+        for use in send.uses:
+            new = get(self.sources.values.get(use.source), use.source_path)
+            if type(new) is not str or not is_token(new):
+                self._unminted(use, new)
+                continue
+            if new == use.value:
+                continue
+            data, reencoded = _substitute(data, use, new)
+            self.run.substitutions.append(Substitution(use, new, reencoded))
+        return data
+
+    def _unminted(self, use: Use, found: Any) -> None:
+        if (use.source, use.source_path) in self.unminted:
+            return
+        self.unminted.add((use.source, use.source_path))
+        where = f"{render_path(use.source_path)} of the {source_title(use.scope, use.source)}"
+        why = "sent no such message" if use.source not in self.sources.values else "minted nothing there"
+        message = (
+            f"client line {use.line} sends back a value the recorded server minted at {where}; the new "
+            f"server {why}, so the recorded value was sent"
+        )
+        self.run.issues.append(Issue(UNMINTED_VALUE, message, error=False))
+
     def _satisfied(self, required: Counter[RequestId]) -> bool:
         answered = self.answered
         return all(answered[rid] >= n for rid, n in required.items())
@@ -192,6 +287,8 @@ class Driver:
 
     # -- the server's lines ----------------------------------------------------------------
     def _handle(self, msg: Message) -> None:
+        if self.plan.sources:
+            self.sources.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if is_answer(one):
                 self.answered[one.id] += 1  # type: ignore[index]
@@ -245,6 +342,41 @@ class Driver:
             f"the new server {how}: {why}; replay stopped after {self.run.sent} of {self.run.total} chunks"
         )
         self.run.issues.append(Issue(SERVER_EXITED, message))
+
+
+class _Sources(Side):
+    """The new session aligned as the diff aligns it (`Side`), keeping only the messages at the
+    keys where the recording's server minted a value its client sent back."""
+
+    def __init__(self, wanted: set[Key]) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.values: dict[Key, Any] = {}
+
+    def add(self, key: Key, kind: str, scope: str, item: Any) -> None:
+        if key in self.wanted and isinstance(item, Message) and key not in self.values:
+            self.values[key] = item.value
+
+
+def _substitute(data: bytes, use: Use, new: str) -> tuple[bytes, bool]:
+    """Replace the recorded value by `new` in a client line: the JSON string's bytes where they
+    stand (every other byte stays), else the line written again with the value at its path."""
+    old = orjson.dumps(use.value)
+    if old in data:
+        return data.replace(old, orjson.dumps(new)), False
+    body = data.rstrip(b"\r\n")
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return data, False
+    target = get(value, use.path[:-1]) if use.path else None
+    last = use.path[-1] if use.path else None
+    in_object = isinstance(target, dict) and isinstance(last, str) and last in target
+    in_array = isinstance(target, list) and isinstance(last, int) and 0 <= last < len(target)
+    if not (in_object or in_array):
+        return data, False
+    target[last] = new  # type: ignore[index]
+    return orjson.dumps(value) + data[len(body) :], True
 
 
 def _with_id(value: Any, rid: RequestId) -> bytes:

@@ -3,11 +3,14 @@
     pytest tests/transcripts --mcptape-server "python -m my_server"
     pytest tests/transcripts -n auto          # with [tool.mcptape] server = [...] in pyproject.toml
 
-It does nothing at all unless a server command is given (`--mcptape-server` or
+It replays nothing unless a server command is given (`--mcptape-server` or
 `[tool.mcptape] server`): then each `*.jsonl` file whose first line is an mcptape transcript
 header (and, when `[tool.mcptape] transcripts` is set, that lies under one of those folders)
-is collected as one item whose failure message is the diff. Works under pytest-xdist: each item
-replays in the worker that runs it.
+is collected as one item whose failure message is the diff. Without a server, transcripts met
+during collection are counted and a warning says why they were not collected. Works under
+pytest-xdist: each item replays in the worker that runs it; what `--mcptape-update` rewrote, and
+the project's ignore rules that hid nothing in any transcript, are said once at the end (from the
+items' `user_properties`, which xdist brings back).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
     from mcptape.replay.config import Config
 
 _KEY = pytest.StashKey["_Settings | None"]()
+_UNSERVED = pytest.StashKey[list[Path]]()  # transcripts seen while no server is configured
+
+UPDATED = "mcptape_updated"  # user_properties: "<path>: <what differed>"
 
 
 @dataclass
@@ -33,6 +39,7 @@ class _Settings:
     ignore: list[str]
     update: bool
     timeout: float | None
+    keep_dir: str | None = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,10 +70,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="Seconds to wait for the server's responses at each replay step (default 10).",
     )
+    group.addoption(
+        "--mcptape-keep-dir",
+        metavar="DIR",
+        default=None,
+        help="Keep the new sessions that differ under DIR (default: the system's temporary folder).",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = None
+    config.stash[_UNSERVED] = []
     option = config.getoption("--mcptape-server")
     own = config.rootpath / "mcptape.toml"  # the project's settings file, as replay finds it there
     pyproject = own if own.is_file() else config.rootpath / "pyproject.toml"
@@ -88,9 +102,11 @@ def pytest_configure(config: pytest.Config) -> None:
         list(config.getoption("--mcptape-ignore")),
         bool(config.getoption("--mcptape-update")),
         config.getoption("--mcptape-step-timeout"),
+        config.getoption("--mcptape-keep-dir"),
     )
     config.stash[_KEY] = settings
     config.pluginmanager.register(_UnusedRulesSummary(), "mcptape-unused-rules")
+    config.pluginmanager.register(_UpdatedSummary(), "mcptape-updated")
 
 
 def _mentions_server(pyproject: Path) -> bool:
@@ -131,8 +147,12 @@ class _UnusedRulesSummary:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".jsonl":
+        return None
     settings = parent.config.stash.get(_KEY, None)
-    if settings is None or file_path.suffix != ".jsonl":
+    if settings is None:
+        if _is_transcript(file_path):
+            parent.config.stash[_UNSERVED].append(file_path)
         return None
     roots = settings.config.transcripts
     if roots and not any(file_path.resolve().is_relative_to(root) for root in roots):
@@ -147,6 +167,46 @@ def _is_transcript(path: Path) -> bool:
     from mcptape.transcript.reader import claims_header
 
     return claims_header(path)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Transcripts met with no server configured: say why they were not collected (once)."""
+    unserved = session.config.stash.get(_UNSERVED, [])
+    if unserved:
+        import warnings
+
+        first = unserved[0]
+        more = f" and {len(unserved) - 1} more" if len(unserved) > 1 else ""
+        warnings.warn(
+            pytest.PytestWarning(
+                f"mcptape: {len(unserved)} transcript(s) not collected ({first}{more}): no server to replay "
+                "them against; give --mcptape-server CMD or set [tool.mcptape] server in pyproject.toml"
+            ),
+            stacklevel=1,
+        )
+
+
+class _UpdatedSummary:
+    """What --mcptape-update rewrote, said once in the terminal summary (each item says it in its
+    `user_properties`, which pytest-xdist carries to the controller)."""
+
+    def __init__(self) -> None:
+        self.updated: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            self.updated.extend(str(value) for name, value in report.user_properties if name == UPDATED)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.updated:
+            from mcptape.textsafe import escape_text
+
+            terminalreporter.section("mcptape updated")
+            terminalreporter.write_line(
+                f"rewrote {len(self.updated)} transcript(s) with the new session (--mcptape-update):"
+            )
+            for line in self.updated:
+                terminalreporter.write_line(f"  {escape_text(line)}")
 
 
 class TranscriptFile(pytest.File):
@@ -174,6 +234,7 @@ class TranscriptItem(pytest.Item):
             ignore=settings.ignore,
             step_timeout=settings.timeout,
             config=settings.config,
+            keep_dir=settings.keep_dir,
         )
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))
         result.diff.unused_reported = False  # told once for the session (_UnusedRulesSummary)
@@ -184,7 +245,12 @@ class TranscriptItem(pytest.Item):
         if result.same:
             return
         if settings.update and result.run.completed:
+            from mcptape.replay.notes import what_differed
+
             result.update()
+            self.user_properties.append(
+                (UPDATED, f"{self.path}: {what_differed(result.diff, result.issues)}")
+            )
             return
         raise ReplayDiffers(result.render())
 

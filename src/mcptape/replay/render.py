@@ -1,5 +1,8 @@
 """The diff and the replay report as text (for people) and as JSON values (for machines).
 
+Titles and one-line values are `titles`'; what was not compared and what the replay substituted,
+as text, `notes`'.
+
 Every byte that comes from a transcript is shown through `textsafe.escape`.
 """
 
@@ -8,63 +11,21 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from mcptape.check.model import ExecCall, Finding, Frame, Message
+from mcptape.check.model import Finding, Frame
 from mcptape.check.report import finding_json, raw_json
 from mcptape.diff.compare import MISSING, Change, Hidden
-from mcptape.diff.sessions import EXECUTOR, NOTIFICATION, RESPONSE, STDOUT_KEPT, Diff, Pair
-from mcptape.jsonsafe import dumps
-from mcptape.textsafe import escape, escape_json, escape_text
+from mcptape.diff.ignore import render_path
+from mcptape.diff.sessions import RESPONSE, STDOUT_KEPT, Diff, Pair
+from mcptape.replay.notes import MAX_LINES, render_not_compared, render_substitutions, stderr_lines
+from mcptape.replay.titles import VALUE_LIMIT, pair_title, source_title, value_of
+from mcptape.replay.titles import show_value as show_value  # `render.show_value`, as before the split
+from mcptape.textsafe import escape, escape_text
 
 if TYPE_CHECKING:
     from mcptape.replay.api import ReplayResult
 
 MAX_PAIRS = 50
 MAX_CHANGES = 20
-MAX_LINES = 10
-VALUE_LIMIT = 200
-NEWLINE = b"\n"
-
-
-def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """A JSON value on one terminal-safe line (`(absent)` for a path missing on one side)."""
-    if value is MISSING:
-        return "(absent)"
-    # any depth (jsonsafe); a JSON literal already escapes quotes, backslashes and C0 controls
-    text = dumps(value, sort_keys=True, default=repr)
-    if len(text) > limit:
-        text = text[:limit] + f"...(+{len(text) - limit} chars)"
-    return escape_json(text)
-
-
-def _line_of(item: Message | ExecCall | None) -> str:
-    if item is None:
-        return ""
-    frame = item.frame
-    return f"{frame.channel} line {frame.line}"
-
-
-def pair_title(pair: Pair) -> str:
-    """`response to tools/call (id 3)`, `notification notifications/message #2`, ..."""
-    scope = escape_text(pair.scope)
-    if pair.kind == RESPONSE:
-        title = f"response to {scope} (id {escape_text(repr(pair.key[1]))})"
-    elif pair.kind == NOTIFICATION:
-        title = f"notification {scope} #{pair.key[2]}"
-    elif pair.kind == EXECUTOR:
-        rid = pair.key[2]
-        who = f"request {escape_text(repr(rid))}" if rid is not None else "no request"
-        title = f"{scope} call #{pair.key[3]} for {who}"
-    else:
-        title = f"server request {scope} #{pair.key[2]}"
-    where = [
-        w
-        for w in (
-            _line_of(pair.old) and f"old {_line_of(pair.old)}",
-            _line_of(pair.new) and f"new {_line_of(pair.new)}",
-        )
-        if w
-    ]
-    return f"{title} [{', '.join(where)}]" if where else title
 
 
 def _change_line(change: Change) -> str:
@@ -75,23 +36,15 @@ def _pair_lines(pair: Pair) -> list[str]:
     lines = [f"  {pair_title(pair)}"]
     if pair.new is None:
         what = "no answer" if pair.kind == RESPONSE else "not sent"
-        lines.append(f"    {what} in the new session (old: {show_value(_value(pair.old))})")
+        lines.append(f"    {what} in the new session (old: {show_value(value_of(pair.old))})")
     elif pair.old is None:
-        lines.append(f"    only in the new session: {show_value(_value(pair.new))}")
+        lines.append(f"    only in the new session: {show_value(value_of(pair.new))}")
     else:
         for change in pair.changes[:MAX_CHANGES]:
             lines.append(_change_line(change))
         if len(pair.changes) > MAX_CHANGES:
             lines.append(f"    ... and {len(pair.changes) - MAX_CHANGES} more changed paths")
     return lines
-
-
-def _value(item: Message | ExecCall | None) -> Any:
-    if item is None:
-        return MISSING
-    if isinstance(item, ExecCall) and item.value is None:
-        return item.frame.body.decode("utf-8", "replace")
-    return item.value
 
 
 def _frame_line(sign: str, frame: Frame) -> str:
@@ -103,7 +56,8 @@ def _finding_line(sign: str, finding: Finding) -> str:
 
 
 def render_diff(diff: Diff) -> list[str]:
-    """The per-message diff, then stdout, findings, exit status, stderr, and what rules hid."""
+    """The per-message diff, then stdout, findings, exit status, stderr, what rules hid, and what
+    was not compared (nothing is left out silently)."""
     out: list[str] = []
     differing = diff.differing
     if differing:
@@ -132,15 +86,10 @@ def render_diff(diff: Diff) -> list[str]:
                 out.append(f"  ... and {len(findings) - MAX_LINES} more")
     if diff.exit_differs:
         out.append(f"exit status: {diff.exit_old} -> {diff.exit_new}")
-    for sign, lines, what in (("+", diff.stderr_added, "new"), ("-", diff.stderr_removed, "gone")):
-        if lines:
-            out.append(f"stderr: {len(lines)} {what} line(s)")
-            out.extend(
-                f"  {sign} {escape(line.rstrip(NEWLINE), limit=VALUE_LIMIT)}" for line in lines[:MAX_LINES]
-            )
-            if len(lines) > MAX_LINES:
-                out.append(f"  ... and {len(lines) - MAX_LINES} more")
+    if diff.stderr_compared:
+        out.extend(stderr_lines(diff))
     out.extend(render_hidden(diff))
+    out.extend(render_not_compared(diff))
     return out
 
 
@@ -192,6 +141,7 @@ def render_replay(result: ReplayResult) -> str:
     for issue in run.issues:
         label = "error" if issue.error else "warning"
         lines.append(f"{label} ({issue.kind}): {escape_text(issue.message)}")
+    lines.extend(render_substitutions(run.substitutions))
     lines.extend(render_diff(result.diff))
     analysis = result.diff.new_analysis
     if analysis is not None and analysis.stderr.size and (not run.completed or result.diff.exit_differs):
@@ -225,7 +175,7 @@ def pair_to_json(pair: Pair) -> dict[str, Any]:
     if pair.kind == RESPONSE:
         out["id"] = pair.key[1]
     for side, item in (("old", pair.old), ("new", pair.new)):
-        out[side] = None if item is None else {"line": item.frame.line, "value": _value(item)}
+        out[side] = None if item is None else {"line": item.frame.line, "value": value_of(item)}
     out["changes"] = [_change_json(c) for c in pair.changes]
     out["hidden"] = [
         {"rule": h.rule.text, "path": h.where, "old": _json_value(h.old), "new": _json_value(h.new)}
@@ -253,12 +203,24 @@ def diff_to_json(diff: Diff) -> dict[str, Any]:
             "removed": [finding_json(f) for f in diff.findings_removed],
         },
         "exit": {"old": str(diff.exit_old), "new": str(diff.exit_new), "differs": diff.exit_differs},
-        "stderr": None
-        if not diff.stderr_compared
-        else {
+        "stderr": {
+            "compared": diff.stderr_compared,
             "added": [escape(x) for x in diff.stderr_added],
             "removed": [escape(x) for x in diff.stderr_removed],
         },
+        "minted": [
+            {"title": pair_title(p), "path": render_path(c.path), "old": c.old, "new": c.new}
+            for p, c in diff.carried
+        ],
+        "not_compared": [
+            {
+                "title": pair_title(p),
+                "channel": p.scope,
+                "why": p.unobserved,
+                "value": value_of(p.new or p.old),
+            }
+            for p in diff.unobserved
+        ],
         "ignore_rules": [
             {"rule": r.text, "origin": r.origin, "hid": sum(1 for _, h in diff.hidden if h.rule == r)}
             for r in diff.rules
@@ -282,6 +244,22 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "exit": None if run.status is None else {"code": run.status.code, "signal": run.status.signal},
         "issues": [{"kind": i.kind, "error": i.error, "message": i.message} for i in run.issues],
+        "substitutions": [
+            {
+                "line": s.use.line,
+                "path": render_path(s.use.path),
+                "old": s.use.value,
+                "new": s.new,
+                "minted_at": {
+                    "title": source_title(s.use.scope, s.use.source),
+                    "path": render_path(s.use.source_path),
+                },
+            }
+            for s in run.substitutions
+        ],
+        "server": None
+        if result.server is None
+        else {"command": result.server.command, "cwd": result.server.cwd, "origin": result.server.origin},
         "notes": result.notes,
     }
     out["diff"] = diff_to_json(result.diff)

@@ -1,0 +1,31 @@
+"""A server whose tool calls an HTTP API and ignores the outcome (mcp 2.x MCPServer).
+
+greet(name)   GETs http://telemetry.invalid/ping (through the proxy variables when set), then
+              answers "Hello, NAME!" whatever the call did
+--warn        writes "telemetry_server: warning: config.toml is deprecated" on stderr at start-up
+"""
+
+from __future__ import annotations
+
+import sys
+import urllib.request
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("telemetry")
+
+
+@app.tool()
+def greet(name: str) -> str:
+    """Greet someone (and tell the telemetry service about it)."""
+    try:
+        urllib.request.urlopen("http://telemetry.invalid/ping", timeout=2).close()
+    except OSError:
+        pass
+    return f"Hello, {name}!"
+
+
+if __name__ == "__main__":
+    if "--warn" in sys.argv:
+        print("telemetry_server: warning: config.toml is deprecated", file=sys.stderr, flush=True)
+    app.run("stdio")
