@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "redact": "mcptape.commands.share:redact_command",
     "report": "mcptape.commands.share:report_command",
     "demo": "mcptape.commands.demo:demo_command",
+    "serve": "mcptape.commands.serve:serve_command",
 }
 
 

@@ -1,0 +1,162 @@
+"""`mcptape serve` as a click command (the recorded server, on stdio), and the wiring of
+`mcptape probe --client` (the hard outputs against a client command). The work is in `serve/`."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+import click
+
+from mcptape.commands.options import Seconds
+from mcptape.serve.inject import CASES
+
+CASE_IDS = tuple(case.id for case in CASES)
+
+
+def _log(text: str) -> None:
+    """serve's own words: stderr only (stdout is the protocol); best-effort."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+@click.command(
+    "serve",
+    epilog="""\b
+Examples:
+  mcptape serve session.jsonl                       # in a client's config, instead of the server
+  mcptape serve tests/transcripts/ --report r.json  # a folder is one pool of recorded answers
+  mcptape serve session.jsonl -o new.jsonl          # then: mcptape diff session.jsonl new.jsonl
+  mcptape serve session.jsonl --exact               # the recorded stdout bytes, noise and all
+  mcptape serve session.jsonl --inject banner-same-line
+
+Exit 0 when every client request had a recorded answer, 1 when one had none (it got a JSON-RPC
+error) or the client sent a line that is not protocol, 2 on a usage error or an unreadable
+transcript. stdout carries only what serve plays; its own messages go to stderr.""",
+)
+@click.argument(
+    "transcripts", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="FILE|FOLDER..."
+)
+@click.option(
+    "--match",
+    "mode",
+    type=click.Choice(["params", "method", "strict"]),
+    default="params",
+    show_default=True,
+    help="params: the same method and params, any order; method: the same method, in order; "
+    "strict: the recorded order, the same params.",
+)
+@click.option(
+    "--ignore",
+    "ignores",
+    multiple=True,
+    metavar="RULE",
+    help="A params path not compared when matching, as replay's rules (e.g. "
+    "'tools/call:params.arguments.now'); repeatable; added to [tool.mcptape] ignore.",
+)
+@click.option(
+    "--match-meta", is_flag=True, help="Compare the per-request _meta envelope too (ignored by default)."
+)
+@click.option(
+    "--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml or mcptape.toml."
+)
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Play the recorded stdout bytes as they are, noise and all (and the server's end).",
+)
+@click.option(
+    "--inject",
+    "inject",
+    multiple=True,
+    type=click.Choice(CASE_IDS),
+    metavar="CASE",
+    help=f"Play a hard output (repeatable): {', '.join(CASE_IDS)}.",
+)
+@click.option(
+    "--report",
+    "report",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the JSON report to FILE.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), metavar="NEW", help="Record the served session to NEW."
+)
+@click.option("--overwrite", is_flag=True, help="Replace NEW if it exists.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="No summary on stderr (a request without an answer is still told)."
+)
+@click.option(
+    "--pause",
+    type=Seconds(min=0),
+    default=0.3,
+    show_default=True,
+    metavar="SECONDS",
+    help="split-response: the pause between the two writes.",
+)
+@click.option(
+    "--hold",
+    type=Seconds(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="concatenated/swapped-responses: how long the first answer waits for the second request.",
+)
+def serve_command(
+    transcripts: tuple[Path, ...],
+    mode: str,
+    ignores: tuple[str, ...],
+    match_meta: bool,
+    no_config: bool,
+    exact: bool,
+    inject: tuple[str, ...],
+    report: Path | None,
+    output: Path | None,
+    overwrite: bool,
+    quiet: bool,
+    pause: float,
+    hold: float,
+) -> None:
+    """Speak stdio as the recorded server: answer each client request with the recorded response.
+
+    Each request is matched to a recorded one (--match) and answered under the client's own id;
+    recorded notifications, server requests and MRTR rounds are played where they happened. A
+    request with no recorded answer gets a JSON-RPC error (-32001) and a line on stderr; at exit,
+    a summary (served, unmatched, unused) on stderr.
+    """
+    from mcptape.diff.ignore import parse_rule
+    from mcptape.serve.run import serve
+    from mcptape.serve.session import Options
+
+    rules = []
+    if not no_config:
+        from mcptape.replay.config import load_config
+
+        rules.extend(load_config().ignore)
+    rules.extend(parse_rule(text) for text in ignores)
+    options = Options(
+        mode=mode,
+        rules=rules,
+        match_meta=match_meta,
+        exact=exact,
+        inject=list(inject),
+        token=secrets.token_hex(4),
+        pause=pause,
+        hold=hold,
+    )
+    outcome = serve(
+        list(transcripts),
+        options,
+        log=_log,
+        report=report,
+        output=output,
+        overwrite=overwrite,
+        command=["mcptape", "serve", *sys.argv[2:]] if len(sys.argv) > 2 else ["mcptape", "serve"],
+        quiet=quiet,
+    )
+    raise SystemExit(outcome.code)

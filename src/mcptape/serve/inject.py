@@ -1,0 +1,243 @@
+"""Hard outputs for clients: the seed's failures, played on the server side (`serve --inject`).
+
+Each case changes what serve writes at one place of the session, chosen at run time:
+
+* the *first* or *second* response of the session (a banner before it, a log line before it);
+* the *target* response: the answer to the first `tools/call` (or, when the recording has none, to
+  the first request after the handshake, else to any request); two cases never share one;
+* the *pair*: the first two requests the recorded client had in flight at once (the answer to the
+  first is held until the client has sent the second);
+* the *last* response: the answer to the last recorded request.
+
+Two cases are valid traffic a correct client must take (`legal`): a response split across writes,
+two responses in the other order. The others are not: a strict client closes the session or reports
+an error. Every injected text carries a marker unique to the run and the case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mcptape.check.model import RequestId
+from mcptape.serve.pool import Entry, Pool
+
+HANDSHAKE = frozenset({"initialize", "server/discover"})
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hard output: its id, what it does, and what a client that goes on is judged."""
+
+    id: str
+    title: str
+    where: str  # first, second, target, pair, last
+    legal: bool = False  # valid traffic: going on is right, refusing it is the bug
+    tolerant: str = "warning"  # the verdict for a client that went on as if nothing happened
+
+
+CASES: tuple[Case, ...] = (
+    Case("banner-before-response", "a banner line before the first response", "first"),
+    Case("log-between-responses", "a log line between two responses", "second"),
+    Case("banner-same-line", "a banner on the same line as a response", "target", tolerant="FAIL"),
+    Case("split-response", "a response split across two writes with a pause", "target", legal=True),
+    Case("concatenated-responses", "two responses concatenated on one line", "pair", tolerant="FAIL"),
+    Case("invalid-utf8", "bytes that are not UTF-8 inside a result", "target", tolerant="FAIL"),
+    Case("unknown-id", "a response with an id the client never sent, before the real one", "target"),
+    Case("swapped-responses", "two responses in the other order", "pair", legal=True),
+    Case("server-request", "a server-to-client request (roots/list) in a 2026-07-28 session", "target"),
+    Case("truncated-eof", "the last response cut in half, then EOF", "last", tolerant="FAIL"),
+)
+BY_ID = {case.id: case for case in CASES}
+
+
+@dataclass
+class Write:
+    """Bytes to write to the client, a pause after them, and whether stdout closes then."""
+
+    data: bytes
+    pause: float = 0.0
+    close: bool = False
+
+
+@dataclass
+class Applied:
+    """Where one case was played (or why it was not): the run-time facts the report judges."""
+
+    case: Case
+    marker: str
+    done: bool = False
+    na: str | None = None  # not applicable: why
+    t: float | None = None  # when it was written
+    request_id: RequestId | None = None  # the new client's id of the request it hit
+    method: str | None = None
+    injected_id: str | None = None  # the id of an injected message (unknown-id, server-request)
+
+    @property
+    def open(self) -> bool:
+        return not self.done and self.na is None
+
+
+class Injector:
+    """Turns the responses serve plays into the writes of the chosen cases."""
+
+    def __init__(
+        self, case_ids: Sequence[str], pool: Pool, *, token: str, pause: float = 0.3, hold: float = 2.0
+    ):
+        self.pool = pool
+        self.pause = pause
+        self.hold = hold
+        self.cases = [Applied(BY_ID[c], f"mcptape-inject-{c}-{token}") for c in dict.fromkeys(case_ids)]
+        self.count = 0  # responses played so far
+        self.held: tuple[Applied, bytes, float] | None = None  # a pair's first answer, until its deadline
+        methods = {e.method for e in pool.requests}
+        self.prefer = "tools/call" if "tools/call" in methods else "other" if methods - HANDSHAKE else "any"
+        answered = [e for e in pool.requests if e.response_t is not None]
+        self.last = answered[-1] if answered else None
+        for applied in self.cases:
+            if applied.case.where == "pair" and pool.overlap is None:
+                applied.na = "the recording never has two requests in flight at once"
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.held is None else self.held[2]
+
+    def _wants(self, entry: Entry) -> bool:
+        if self.prefer == "tools/call":
+            return entry.method == "tools/call"
+        return self.prefer == "any" or entry.method not in HANDSHAKE
+
+    def response(
+        self, entry: Entry, rid: RequestId | None, data: bytes, value: Any, now: float, stateless: bool
+    ) -> list[Write]:
+        """The writes for one response (`data`, the line as it would be played, `value` its JSON). The
+        first answer of a pair case is held, not written (`release` gives it back at its deadline)."""
+        self.count += 1
+        before: list[Write] = []
+        writes = [Write(data)]
+        claimed = False
+        for applied in self.cases:
+            if not applied.open:
+                continue
+            case = applied.case
+            marker = applied.marker.encode()
+            if case.where == "first" and self.count == 1:
+                before.append(Write(b"Server ready (" + marker + b")\n"))
+            elif case.where == "second" and self.count == 2:
+                before.append(Write(b"2026-12-01 10:00:00,000 INFO cache warmed (" + marker + b")\n"))
+            elif case.where == "last" and entry is self.last:
+                writes = [Write(data[: max(1, len(data) // 2)], close=True)]
+            elif case.where == "pair":
+                first, second = self.pool.overlap or (None, None)
+                if entry is first and self.held is None:
+                    self._mark(applied, entry, rid, now)
+                    self.held = (applied, data, now + self.hold)
+                    return before  # the answer waits for the second request (or the deadline)
+                if entry is second and self.held is not None and self.held[0] is applied:
+                    held = self.held[1]
+                    self.held = None
+                    if case.id == "swapped-responses":
+                        writes = [Write(data), Write(held)]
+                    else:
+                        writes = [Write(held.rstrip(b"\n") + data)]
+                else:
+                    continue
+            elif case.where == "target" and not claimed and self._wants(entry):
+                if case.id == "server-request" and not stateless:
+                    applied.na = "the client's session is not 2026-07-28 (server requests are allowed)"
+                    continue
+                claimed = True
+                writes, extra = self._target(applied, data, value, rid)
+                before += extra
+            else:
+                continue
+            self._mark(applied, entry, rid, now)
+        return before + writes
+
+    def _target(
+        self, applied: Applied, data: bytes, value: Any, rid: RequestId | None
+    ) -> tuple[list[Write], list[Write]]:
+        case = applied.case
+        marker = applied.marker
+        if case.id == "banner-same-line":
+            return [Write(data.rstrip(b"\n") + b" Server ready (" + marker.encode() + b")\n")], []
+        if case.id == "split-response":
+            half = max(1, len(data) // 2)
+            return [Write(data[:half], pause=self.pause), Write(data[half:])], []
+        if case.id == "invalid-utf8":
+            return [Write(_with_invalid_utf8(value, marker))], []
+        if case.id == "unknown-id":
+            applied.injected_id = marker
+            copy = (
+                {**value, "id": marker}
+                if type(value) is dict
+                else {"jsonrpc": "2.0", "id": marker, "result": {}}
+            )
+            return [Write(data)], [Write(orjson.dumps(copy) + b"\n")]
+        # server-request
+        applied.injected_id = marker
+        ask = {"jsonrpc": "2.0", "id": marker, "method": "roots/list"}
+        return [Write(data)], [Write(orjson.dumps(ask) + b"\n")]
+
+    def _mark(self, applied: Applied, entry: Entry, rid: RequestId | None, now: float) -> None:
+        applied.done = True
+        applied.t = now
+        applied.request_id = rid
+        applied.method = entry.method
+
+    def release(self) -> list[Write]:
+        """The held answer of a pair case whose second request never came: written as it is."""
+        if self.held is None:
+            return []
+        applied, data, _ = self.held
+        self.held = None
+        applied.done = False
+        applied.t = None
+        applied.na = (
+            f"the client did not send a second request while the first was unanswered ({self.hold:g}s)"
+        )
+        return [Write(data)]
+
+    def not_reached(self) -> None:
+        """At the end: the cases whose place never came."""
+        for applied in self.cases:
+            if applied.open:
+                applied.na = "not reached: the client never sent the request it needs"
+
+
+def _with_invalid_utf8(value: Any, marker: str) -> bytes:
+    """The response with the bytes ff fe (not UTF-8) inside its first string of result or error."""
+    mark = f"\x00{marker}\x00"
+    body = value.get("result", value.get("error")) if type(value) is dict else None
+    if type(body) is not dict:
+        return b'{"jsonrpc":"2.0","result":{"text":"\xff\xfe"}}\n'
+    copy = _put_mark(body, mark)
+    out = dict(value)
+    out["result" if "result" in value else "error"] = copy
+    return orjson.dumps(out).replace(orjson.dumps(mark)[1:-1], marker.encode() + b"\xff\xfe") + b"\n"
+
+
+def _put_mark(body: dict[str, Any], mark: str) -> dict[str, Any]:
+    """A copy of `body` whose first string (depth first) ends with `mark` (or a new member)."""
+    root: list[Any] = [body]
+    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        item = parent[key]
+        if type(item) is str:
+            parent[key] = item + mark
+            return root[0]  # type: ignore[no-any-return]
+        if type(item) is dict:
+            copy = dict(item)
+            parent[key] = copy
+            stack.extend((copy, k) for k in reversed(list(copy)))
+        elif type(item) is list:
+            items = list(item)
+            parent[key] = items
+            stack.extend((items, i) for i in reversed(range(len(items))))
+    out = dict(body)
+    out["mcptape-inject"] = mark
+    return out
