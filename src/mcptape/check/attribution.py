@@ -4,7 +4,10 @@ after a reject.
 An executor line is attributed to the client request it names (`request_id`), else by time to the
 request in flight when it happened. Because the tap is recorded by its own thread, an executor line
 written just before a response can carry a time slightly after it: a request answered within
-`TOLERANCE` seconds before the line still counts as in flight.
+`TOLERANCE` seconds before the line still counts as in flight. A line can also reach the analysis
+after the answer to the request it happened during (the HTTP cassette writes its line when the
+exchange ends, timed when it began): a request answered since, whose request came before the line
+(`request.t <= t <= answer.t`), was in flight then and counts as well.
 
 An executor call is *after a reject* when the request it is attributed to was rejected (a JSON-RPC
 error, a `tools/call` result with `isError: true`, arguments outside the declared inputSchema), or
@@ -98,6 +101,10 @@ class Attributor:
         self.waiting: dict[RequestId, list[Waiting]] = {}
         self.recent: deque[Closed] = deque(maxlen=RECENT_ANSWERS) if recent is None else recent
         self.rejected: dict[RequestId, Closed] = {}
+        # Lines attributed by a guess (by time, or naming no request in flight) that may instead
+        # belong to another request in flight when they happened: judged when that one is answered.
+        self.suspects: dict[RequestId, list[Waiting]] = {}
+        self.reported: dict[int, None] = {}  # the events of executor lines already reported (bounded)
         self.calls = 0
 
     def frame_rejected(self, t: float, ref: Ref, problem: str) -> None:
@@ -116,11 +123,16 @@ class Attributor:
                 del self.rejected[next(iter(self.rejected))]
         if self.waiting:
             waiting = self.waiting.pop(rid, None)
-            if waiting and reason is not None:
-                if soft and any(outcome(call) == FAILED for _, call in waiting):
-                    return  # the error reports the failed action (the sink or a stub said it failed)
+            # Unless the error reports the failed action (the sink or a stub said it failed).
+            failed = soft and waiting is not None and any(outcome(call) == FAILED for _, call in waiting)
+            if waiting and reason is not None and not failed:
                 for ref, call in waiting:
                     self._flag_request(ref, call, closed)
+        if self.suspects:
+            suspects = self.suspects.pop(rid, None)
+            if suspects and reason is not None:
+                for ref, call in suspects:
+                    self._flag_ambiguous(ref, call, closed)
 
     def executor(self, frame: Frame, value: Any, in_flight: dict[RequestId, Pending]) -> ExecCall:
         """Attribute one executor line; flag it now, or when its request is answered."""
@@ -154,7 +166,26 @@ class Attributor:
             self.waiting.setdefault(target, []).append((ref, call))
         elif closed is not None and closed.reason is not None:
             self._flag_request(ref, call, closed)
+        if not after_frame_reject and (named is None or attributed is None):
+            self._others(ref, call, in_flight)
         return call
+
+    def _others(self, ref: Ref, call: ExecCall, in_flight: dict[RequestId, Pending]) -> None:
+        """A line attributed by a guess: the other requests in flight when it happened. One that is
+        (or will be) rejected makes it a warning: the action may have been for that one."""
+        t, attributed = call.frame.t, call.attributed_to
+        lag = 0.0 if call.frame.channel == HTTP else TOLERANCE  # as in `executor`
+        for i, rid in enumerate(reversed(in_flight)):
+            if i >= _SCAN:
+                break
+            if in_flight[rid].t <= t and rid != attributed:
+                self.suspects.setdefault(rid, []).append((ref, call))
+        for closed in reversed(self.recent):
+            if closed.t < t - lag:
+                break
+            if closed.reason is not None and closed.request.t <= t and closed.request_id != attributed:
+                self._flag_ambiguous(ref, call, closed)
+                return
 
     def _closed(self, rid: RequestId) -> Closed | None:
         key = str(rid)
@@ -181,18 +212,27 @@ class Attributor:
                 started, started_at = rid, pending.t
                 break
         just_closed: Closed | None = None
+        spanning: Closed | None = None  # answered later than `t`, but in flight at `t`
         for closed in reversed(self.recent):
             if closed.t >= t - tolerance:
-                if closed.t <= t + tolerance and closed.request.t <= t:
-                    just_closed = closed
-                    break
+                if closed.request.t <= t:
+                    if closed.t <= t + tolerance:
+                        just_closed = closed
+                        break
+                    if spanning is None or closed.request.t > spanning.request.t:
+                        spanning = closed
             else:
                 break
         if started is not None and (just_closed is None or t - started_at > tolerance):
-            return started, None
+            if spanning is None or spanning.request.t <= started_at:
+                return started, None
+            return None, spanning
         if just_closed is not None:
             return None, just_closed
-        return started, None
+        # A line that reached the analysis after the answer to the request it happened during (the
+        # cassette writes an `http` line when the exchange ends, timed when it began): the request
+        # in flight at `t` that started last, as for one still in flight.
+        return None, spanning
 
     def _flag_request(self, ref: Ref, call: ExecCall, closed: Closed) -> None:
         rid, pending, response = closed.request_id, closed.request, closed.response
@@ -212,6 +252,7 @@ class Attributor:
                     "which the server answered with an error after this action; whether the action itself "
                     "failed is unknown (its line records no outcome), so this may be a refusal after acting"
                 )
+        self._reported(ref.event)
         self.emit(
             finding(
                 rules.EXEC_AFTER_REJECT,
@@ -229,8 +270,47 @@ class Attributor:
             )
         )
 
+    def _flag_ambiguous(self, ref: Ref, call: ExecCall, closed: Closed) -> None:
+        """A warning: an executor line that names no request (or none in flight) happened while
+        `closed`, a request that was rejected, was in flight; which request it served is unknown."""
+        if (ref.event >= 0 and ref.event in self.reported) or (closed.soft and outcome(call) == FAILED):
+            return
+        rid, pending, response = closed.request_id, closed.request, closed.response
+        guess = call.attributed_to
+        if call.request_id is not None:
+            named = f"names request {call.request_id!r}, which was not in flight"
+        else:
+            named = "names no request"
+        also = f"; it is counted for request {guess!r}, by time" if guess is not None else ""
+        self._reported(ref.event)
+        self.emit(
+            finding(
+                rules.EXEC_AFTER_REJECT,
+                channel=ref.channel,
+                line=ref.line,
+                offset=ref.offset,
+                raw=ref.raw,
+                message=f"executor call ({ref.channel} line {ref.line}) {named}, and happened while request "
+                f"{rid!r} ({pending.method}, in line {pending.line}) was in flight, which was rejected: "
+                f"{closed.reason}; it cannot be told whether the action was for it{also}",
+                request_id=rid,
+                t=call.frame.t,
+                event=ref.event,
+                related=(ref, pending.ref()) + ((response,) if response is not None else ()),
+                severity=Severity.WARNING,
+            )
+        )
+
+    def _reported(self, event: int) -> None:
+        if event < 0:
+            return  # a line of unknown place: never taken for another
+        self.reported[event] = None
+        if len(self.reported) > _REJECTED_KEPT:
+            del self.reported[next(iter(self.reported))]
+
     def _flag_session(self, ref: Ref, call: ExecCall, point: RejectPoint) -> None:
         bad = point.ref
+        self._reported(ref.event)
         self.emit(
             finding(
                 rules.EXEC_AFTER_REJECT,
