@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
-from mcptape.diff.minted import is_token, restore
+from mcptape.diff.minted import candidates, is_token, restore, tokens
 from mcptape.diff.sessions import diff_events
 from mcptape.replay.plan import make_plan
 from tests.replay.events import INIT, INIT_OK, Session, request, result, text_result
@@ -99,3 +100,33 @@ def test_restore_puts_back_whole_and_embedded_values_at_any_depth() -> None:
     for _ in range(3000):
         inner = inner[0]
     assert inner == HANDLE_A and back[HANDLE_A] == f"x {HANDLE_A} y"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"jsonrpc": "2.0", "id": 7, "result": {"n": 12345678, "h": HANDLE_A, "list": [HANDLE_B, "word", 3]}},
+        {
+            "result": {
+                "cursor": "eyJwYWdlIjogMn0",
+                "text": "two words 12345678",
+                "deep": [[[{"k": HANDLE_B}]]],
+            }
+        },
+        {
+            "params": {
+                "é-ünïcode-1234": "ünïcödé-tøken-5678",
+                "nbsp": "a\u00a0b-12345678",
+                "ctl": "a\tb-12345678",
+            }
+        },
+        {"result": {"empty": "", "long_word": "abcdefghijklmnopqrstuvwxyz", "ts": "2026-11-29T19:44:55Z"}},
+    ],
+)
+def test_the_byte_search_finds_every_token_the_walk_finds(value: object) -> None:
+    """candidates() (a search of the line's bytes) is the fast twin of tokens() (a walk of the value):
+    every token value the walk finds is a candidate, and no candidate is a string with white space."""
+    raw = orjson.dumps(value) + b"\n"
+    found = candidates(raw)
+    assert {text for _, text in tokens(value)} <= found
+    assert all(is_token(text) for text in found)

@@ -20,6 +20,7 @@ the diff compares what stands at such places by presence, not by value (`carry`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,11 @@ MIN_LENGTH = 8  # shorter strings are words, counters, enum values, not tokens
 LONG = 20  # a string this long without white space is a token even without a digit
 MAX_TRACKED = 200_000  # server strings remembered per session (a flood must not fill memory)
 ENVELOPE = frozenset({"jsonrpc", "id", "method"})
+# A JSON string of 8 characters or more with no escape, quote, white space or control in it: the
+# candidates, found in a line's bytes at C speed. Only a value the client sends back is walked for.
+_CANDIDATE = re.compile(rb'"([^"\\\x00-\x20\x7f]{8,})(?=")')  # the closing quote may open the next
+_DIGIT_BYTE = re.compile(rb"[0-9]")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def is_token(text: str) -> bool:
@@ -42,7 +48,7 @@ def is_token(text: str) -> bool:
         return False
     if not text.isprintable() or " " in text:  # isprintable() is False for every other white space
         return False
-    return n >= LONG or any(c.isdigit() for c in text)
+    return n >= LONG or _DIGIT.search(text) is not None
 
 
 def alike(old: str, new: str) -> bool:
@@ -66,6 +72,26 @@ def tokens(value: Any) -> Iterator[tuple[Path, str]]:
             stack.extend(((*path, key), item[key]) for key in reversed(item))
         elif kind is list:
             stack.extend(((*path, i), item[i]) for i in reversed(range(len(item))))
+
+
+def candidates(raw: bytes) -> set[str]:
+    """The token-like strings a line's bytes hold (member names too: only values are kept later)."""
+    found = set()
+    for chunk in set(_CANDIDATE.findall(raw)):
+        if len(chunk) < LONG and _DIGIT_BYTE.search(chunk) is None:
+            continue
+        text = chunk.decode("utf-8", "replace")
+        if text.isascii() or is_token(text):  # the pattern already holds for ASCII
+            found.add(text)
+    return found
+
+
+def path_of(value: Any, text: str) -> Path | None:
+    """The path of the first place `text` stands as a value in a message (envelope left out)."""
+    for path, found in tokens(value):
+        if found == text:
+            return path
+    return None
 
 
 def get(value: Any, path: Path) -> Any:
@@ -99,32 +125,41 @@ class Use:
 
 
 class Minted:
-    """Watches one session in time order and collects the minted values its client sent."""
+    """Watches one session in time order and collects the minted values its client sent.
+
+    The lines' bytes are searched for candidates; a message is walked for paths only when its
+    client sends one of them back (the common session never walks anything)."""
 
     def __init__(self) -> None:
-        self.minted: dict[str, tuple[Key, str, Path]] = {}  # token -> where the server first sent it
+        self.minted: dict[str, tuple[Key, str, Message]] = {}  # token -> the message first sending it
         self.from_client: set[str] = set()  # tokens the client sent first (not the server's)
         self.uses: list[Use] = []
 
-    def server(self, key: Key, scope: str, value: Any) -> None:
-        """A server message aligned at `key`: remember where each of its tokens was first sent."""
-        minted = self.minted
-        for path, text in tokens(value):
-            if text not in minted and text not in self.from_client and len(minted) < MAX_TRACKED:
-                minted[text] = (key, scope, path)
+    def server(self, key: Key, scope: str, msg: Message) -> None:
+        """A server message aligned at `key`: remember the first message to send each token."""
+        minted, from_client = self.minted, self.from_client
+        for text in candidates(msg.frame.raw):
+            if text not in minted and text not in from_client and len(minted) < MAX_TRACKED:
+                minted[text] = (key, scope, msg)
 
     def client(self, msg: Message) -> list[Use]:
         """A client message: the minted values it sends (recorded in `uses`, and returned)."""
+        texts = candidates(msg.frame.raw)
+        sent_back = {text for text in texts if text in self.minted}
+        for text in texts - sent_back:
+            if len(self.from_client) < MAX_TRACKED:
+                self.from_client.add(text)
+        if not sent_back:
+            return []
         found: list[Use] = []
         frame = msg.frame
         for path, text in tokens(msg.value):
-            source = self.minted.get(text)
-            if source is None:
-                if len(self.from_client) < MAX_TRACKED:
-                    self.from_client.add(text)
+            if text not in sent_back:
                 continue
-            key, scope, where = source
-            found.append(Use(text, key, scope, where, frame.line, frame.event, path, frame.events))
+            key, scope, source = self.minted[text]
+            where = path_of(source.value, text)
+            if where is not None:
+                found.append(Use(text, key, scope, where, frame.line, frame.event, path, frame.events))
         self.uses.extend(found)
         return found
 

@@ -180,7 +180,7 @@ class Side:
             self.order.append(key)
         self.items[key] = (kind, scope, item)
         if type(item) is Message:
-            self.minted.server(key, scope, item.value)
+            self.minted.server(key, scope, item)
 
     def on_message(self, msg: Message) -> None:
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
