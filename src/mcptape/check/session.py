@@ -35,7 +35,7 @@ from mcptape.check.pairing import Pairing, Pending, duplicate_id, unanswered_req
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
 from mcptape.check.schema import default_dialect
-from mcptape.check.tools import ToolSchemas
+from mcptape.check.tools import EARLY_KEPT, ToolSchemas
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -220,8 +220,9 @@ class Session:
             in_flight[rid] = pending
         if self.tracker.stateless:
             self.modern.client_request(method, rid, params, (IN, line, offset, raw, t, index))
-        if method == "tools/call" and self.tools.schemas:
-            self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
+        tools = self.tools
+        if method == "tools/call" and (tools.schemas or (not tools.listed and len(tools.early) < EARLY_KEPT)):
+            tools.check(rid, params, pending, default_dialect(self.tracker.version))
 
     def answer(
         self,
@@ -276,9 +277,12 @@ class Session:
                     reason = "the tools/call result has isError: true"
                     soft = True
             elif method == "tools/list":
-                self.tools.learn(result)
+                for late in self.tools.learn(result):  # calls sent before the list arrived
+                    self.emit(late)
             elif method == "initialize":
                 self.tracker.response(rid, result)
+        if self.tools.early:
+            self.tools.answered_early(rid, refused=reason is not None)
         if self.tools.outside:
             why_outside, found = self.tools.answered(rid, refused=reason is not None)
             if found is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.check import rules
 from mcptape.check.findings import finding
@@ -11,23 +11,38 @@ from mcptape.check.model import CLIENT, IN, SERVER, Finding, RequestId, Severity
 from mcptape.check.pairing import Pending
 from mcptape.check.schema import DRAFT_2020_12, violations
 
+EARLY_KEPT = 256  # tools/call requests kept for judgement until the first tools/list answer
+
+
+class Early(NamedTuple):
+    """A `tools/call` sent before any `tools/list` answer: judged once the schema is known."""
+
+    params: Any
+    request: Pending
+    dialect: str
+    refused: bool | None = None  # how it was answered, if it was (None: not yet)
+
 
 class ToolSchemas:
     """The inputSchema of each tool of the session, and the requests judged outside theirs."""
 
-    __slots__ = ("outside", "schemas")
+    __slots__ = ("early", "listed", "outside", "schemas")
 
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {}
         # client request id -> why its arguments are outside the schema (the answer's reject reason),
         # and the finding, whose severity and party its answer decides
         self.outside: dict[RequestId, tuple[str, Finding]] = {}
+        self.early: dict[RequestId, Early] = {}
+        self.listed = False  # a tools/list answer was seen
 
-    def learn(self, result: dict[str, Any]) -> None:
-        """A `tools/list` result: the schemas it declares replace the ones known by those names."""
+    def learn(self, result: dict[str, Any]) -> list[Finding]:
+        """A `tools/list` result: the schemas it declares replace the ones known by those names.
+        The calls sent before the first one are judged now: the findings of those already answered
+        are returned (the others wait for their answer in `outside`)."""
         tools = result.get("tools")
         if type(tools) is not list:
-            return
+            return []
         for tool in tools:
             if type(tool) is dict and type(tool.get("name")) is str:
                 schema = tool.get("inputSchema")
@@ -35,15 +50,34 @@ class ToolSchemas:
                     self.schemas[tool["name"]] = schema
                 else:
                     self.schemas.pop(tool["name"], None)
+        self.listed = True
+        found: list[Finding] = []
+        early, self.early = self.early, {}
+        for rid, call in early.items():
+            self.check(rid, call.params, call.request, call.dialect)
+            if call.refused is not None:
+                _, judged = self.answered(rid, call.refused)
+                if judged is not None:
+                    found.append(judged)
+        return found
+
+    def answered_early(self, rid: RequestId, refused: bool) -> None:
+        """The answer to a call kept in `early` (its schema still unknown): remembered for `learn`."""
+        call = self.early.get(rid)
+        if call is not None:
+            self.early[rid] = call._replace(refused=refused)
 
     def check(self, rid: RequestId, params: Any, pending: Pending, dialect: str = DRAFT_2020_12) -> None:
         """A `tools/call` request: its arguments judged; a violation is kept for `answered`.
 
         Tool arguments are content the model wrote: outside the schema, they are the client's
         mistake (`info`) when the server refuses them, and the server's fault (`error`) when it
-        answers them as a success (an action attributed to them is `exec-after-reject`)."""
+        answers them as a success (an action attributed to them is `exec-after-reject`). A call
+        sent before any `tools/list` answer is kept (the first EARLY_KEPT) and judged by `learn`."""
         schema = self.schemas.get(params.get("name"))
         if schema is None:
+            if not self.listed and len(self.early) < EARLY_KEPT:
+                self.early[rid] = Early(params, pending, dialect)
             return
         found = violations(params.get("arguments", {}), schema, dialect=dialect)
         if not found:
