@@ -197,8 +197,9 @@ def replay_command(
 
 
 def _announce(server: Any) -> None:
-    """Say on stderr which command runs when it was not given (the recorded one, or the config's)."""
-    click.echo(server.describe(), err=True)
+    """Say on stderr which command runs when it comes from the transcript (not given, not configured)."""
+    if server.origin == "recorded":
+        click.echo(server.describe(), err=True)
 
 
 def _replay_folder(
