@@ -116,6 +116,12 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 @click.option(
     "--case", "only", multiple=True, metavar="ID", help="Run only this case (repeatable; start always runs)."
 )
+@click.option(
+    "--client",
+    is_flag=True,
+    help="Probe a client instead: CMD is a client that takes the server command as its last "
+    "arguments; each hard output is played by `mcptape serve` of --from TRANSCRIPT (docs/serve.md).",
+)
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 def probe_command(
     out_dir: str,
@@ -131,6 +137,7 @@ def probe_command(
     jobs: int,
     oversize: int,
     only: tuple[str, ...],
+    client: bool,
     command: tuple[str, ...],
 ) -> None:
     """Probe a stdio MCP server against the hard inputs: the release gate in one command.
@@ -146,6 +153,19 @@ def probe_command(
     from mcptape.probe.report import junit_xml, render_table, to_json
     from mcptape.probe.runner import run_probe
 
+    if client:
+        from mcptape.commands.serve import probe_client
+
+        probe_client(
+            list(command),
+            transcript=from_transcript,
+            out_dir=out_dir,
+            as_json=as_json,
+            junit=junit,
+            timeout=timeout,
+            jobs=jobs,
+            only=only,
+        )
     if not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -160,3 +161,67 @@ def serve_command(
         quiet=quiet,
     )
     raise SystemExit(outcome.code)
+
+
+def probe_client(
+    client: list[str],
+    *,
+    transcript: str | None,
+    out_dir: str,
+    as_json: bool,
+    junit: str | None,
+    timeout: float,
+    jobs: int,
+    only: tuple[str, ...],
+) -> NoReturn:
+    """`mcptape probe --client --from TRANSCRIPT -- CLIENT...`: every hard output against a client
+    command that takes the server command as its last arguments. Exit 0 when no case failed or was
+    inconclusive (warnings allowed), 1 when one did, 2 on a usage error."""
+    from mcptape.commands.output import json_text, write
+    from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+    from mcptape.serve.clientprobe import ClientPlan, run_client_probe
+    from mcptape.serve.clientreport import junit_xml, render_table, to_json
+    from mcptape.serve.pool import load_pool
+
+    if transcript is None:
+        raise UsageError(
+            "probe --client needs --from TRANSCRIPT: the recorded session to serve to the client",
+            hint="record one first: mcptape record -o s.jsonl -- SERVER, run through the client",
+        )
+    if not client[0]:
+        raise UsageError("the client command's name is empty", hint="give the client's executable after --")
+    unknown = [c for c in only if c not in CASE_IDS and c != "start"]
+    if unknown:
+        raise UsageError(f"unknown client case {unknown[0]!r}", hint=f"cases: {', '.join(CASE_IDS)}")
+    load_pool([Path(transcript)])  # an unreadable or answerless transcript: exit 2 before any run
+    out = Path(out_dir).absolute()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
+    plan = ClientPlan(
+        client,
+        Path(transcript).absolute(),
+        out,
+        timeout=timeout,
+        jobs=jobs,
+        cases=[c for c in CASE_IDS if not only or c in only],
+    )
+    result = run_client_probe(plan)
+    document = json_text(to_json(result)) + "\n"
+    _save(out / "probe-client.json", document.encode())
+    if junit:
+        _save(Path(junit), junit_xml(result))
+    write(document if as_json else render_table(result))
+    raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+def _save(path: Path, data: bytes) -> None:
+    from mcptape.errors import OutputError
+
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {path}: {exc.strerror}", hint="check the path and its directory"
+        ) from None

@@ -8,7 +8,11 @@ Four outcomes, from the client side serve recorded:
   request the hard output hit;
 * **went on as if nothing happened** (tolerant): it kept sending requests, or answered an injected
   server request with a result;
-* **waited**: it sent nothing more and did not close until the session was stopped.
+* **waited**: it sent nothing more and did not close until the session was stopped, or closed
+  only `LATE` seconds or more later (a client that notices reacts at once; one killed by a
+  timeout does not);
+* **ended** the session as the recording does: it closed its side, and the recorded client had
+  nothing more to send either (the wire alone cannot tell whether it noticed).
 
 The seed's rule: a tolerant client is not rewarded. Going on is right only for valid traffic (a
 split response, responses in another order); for the others it is a warning or, where the client
@@ -22,9 +26,11 @@ from dataclasses import dataclass
 from mcptape.serve.inject import Applied, Case
 from mcptape.serve.session import ClientLine, Served
 
-CLOSED, ERROR, TOLERANT, WAITED, HUNG = "closed", "error", "went-on", "waited", "hung"
-PASS, WARN, FAIL, NA = "pass", "warning", "FAIL", "n/a"
+CLOSED, ERROR, TOLERANT, WAITED, HUNG, ENDED = "closed", "error", "went-on", "waited", "hung", "ended"
+PASS, WARN, FAIL, NA, INCONCLUSIVE = "pass", "warning", "FAIL", "n/a", "inconclusive"
+LATE = 5.0  # seconds: a close this long after the hard output, with nothing sent, is a wait
 OUTCOME_TEXT = {
+    ENDED: "ended the session as recorded",
     CLOSED: "closed the session",
     ERROR: "reported an error",
     TOLERANT: "went on as if nothing happened",
@@ -66,7 +72,14 @@ def next_of(applied: Applied, served: Served) -> Next | None:
         methods = ", ".join(dict.fromkeys(c.method or "?" for c in requests))
         return Next(TOLERANT, f"went on: sent {len(requests)} more request(s) ({methods})")
     if served.eof_t is not None:
-        text = f"closed the session {max(0.0, served.eof_t - applied.t):.2f}s later"
+        delay = max(0.0, served.eof_t - applied.t)
+        if delay >= LATE:
+            return Next(WAITED, f"sent nothing for {delay:.1f}s, then closed its side")
+        if applied.expected == 0:
+            return Next(
+                ENDED, f"closed its side {delay:.2f}s later; the recorded client had nothing more to send"
+            )
+        text = f"closed the session {delay:.2f}s later, before the {applied.expected} request(s) next"
         if garbage:
             text += f", after {len(garbage)} line(s) that are not protocol"
         return Next(CLOSED, text)
@@ -78,7 +91,9 @@ def verdict(case: Case, outcome: str | None, na: str | None = None) -> str:
     if na is not None or outcome is None:
         return NA
     if case.legal:
-        return PASS if outcome == TOLERANT else FAIL
+        return PASS if outcome in (TOLERANT, ENDED) else FAIL
+    if outcome == ENDED:
+        return INCONCLUSIVE
     if outcome in (CLOSED, ERROR):
         return PASS
     if outcome == TOLERANT:

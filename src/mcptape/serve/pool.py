@@ -105,6 +105,13 @@ class Pool:
     def by_method(self, method: str) -> list[Entry]:
         return [e for e in self.requests if e.method == method]
 
+    def sent_after(self, entry: Entry) -> int:
+        """How many requests the recorded client sent after it had `entry`'s answer."""
+        if entry.response_t is None:
+            return 0
+        t = entry.response_t
+        return sum(1 for e in self.requests if e.source == entry.source and e.message.frame.t > t)
+
 
 def transcripts_in(path: Path) -> list[Path]:
     """The file itself, or every transcript under a folder (subfolders too, sorted)."""

@@ -1,0 +1,259 @@
+"""`mcptape probe --client`: every hard output against a client command, one served session each.
+
+The convention: the client command takes the server command as its last arguments (`CLIENT...
+SERVER...`), as most MCP clients and SDK examples do (`python client.py python -m server`). For
+each case the probe runs `CLIENT... mcptape serve TRANSCRIPT --inject CASE ...`, with no stdin, its
+stdout and stderr captured, and a time limit; `start` runs it with no case first (the clean run
+every case is compared with). What the client did comes from three places: its exit status, its
+stdout and stderr compared with the clean run's, and what serve saw it send (the report).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape.serve.inject import BY_ID, CASES, Case
+from mcptape.serve.judge import ERROR, FAIL, HUNG, INCONCLUSIVE, NA, OUTCOME_TEXT, PASS, TOLERANT, verdict
+from mcptape.textsafe import escape
+
+START = Case("start", "the recorded session, served as it is (the clean run)", "none", legal=True)
+KILL_WAIT = 2.0  # seconds between SIGTERM and SIGKILL for a client past its time limit
+
+
+@dataclass
+class ClientPlan:
+    """What to probe: the client command, the session to serve, where the results go."""
+
+    client: list[str]
+    transcript: Path
+    out_dir: Path
+    timeout: float = 10.0  # seconds a case may take beyond the clean run's time
+    jobs: int = 2
+    cases: list[str] = field(default_factory=lambda: [c.id for c in CASES])
+    serve: list[str] = field(default_factory=lambda: [sys.executable, "-m", "mcptape", "serve"])
+
+
+@dataclass
+class ClientRun:
+    """One run of the client against one served session."""
+
+    case: Case
+    exit: int | None = None
+    hung: bool = False
+    stdout: bytes = b""
+    stderr: bytes = b""
+    seconds: float = 0.0
+    report: dict[str, Any] | None = None
+    transcript: Path | None = None
+    error: str | None = None  # the client could not be started
+
+
+@dataclass
+class ClientResult:
+    """A case's verdict and the sentence saying what the client did."""
+
+    run: ClientRun
+    verdict: str
+    did: str
+    reasons: list[str] = field(default_factory=list)
+    ran: bool = True
+
+    @property
+    def case(self) -> Case:
+        return self.run.case
+
+
+@dataclass
+class ClientProbe:
+    plan: ClientPlan
+    results: list[ClientResult]
+    seconds: float
+
+    @property
+    def failed(self) -> bool:
+        return any(r.verdict in (FAIL, INCONCLUSIVE) for r in self.results)
+
+
+def run_client_probe(plan: ClientPlan) -> ClientProbe:
+    """The clean run, then every case (in parallel, `jobs` at a time)."""
+    began = time.monotonic()
+    base = _run(plan, START, plan.timeout + 20.0)
+    start = judge_start(base)
+    results = [start]
+    cases = [BY_ID[c] for c in plan.cases]
+    if start.verdict != PASS:
+        results += [
+            ClientResult(ClientRun(c), FAIL, "not run: the clean run failed", ran=False) for c in cases
+        ]
+        return ClientProbe(plan, results, time.monotonic() - began)
+    limit = base.seconds + plan.timeout
+    with ThreadPoolExecutor(max_workers=max(1, plan.jobs)) as pool:
+        runs = list(pool.map(lambda case: _run(plan, case, limit), cases))
+    results += [judge_case(run, base) for run in runs]
+    return ClientProbe(plan, results, time.monotonic() - began)
+
+
+def serve_argv(plan: ClientPlan, case: Case) -> tuple[list[str], Path, Path]:
+    """The server command given to the client for one case, its report and its transcript."""
+    report = plan.out_dir / f"client-{case.id}.report.json"
+    transcript = plan.out_dir / f"client-{case.id}.jsonl"
+    argv = [
+        *plan.serve,
+        str(plan.transcript),
+        "-q",
+        "--report",
+        str(report),
+        "-o",
+        str(transcript),
+        "--overwrite",
+    ]
+    if case is not START:
+        argv += ["--inject", case.id]
+    return argv, report, transcript
+
+
+def _run(plan: ClientPlan, case: Case, limit: float) -> ClientRun:
+    argv, report, transcript = serve_argv(plan, case)
+    report.unlink(missing_ok=True)
+    run = ClientRun(case, transcript=transcript)
+    began = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            [*plan.client, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # the client and the serve it starts: one group to stop
+        )
+    except OSError as exc:
+        run.error = f"cannot start {plan.client[0]}: {exc.strerror or exc}"
+        return run
+    try:
+        run.stdout, run.stderr = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        run.hung = True
+        _stop(proc)
+        run.stdout, run.stderr = proc.communicate()
+    run.exit = proc.returncode
+    run.seconds = time.monotonic() - began
+    try:
+        run.report = orjson.loads(report.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        run.report = None
+    return run
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the client's group (serve writes its report then), SIGKILL if it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(KILL_WAIT)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def judge_start(run: ClientRun) -> ClientResult:
+    """The clean run passes when the client ended by itself with 0 and every request was served."""
+    if run.error is not None:
+        return ClientResult(run, FAIL, run.error, [run.error])
+    counts = (run.report or {}).get("counts", {})
+    reasons = []
+    if run.hung:
+        reasons.append(f"the client was still running after {run.seconds:.1f}s")
+    elif run.exit != 0:
+        reasons.append(f"the client exited with code {run.exit}")
+    if run.report is None:
+        reasons.append("serve wrote no report (was the server command passed on as the client's arguments?)")
+    elif counts.get("unmatched") or counts.get("garbage"):
+        reasons.append(f"{counts.get('unmatched', 0)} request(s) without a recorded answer")
+    if reasons:
+        return ClientResult(run, FAIL, reasons[0], reasons)
+    return ClientResult(
+        run, PASS, f"completed: exit 0, {counts.get('served', 0)} request(s) served from the recording"
+    )
+
+
+def judge_case(run: ClientRun, base: ClientRun) -> ClientResult:
+    """A case's verdict: the client's exit, output and words against the clean run's, and what
+    serve saw it send after the hard output."""
+    case = run.case
+    inject = _inject(run.report)
+    if run.error is not None:
+        return ClientResult(run, FAIL, run.error, [run.error])
+    if inject is not None and inject.get("na"):
+        return ClientResult(run, NA, f"n/a: {inject['na']}")
+    if inject is None or not inject.get("played"):
+        if run.hung:
+            return _result(
+                run, case, HUNG, f"hung before the hard output was played (killed after {run.seconds:.1f}s)"
+            )
+        return ClientResult(
+            run, INCONCLUSIVE, "the hard output was not played", ["serve did not reach the case"]
+        )
+    said = _new_stderr(run.stderr, base.stderr)
+    if run.hung:
+        outcome, text = HUNG, f"hung: still running {run.seconds:.1f}s later (killed)"
+    elif run.exit != 0:
+        outcome, text = ERROR, f"reported an error: exit {run.exit}"
+    elif run.stdout != base.stdout:
+        outcome, text = ERROR, "reported it: exit 0, but its output differs from the clean run"
+    elif inject.get("client_did") == OUTCOME_TEXT[ERROR]:
+        outcome, text = ERROR, f"reported an error to the server ({inject.get('next')}); same output, exit 0"
+    else:
+        outcome, text = TOLERANT, "went on as if nothing happened: same output, exit 0"
+    if said:
+        text += f"; logged: {escape(said, 80)}"
+    return _result(run, case, outcome, text, inject)
+
+
+def _result(
+    run: ClientRun, case: Case, outcome: str, text: str, inject: dict[str, Any] | None = None
+) -> ClientResult:
+    judged = verdict(case, outcome)
+    reasons: list[str] = []
+    if judged == FAIL and case.legal:
+        reasons.append(f"refused valid traffic: {case.title}")
+    elif outcome == TOLERANT:
+        reasons.append(f"tolerant: {case.tolerated}")
+    elif outcome == HUNG:
+        reasons.append("neither closed the session nor reported an error")
+    if inject is not None and inject.get("next"):
+        reasons.append(f"serve saw: {inject['next']}")
+    return ClientResult(run, judged, text, reasons)
+
+
+def _inject(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    cases = (report or {}).get("inject") or []
+    return cases[0] if cases and isinstance(cases[0], dict) else None
+
+
+def _new_stderr(stderr: bytes, base: bytes) -> bytes:
+    """The first line of the client's stderr that the clean run did not write."""
+    seen = set(base.splitlines())
+    for line in stderr.splitlines():
+        if line.strip() and line not in seen and not line.startswith((b" ", b"\t")):
+            return line
+    return b""
+
+
+def summary_counts(results: Sequence[ClientResult]) -> dict[str, int]:
+    tally = {v: 0 for v in (PASS, "warning", FAIL, INCONCLUSIVE, NA)}
+    for result in results:
+        tally[result.verdict] = tally.get(result.verdict, 0) + 1
+    return tally
