@@ -15,9 +15,12 @@ MAX_ARGUMENT_CHARS = 1 << 16  # a string (or an encoded value) probe derives fro
 MAX_ARGUMENT_NUMBER = 2**53  # a number probe derives from a server's schema, either sign
 
 
-def seconds_ok(value: float, *, minimum: float = 0.0, min_open: bool = False) -> bool:
-    """Is `value` a usable number of seconds (finite, not NaN, within [minimum, MAX_SECONDS])?"""
+def seconds_ok(value: float, *, minimum: float = 0.0, min_open: bool = False, forever: bool = False) -> bool:
+    """Is `value` a usable number of seconds (not NaN, within [minimum, MAX_SECONDS])? With
+    `forever`, infinity is usable too: a wait that never ends (`--shutdown-timeout inf`)."""
     if value != value:  # NaN
         return False
+    if forever and value == float("inf"):
+        return True
     low = value > minimum if min_open else value >= minimum
     return low and value <= MAX_SECONDS

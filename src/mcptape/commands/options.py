@@ -12,14 +12,18 @@ from mcptape.limits import MAX_LINE_BYTES, MAX_SECONDS
 
 class Seconds(click.FloatRange):
     """A number of seconds within [min, one day]: NaN, infinities and values a thread or a sleep
-    cannot take (`--timeout 1e300`) are usage errors (exit 2) naming the option and the range."""
+    cannot take (`--timeout 1e300`) are usage errors (exit 2) naming the option and the range.
+    With `forever=True`, `inf` is accepted as a wait that never ends (`--shutdown-timeout inf`)."""
 
     name = "seconds"
 
-    def __init__(self, min: float = 0.0, *, min_open: bool = False) -> None:
+    def __init__(self, min: float = 0.0, *, min_open: bool = False, forever: bool = False) -> None:
         super().__init__(min=min, max=MAX_SECONDS, min_open=min_open)
+        self.forever = forever
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if self.forever and str(value).strip().lower() in ("inf", "+inf", "infinity", "+infinity"):
+            return float("inf")
         number = super().convert(value, param, ctx)
         if number != number:  # NaN passes every comparison of FloatRange
             self.fail(f"{value!r} is not a number of seconds.", param, ctx)

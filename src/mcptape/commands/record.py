@@ -51,12 +51,12 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
 @click.option("-q", "--quiet", is_flag=True, help="Do not say on stderr where the transcript goes.")
 @click.option(
     "--shutdown-timeout",
-    type=Seconds(min=0),
+    type=Seconds(min=0, forever=True),
     default=5.0,
     show_default=True,
     metavar="SECONDS",
     help="After the client closes stdin: how long to wait for the server before SIGTERM, "
-    "and again before SIGKILL.",
+    "and again before SIGKILL (inf: wait for ever, never signal).",
 )
 @click.option(
     "--http-sink",

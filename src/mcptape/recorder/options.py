@@ -135,7 +135,7 @@ def parse_fast(args: list[str]) -> RecordOptions | None:
         timeout = float(str(values.pop("shutdown_timeout", 5.0)))
     except ValueError:
         return None
-    if not seconds_ok(timeout):  # NaN, negative, or more than a thread can wait: click says why
+    if not seconds_ok(timeout, forever=True):  # NaN, negative, or past a day but finite: click says why
         return None
     opts = RecordOptions(command=command, shutdown_timeout=timeout)
     for attr, given in values.items():
