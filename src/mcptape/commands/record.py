@@ -24,6 +24,7 @@ Examples:
   mcptape record -o ~/tapes/ -- npx -y @modelcontextprotocol/server-everything
   MCPTAPE_DIR=~/tapes mcptape record -- ./server --stdio
   mcptape record -o ~/tapes/ --name '{server}-{date}-{unique}.jsonl' --fail-open -- ./server
+  mcptape record --http-upstream http://127.0.0.1:8000/mcp -o http.jsonl -- ./server --port 8000
 
 Nothing but the server's own bytes is written to stdout. The exit code is the
 server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""",
@@ -106,7 +107,19 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
     metavar="REGEX",
     help="Also redact whatever REGEX matches (implies --redact; repeatable).",
 )
-@click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
+@click.option(
+    "--http-upstream",
+    metavar="URL",
+    help="Record a Streamable HTTP server: listen for the client and forward to URL, recording "
+    "every exchange (-- CMD is then optional: it starts the server first; see docs/http.md).",
+)
+@click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    help="With --http-upstream: where the client connects (default: a free port on 127.0.0.1, "
+    "printed on stderr).",
+)
+@click.argument("command", nargs=-1, required=False, metavar="-- CMD [ARGS]...")
 def record_command(
     output: str | None,
     name: str | None,
@@ -122,6 +135,8 @@ def record_command(
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
     command: tuple[str, ...],
+    http_upstream: str | None = None,
+    listen: str | None = None,
 ) -> None:
     """Run a stdio MCP server and record every byte it exchanges.
 
@@ -144,5 +159,11 @@ def record_command(
         redact_patterns=list(redact_patterns),
         name=name,
         fail_open=fail_open,
+        http_upstream=http_upstream,
+        listen=listen,
     )
+    if not command and http_upstream is None:
+        raise click.UsageError("Missing argument '-- CMD [ARGS]...'.")
+    if listen is not None and http_upstream is None:
+        raise click.UsageError("--listen is for --http-upstream")
     raise SystemExit(record(opts))

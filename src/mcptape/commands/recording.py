@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
+    if opts.http_upstream is not None:  # a Streamable HTTP session, through a reverse proxy
+        from mcptape.recorder.httprun import record_http
+
+        return record_http(opts)
     if opts.redact or opts.redact_keys or opts.redact_patterns:
         return run_recorder(opts, writer_opener=lambda: _redacting(opts))
     return run_recorder(opts)

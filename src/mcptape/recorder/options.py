@@ -27,6 +27,8 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
     "--redact-pattern": ("redact_patterns", True, True),
     "--name": ("name", True, False),
     "--fail-open": ("fail_open", False, False),
+    "--http-upstream": ("http_upstream", True, False),
+    "--listen": ("listen", True, False),
 }
 
 
@@ -39,6 +41,8 @@ class RecordOptions:
         "http_cassette",
         "http_cassette_ca",
         "http_sink",
+        "http_upstream",
+        "listen",
         "name",
         "output",
         "overwrite",
@@ -66,6 +70,8 @@ class RecordOptions:
         http_cassette_ca: list[str] | None = None,
         name: str | None = None,
         fail_open: bool = False,
+        http_upstream: str | None = None,
+        listen: str | None = None,
     ) -> None:
         self.command = command
         self.output = output
@@ -81,6 +87,8 @@ class RecordOptions:
         self.http_cassette_ca = list(http_cassette_ca or [])
         self.name = name  # the template of a new file's name in a directory (recorder.naming)
         self.fail_open = fail_open  # a transcript that cannot be written: run the server unrecorded
+        self.http_upstream = http_upstream  # record a Streamable HTTP session (recorder.httprun)
+        self.listen = listen  # where its proxy listens (default a free loopback port)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordOptions):

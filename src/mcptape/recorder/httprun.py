@@ -1,0 +1,262 @@
+"""`mcptape record --http-upstream URL [--listen HOST:PORT] -o FILE [-- CMD...]`: record a Streamable
+HTTP session through the reverse proxy (`reverse.py`).
+
+With `-- CMD` the server is started first, its stdout (channel `stdout`: an HTTP server's stdout is
+not the protocol), stderr (`err`) and executor tap (`exec`) recorded and passed on as for stdio; the
+proxy opens once the upstream accepts connections. The recording ends on SIGINT, SIGTERM or SIGHUP
+(forwarded to the server, which then gets the usual shutdown order: `--shutdown-timeout` to exit,
+SIGTERM, the timeout again, SIGKILL), or when the server exits by itself.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from mcptape.errors import UsageError
+from mcptape.recorder.lifeline import Lifeline, watch
+from mcptape.recorder.options import RecordOptions
+from mcptape.recorder.pumps import Pump
+from mcptape.recorder.reverse import ReverseProxy, Upstream
+from mcptape.recorder.run import FORWARDED_SIGNALS, _cwd, _fill_closed_stdio, _is_stdout, _say
+from mcptape.recorder.session import ExitStatus
+from mcptape.recorder.spawn import Child, spawn
+from mcptape.recorder.spool import Spool
+from mcptape.transcript.wire import STDOUT
+from mcptape.transcript.writer import TranscriptWriter, new_header
+
+START_TIMEOUT = 30.0  # seconds the server has to accept connections on the upstream address
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def parse_upstream(url: str) -> Upstream:
+    """The `--http-upstream` URL (http or https, a host, a port or the scheme's); UsageError."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    hint = "e.g. --http-upstream http://127.0.0.1:8000/mcp"
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--http-upstream {url!r} is not an http:// or https:// URL with a host", hint=hint)
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        raise UsageError(f"--http-upstream {url!r} has an invalid port", hint=hint) from None
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return Upstream(scheme, parts.hostname, port, path)
+
+
+def parse_listen(text: str | None) -> tuple[str, int]:
+    """`--listen HOST:PORT` (`[v6]:PORT`, or `PORT` alone on loopback); default a free loopback port."""
+    if text is None:
+        return "127.0.0.1", 0
+    hint = "e.g. --listen 127.0.0.1:8080 (0.0.0.0:8080 to accept other machines)"
+    host, colon, port_text = text.rpartition(":")
+    if not colon:
+        host, port_text = "127.0.0.1", text
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise UsageError(f"--listen {text!r} is not HOST:PORT", hint=hint) from None
+    if not 0 <= port < 65536:
+        raise UsageError(f"--listen {text!r}: the port is not in 0-65535", hint=hint)
+    return host, port
+
+
+class Server:
+    """The server started by `-- CMD`: its pumps, its reaper, its shutdown order."""
+
+    def __init__(self, child: Child, spool: Spool, lifeline: Lifeline | None, timeout: float) -> None:
+        self.child = child
+        self.spool = spool
+        self.lifeline = lifeline
+        self.timeout = timeout
+        self.exited = threading.Event()
+        self.status: ExitStatus | None = None
+        self.pumps = [
+            Pump(STDOUT, child.stdout, 1, spool, on_eof=self._eof(STDOUT), close_src=True),
+            Pump("err", child.stderr, 2, spool, on_eof=self._eof("err"), close_src=True),
+            Pump("exec", child.tap, None, spool, on_eof=self._eof("exec"), close_src=True),
+        ]
+        self._stopping = False
+
+    def _eof(self, ch: str) -> Callable[[float], None]:
+        def on_eof(t: float) -> None:
+            self.spool.fields(t, "eof", of=ch)
+
+        return on_eof
+
+    def start(self, on_exit: Callable[[], None]) -> None:
+        for pump in self.pumps:
+            pump.start()
+
+        def reap() -> None:
+            while True:
+                try:
+                    _, status = os.waitpid(self.child.pid, 0)
+                    break
+                except ChildProcessError:
+                    status = 0
+                    break
+                except InterruptedError:
+                    continue
+            self.status = ExitStatus.from_wait(status)
+            self.exited.set()
+            if self.lifeline is not None:
+                self.lifeline.disarm()
+            on_exit()
+
+        threading.Thread(target=reap, name="mcptape-http-reaper", daemon=True).start()
+
+    def signal(self, signum: int) -> None:
+        if self.exited.is_set():
+            return
+        try:
+            os.killpg(self.child.pid, signum)
+        except OSError:
+            pass
+
+    def stop(self, signum: int | None) -> ExitStatus:
+        """The shutdown order: the signal the user sent (if any), stdin closed, then after
+        `timeout` SIGTERM, then SIGKILL; returns how the server ended."""
+        if signum is not None:
+            self.signal(signum)
+        try:
+            os.close(self.child.stdin)
+        except OSError:
+            pass
+        wait = self.timeout if self.timeout < float("inf") else None
+        if not self.exited.wait(wait):
+            self.spool.fields(
+                self.spool.now(), "note", msg=f"server still running {self.timeout:g}s after the end: SIGTERM"
+            )
+            self.signal(signal.SIGTERM)
+            if not self.exited.wait(wait):
+                self.spool.fields(self.spool.now(), "note", msg="server ignored SIGTERM: SIGKILL")
+                self.signal(signal.SIGKILL)
+                self.exited.wait()
+        deadline = time.monotonic() + 2.0
+        for pump in self.pumps:
+            pump.join(max(0.0, deadline - time.monotonic()))
+        assert self.status is not None
+        return self.status
+
+
+def _wait_for(upstream: Upstream, server: Server | None, stop: threading.Event) -> str | None:
+    """Wait until the upstream accepts a connection; the reason when it never will."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not upstream.accepts():
+        if server is not None and server.exited.is_set():
+            assert server.status is not None
+            where = upstream.authority
+            return f"the server exited ({_how(server.status)}) before accepting connections on {where}"
+        if stop.is_set():
+            return "interrupted"
+        if time.monotonic() > deadline:
+            return f"nothing accepted connections on {upstream.authority} within {START_TIMEOUT:g}s"
+        stop.wait(0.05)
+    return None
+
+
+def _how(status: ExitStatus) -> str:
+    return f"signal {status.signal}" if status.signal is not None else f"code {status.code}"
+
+
+def record_http(opts: RecordOptions) -> int:
+    """Record a Streamable HTTP session (see the module); return the exit code."""
+    _fill_closed_stdio()
+    assert opts.http_upstream is not None
+    upstream = parse_upstream(opts.http_upstream)
+    host, port = parse_listen(opts.listen)
+    if opts.fail_open:
+        raise UsageError("--fail-open is for stdio servers", hint="drop --fail-open with --http-upstream")
+    if opts.redact or opts.redact_keys or opts.redact_patterns:
+        raise UsageError(
+            "record --redact does not redact HTTP sessions yet",
+            hint="record, then share the copy `mcptape redact FILE` writes (docs/http.md)",
+        )
+    if opts.http_sink or opts.http_cassette or opts.stubs:
+        raise UsageError(
+            "--http-sink, --http-cassette and --stub are for stdio servers",
+            hint="record an HTTP server's own calls with the stdio options on a stdio build of it",
+        )
+    if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    t0 = time.monotonic()
+    from mcptape.recorder.paths import open_recording
+
+    slug = opts.command or ["http", upstream.host]
+    path, fd = open_recording(opts.output, overwrite=opts.overwrite, command=slug, template=opts.name)
+    if _is_stdout(fd):
+        os.close(fd)
+        raise UsageError(f"-o {path} is this process's stdout", hint="write the transcript to a file")
+    writer = TranscriptWriter(fd, clock_start=t0)
+    spool = Spool(writer)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
+    server: Server | None = None
+    try:
+        try:
+            proxy = ReverseProxy(spool, upstream, host=host, port=port, say=_say)
+        except OSError as exc:
+            raise UsageError(f"--listen {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
+        child = spawn(list(opts.command), dict(os.environ), sigmask=unblocked) if opts.command else None
+    except BaseException:
+        spool.close()
+        writer.close()
+        if not opts.overwrite:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+        raise
+    extra: dict[str, object] = {"http": {"upstream": upstream.url, "listen": proxy.url}}
+    if child is not None:
+        extra["pid"] = child.pid
+        server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
+    writer.header(new_header(list(opts.command), _cwd(), **extra))
+    stop = threading.Event()
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        received.append(signum)
+        stop.set()
+
+    for signum in FORWARDED_SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, on_signal)
+    signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    status: ExitStatus | None = None
+    try:
+        if server is not None:
+            server.start(on_exit=stop.set)
+        failed = _wait_for(upstream, server, stop)
+        if failed is None:
+            proxy.start()
+            if not opts.quiet:
+                _say(f"mcptape: recording to {path}\n")
+            _say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
+            while not stop.wait(0.5):
+                pass
+        elif failed != "interrupted":
+            _say(f"mcptape: {failed}\n")
+            spool.fields(spool.now(), "note", msg=failed)
+        if server is not None:  # the server ends first: the streams it closes are recorded whole
+            status = server.stop(received[0] if received else None)
+        proxy.stop(grace=1.0)
+        if status is not None:
+            spool.fields(spool.now(), "exit", code=status.code, signal=status.signal)
+    finally:
+        proxy.stop(grace=0.0)
+        spool.close()
+        writer.close()
+    if writer.failed is not None:
+        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+    if status is not None:
+        return status.shell_code
+    return 0 if failed is None or failed == "interrupted" else 1

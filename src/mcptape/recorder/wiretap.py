@@ -1,0 +1,348 @@
+"""What the reverse proxy records of one client connection: its raw bytes, cut into exchanges, and
+the JSON-RPC messages they carry (see `mcptape.transcript.wire` for the records).
+
+The proxy forwards every byte first, then hands a copy here. Two h11 connections read the copy, one
+per direction: `requests` (the server's role) reads what the client sent, `responses` (the client's
+role) what the server answered. Each tells the other what its peer did (a mirror: the request the
+client sent is "sent" on `responses`, and so on), so both state machines stay in step and h11 knows
+where each message ends (a `HEAD` answer, a 1xx, a chunked or a read-until-close body), which is
+all that is asked of it: nothing is ever re-encoded, and the bytes the mirror produces are dropped.
+
+The bytes h11 consumed since the last record are written as they come, tagged with the exchange
+they belong to: a request's bytes open an exchange (numbered for the whole session), its response's
+close it. A request body, once complete, goes on `in`; a JSON response body on `out` when complete;
+each event of an SSE stream on `out` as soon as its blank line arrives. Bytes h11 cannot read (not
+HTTP) stop the reading, never the forwarding: they are recorded as they are, on the exchange in
+progress, and the reason is kept for `exchange_problem`.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections import deque
+from collections.abc import Callable
+
+import h11
+
+from mcptape.recorder.sinks import Target
+from mcptape.transcript.wire import (
+    EXCHANGE,
+    HTTP_IN,
+    HTTP_OUT,
+    SSE_TYPE,
+    SseDecoder,
+    carried_line,
+    is_json_type,
+    media_type,
+)
+
+BODY_KEPT = 64 << 20  # a carried body past this is not put on in/out (its raw bytes still are)
+MAX_HEAD = 1 << 20  # h11's limit on a head (request line and headers)
+
+
+class Exchanges:
+    """The session's exchange numbers (from 1), shared by every connection."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = 0
+
+    def next(self) -> int:
+        with self._lock:
+            self._last += 1
+            return self._last
+
+
+def _fields(data: bytes) -> dict[str, str]:
+    try:
+        return {"data": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"b64": base64.b64encode(data).decode("ascii")}
+
+
+class _Side:
+    """One direction of the connection: its h11 reader, the bytes fed and not yet recorded."""
+
+    def __init__(self, role: type[h11.SERVER] | type[h11.CLIENT], channel: str) -> None:
+        self.conn = h11.Connection(role, max_incomplete_event_size=MAX_HEAD)
+        self.channel = channel
+        self.pending = bytearray()  # bytes fed to h11 and not recorded yet
+        self.failed: str | None = None  # why h11 stopped reading this direction
+        self.x = 0  # the exchange the bytes being read belong to
+
+
+class Tap:
+    """One client connection's recorder. `client_bytes`/`server_bytes` take what was forwarded
+    (after forwarding it), `client_closed`/`server_closed` the ends; thread-safe."""
+
+    def __init__(
+        self,
+        sink: Target,
+        exchanges: Exchanges,
+        *,
+        on_problem: Callable[[int, str], None] | None = None,
+    ) -> None:
+        self.sink = sink
+        self.exchanges = exchanges
+        self.on_problem = on_problem
+        self._lock = threading.Lock()
+        self._req = _Side(h11.SERVER, HTTP_IN)
+        self._resp = _Side(h11.CLIENT, HTTP_OUT)
+        self._waiting: deque[int] = deque()  # exchanges whose request started, oldest first
+        self._answered: set[int] = set()  # exchanges whose response has begun
+        self._complete: set[int] = set()  # exchanges whose request was read whole, not yet answered
+        self._body = bytearray()  # the request body being read
+        self._body_over = False
+        self._reply = bytearray()  # a JSON response body being read
+        self._reply_kind = ""  # "json", "sse" or "" (carries nothing) for the response being read
+        self._sse: SseDecoder | None = None
+        self._mirror_ok = True
+        self._closing = False  # the server closed its end: a reading error is a message cut short
+        self._client_gone = False  # the client closed its end (a stream it closed is not cut short)
+        self._in_flight = 0  # client reads forwarded and not yet recorded
+        self._held: deque[tuple[float, bytes | None]] = deque()  # server reads waiting for them
+
+    # -- input -----------------------------------------------------------------------------
+    # The client's bytes are forwarded before they are recorded, so the server's answer can be
+    # read back before the request is: `client_sending` (called before forwarding) makes the
+    # server's bytes wait in `_held` until the request they answer was read (never blocking a thread).
+    def client_sending(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+
+    def client_bytes(self, t: float, data: bytes) -> None:
+        with self._lock:
+            self._feed(self._req, t, data)
+            self._read_requests(t)
+            self._flush(self._req, t)
+            self._in_flight = max(0, self._in_flight - 1)
+            self._release()
+
+    def server_bytes(self, t: float, data: bytes) -> None:
+        with self._lock:
+            self._held.append((t, data))
+            self._release()
+
+    def client_closed(self, t: float) -> None:
+        with self._lock:
+            self._client_gone = True
+            self._feed(self._req, t, b"")
+            self._read_requests(t)
+            self._flush(self._req, t)
+            self._release()
+
+    def server_closed(self, t: float) -> None:
+        with self._lock:
+            self._held.append((t, None))
+            self._release()
+
+    def _release(self) -> None:
+        """Read the server's bytes held back, unless a request is still on its way to being read."""
+        while self._held and not self._in_flight:
+            t, data = self._held.popleft()
+            if data is None:
+                self._closing = True
+                data = b""
+            self._feed(self._resp, t, data)
+            self._read_responses(t)
+            self._flush(self._resp, t)
+
+    def unanswered(self) -> list[int]:
+        """The exchanges whose request came and whose response has not begun."""
+        with self._lock:
+            return [x for x in self._waiting if x not in self._answered]
+
+    def request_complete(self, x: int) -> bool:
+        """True once the whole request of exchange `x` was read."""
+        with self._lock:
+            return x in self._complete
+
+    def answering(self) -> int:
+        """The exchange the server's bytes were last recorded on (0 before any)."""
+        with self._lock:
+            return self._resp.x
+
+    def substitute(self, t: float, x: int, data: bytes) -> None:
+        """Record a response mcptape itself sent for exchange `x` (the upstream gave none)."""
+        with self._lock:
+            self._answered.add(x)
+            self.sink.fields(t, HTTP_OUT, **{EXCHANGE: x}, **_fields(data))
+
+    # -- reading ---------------------------------------------------------------------------
+    def _feed(self, side: _Side, t: float, data: bytes) -> None:
+        if side.failed is None:
+            try:
+                side.conn.receive_data(data)
+            except RuntimeError:  # data after the end of the stream
+                side.failed = "bytes after the connection was closed"
+        if data:
+            side.pending += data
+
+    def _problem(self, side: _Side, t: float, why: str) -> None:
+        side.failed = why
+        if side.x == 0:  # bytes that began no exchange: give them one
+            side.x = self.exchanges.next()
+            if side is self._req:
+                self._waiting.append(side.x)
+        if self.on_problem is not None:
+            self.on_problem(side.x, why)
+
+    def _read_requests(self, t: float) -> None:
+        side = self._req
+        while side.failed is None:
+            try:
+                event = side.conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                self._problem(side, t, f"the client sent what is not HTTP/1.1 ({exc})")
+                return
+            except Exception as exc:  # h11 lost track (the mirror went out of step): stop reading
+                self._problem(side, t, f"cannot follow the client's bytes ({exc!r})")
+                return
+            if event is h11.NEED_DATA or event is h11.PAUSED:
+                return
+            if isinstance(event, h11.Request):  # its head was consumed: a new exchange's bytes
+                side.x = self.exchanges.next()
+                self._waiting.append(side.x)
+                self._body = bytearray()
+                self._body_over = False
+                self._mirror(self._resp, event)
+            elif isinstance(event, h11.Data):
+                if not self._body_over:
+                    if len(self._body) + len(event.data) > BODY_KEPT:
+                        self._body_over = True
+                        self._body = bytearray()
+                    else:
+                        self._body += event.data
+                self._mirror(self._resp, event)
+            elif isinstance(event, h11.EndOfMessage):
+                self._complete.add(side.x)
+                self._mirror(self._resp, event)
+                self._flush(side, t)
+                if self._body and not self._body_over:
+                    self._carry(t, "in", side.x, bytes(self._body))
+                self._body = bytearray()
+                self._cycle(t)
+            elif isinstance(event, h11.ConnectionClosed):
+                return
+
+    def _read_responses(self, t: float) -> None:
+        side = self._resp
+        while side.failed is None:
+            try:
+                event = side.conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                if self._closing and self._client_gone:  # the client closed first: not the server's doing
+                    side.failed = "the client closed the connection before the end of the response"
+                    return
+                if self._closing:
+                    why = "the server closed the connection in the middle of the response"
+                else:
+                    why = f"the server answered what is not HTTP/1.1 ({exc})"
+                self._problem(side, t, why)
+                return
+            except Exception as exc:  # h11 lost track (the mirror went out of step): stop reading
+                self._problem(side, t, f"cannot follow the server's bytes ({exc!r})")
+                return
+            if event is h11.NEED_DATA or event is h11.PAUSED:
+                return
+            if isinstance(event, h11.InformationalResponse | h11.Response):  # its head was consumed
+                side.x = self._waiting[0] if self._waiting else self.exchanges.next()
+                self._answered.add(side.x)
+                self._mirror(self._req, event)
+                if isinstance(event, h11.Response):
+                    self._begin_reply(event)
+            elif isinstance(event, h11.Data):
+                self._mirror(self._req, event)
+                self._flush(side, t)  # an SSE event's bytes are recorded before the message it carries
+                self._reply_data(t, side.x, bytes(event.data))
+            elif isinstance(event, h11.EndOfMessage):
+                self._mirror(self._req, event)
+                self._flush(side, t)
+                self._end_reply(t, side.x)
+                if self._waiting and self._waiting[0] == side.x:
+                    self._waiting.popleft()
+                    self._answered.discard(side.x)
+                    self._complete.discard(side.x)
+                self._cycle(t)
+            elif isinstance(event, h11.ConnectionClosed):
+                return
+
+    def _cycle(self, t: float) -> None:
+        """Both messages of an exchange are done: ready both readers for the next one, and read a
+        request the client already sent (pipelined) that h11 held back."""
+        req, resp = self._req.conn, self._resp.conn
+        if (req.our_state, req.their_state, resp.our_state, resp.their_state) != (h11.DONE,) * 4:
+            return
+        try:
+            req.start_next_cycle()
+            resp.start_next_cycle()
+        except h11.LocalProtocolError:
+            return  # a connection that must close: nothing more will be read on it
+        self._read_requests(t)
+        self._flush(self._req, t)
+
+    def _mirror(self, other: _Side, event: h11.Event) -> None:
+        """Tell the other reader what this side did (its output is dropped)."""
+        if not self._mirror_ok:
+            return
+        try:
+            other.conn.send(event)
+        except Exception as exc:  # h11.LocalProtocolError, or h11 out of step
+            self._mirror_ok = False
+            other.failed = f"cannot follow the exchange ({exc})"
+
+    def _flush(self, side: _Side, t: float, keep: int | None = None) -> None:
+        """Record the bytes h11 consumed (all pending bytes once it stopped reading), on the
+        exchange being read; `keep` bytes at the end stay pending (they belong to what follows)."""
+        if side.failed is not None:
+            keep = 0
+        elif keep is None:
+            keep = len(side.conn.trailing_data[0])
+        size = len(side.pending) - keep
+        if size <= 0:
+            return
+        data = bytes(side.pending[:size])
+        del side.pending[:size]
+        if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
+            side.x = self.exchanges.next()
+        self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
+
+    # -- what the bodies carry -----------------------------------------------------------------
+    def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
+        """A message the exchange carried, as one line of `in` or `out`."""
+        self.sink.fields(t, ch, **{EXCHANGE: x}, **_fields(carried_line(message)))
+
+    def _begin_reply(self, head: h11.Response) -> None:
+        content_type = None
+        for name, value in head.headers.raw_items():
+            if name.lower() == b"content-type":
+                content_type = value.decode("latin-1")
+        media = media_type(content_type)
+        self._reply = bytearray()
+        self._sse = None
+        if media == SSE_TYPE:
+            self._reply_kind = "sse"
+            self._sse = SseDecoder()
+        elif is_json_type(media) or (media == "" and head.status_code != 202):
+            self._reply_kind = "json"
+        else:
+            self._reply_kind = ""
+
+    def _reply_data(self, t: float, x: int, data: bytes) -> None:
+        if self._reply_kind == "sse" and self._sse is not None:
+            for event in self._sse.feed(data):
+                self._carry(t, "out", x, event.data)
+        elif self._reply_kind == "json":
+            if len(self._reply) + len(data) > BODY_KEPT:
+                self._reply_kind = ""
+                self._reply = bytearray()
+            else:
+                self._reply += data
+
+    def _end_reply(self, t: float, x: int) -> None:
+        if self._reply_kind == "json" and self._reply:
+            self._carry(t, "out", x, bytes(self._reply))
+        self._reply = bytearray()
+        self._reply_kind = ""
+        self._sse = None
