@@ -260,23 +260,28 @@ def _with_invalid_utf8(value: Any, marker: str) -> bytes:
 
 
 def _put_mark(body: dict[str, Any], mark: str) -> dict[str, Any]:
-    """A copy of `body` whose first string (depth first) ends with `mark` (or a new member)."""
-    root: list[Any] = [body]
-    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
+    """A copy of `body` whose longest string (a tool's text, usually) ends with `mark`; a new member
+    when it holds no string. Iterative: a result may be deeply nested."""
+    best: tuple[int, tuple[Any, ...]] | None = None
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(body, ())]
     while stack:
-        parent, key = stack.pop()
-        item = parent[key]
+        item, path = stack.pop()
         if type(item) is str:
-            parent[key] = item + mark
-            return root[0]  # type: ignore[no-any-return]
-        if type(item) is dict:
-            copy = dict(item)
-            parent[key] = copy
-            stack.extend((copy, k) for k in reversed(list(copy)))
+            if best is None or len(item) > best[0]:
+                best = (len(item), path)
+        elif type(item) is dict:
+            stack.extend((item[k], (*path, k)) for k in reversed(list(item)))
         elif type(item) is list:
-            items = list(item)
-            parent[key] = items
-            stack.extend((items, i) for i in reversed(range(len(items))))
-    out = dict(body)
-    out["mcptape-inject"] = mark
+            stack.extend((item[i], (*path, i)) for i in reversed(range(len(item))))
+    if best is None:
+        return {**body, "mcptape-inject": mark}
+    root: Any = dict(body)
+    parent = root
+    path = best[1]
+    for step in path[:-1]:
+        child = parent[step]
+        parent[step] = dict(child) if type(child) is dict else list(child)
+        parent = parent[step]
+    parent[path[-1]] = parent[path[-1]] + mark
+    out: dict[str, Any] = root
     return out
