@@ -11,6 +11,7 @@ diff = diff_files("old.jsonl", "new.jsonl", ignore=["tools/call:result._meta"])
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections import Counter
@@ -37,7 +38,7 @@ from mcptape.replay.driver import (
     Substitution,
 )
 from mcptape.replay.plan import make_plan
-from mcptape.replay.where import GIVEN, Server, server_for, session_folder
+from mcptape.replay.where import GIVEN, Server, server_for, session_folder, stubs_for
 from mcptape.share.outputs import same_file
 from mcptape.transcript.events import Header
 
@@ -155,7 +156,8 @@ def replay(
     The new session is recorded to `output`, or to a temporary file in a `mcptape-replay-*` folder
     under `keep_dir` (default: the system's temporary folder), kept for inspection when the sessions
     differ, removed when they are the same; such folders older than a day are removed. `stubs`
-    names commands to replace with recording stubs (as `record --stub`).
+    names commands to replace with recording stubs (as `record --stub`), besides the ones the
+    recording had, which are always installed again.
     `config=True` reads `[tool.mcptape]` from the nearest pyproject.toml; pass a `Config`
     or False. `secrets` (`NAME=VALUE`) put real values back where a redacted transcript has their
     placeholder (verified against its hash first; see docs/sharing.md). A transcript recorded with
@@ -168,6 +170,7 @@ def replay(
     original = _open(path)  # read again for each pass (plan, diff), never held whole
     header = original.header
     server = server_for(header, command, cfg, cwd)
+    server = dataclasses.replace(server, stubs=stubs_for(header, stubs))
     argv = server.command
     if not argv[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
@@ -208,7 +211,7 @@ def replay(
         shutdown_timeout=shutdown_timeout,
         env=env,
         cwd=server.cwd,
-        stubs=stubs,
+        stubs=server.stubs,
         header={"of": str(path), "pace": pace},
         transform=_per_line(unredactor.line) if unredactor.by_digest else None,
         http=player.listener if player is not None else None,

@@ -259,7 +259,12 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
         ],
         "server": None
         if result.server is None
-        else {"command": result.server.command, "cwd": result.server.cwd, "origin": result.server.origin},
+        else {
+            "command": result.server.command,
+            "cwd": result.server.cwd,
+            "origin": result.server.origin,
+            "stubs": list(result.server.stubs),
+        },
         "notes": result.notes,
     }
     out["diff"] = diff_to_json(result.diff)

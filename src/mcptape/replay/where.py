@@ -31,6 +31,7 @@ class Server:
     command: list[str]
     cwd: str | None
     origin: str
+    stubs: tuple[str, ...] = ()  # the commands replaced with recording stubs (recorded, then given)
 
     def describe(self) -> str:
         """One line for stderr, when the command was not given (the user should see what runs)."""
@@ -60,6 +61,22 @@ def server_for(
             hint="give the server command after -- (it runs in the current directory)",
         )
     return Server(list(header.command), where, RECORDED_COMMAND)
+
+
+def stubs_for(header: Header, given: Sequence[str]) -> tuple[str, ...]:
+    """The commands to replace with recording stubs: the ones the recording had (`record --stub`,
+    in the header's `side_effects`), then the given ones, each once. The recorded command ran
+    against a stub, so the replay must too: the real command would run (and the exec lines differ)."""
+    effects = header.extra.get("side_effects")
+    recorded = effects.get("stubs") if isinstance(effects, dict) else None
+    names = [n for n in recorded if isinstance(n, str)] if isinstance(recorded, list) else []
+    for name in names:  # `record --stub` took bare names only: anything else was not written by it
+        if not name or "/" in name or name in (".", "..") or "\0" in name:
+            raise UsageError(
+                f"the transcript's header names a stub that is not a command name: {escape_text(name)!r}",
+                hint="the header was not written by mcptape record; fix its side_effects.stubs",
+            )
+    return tuple(dict.fromkeys([*names, *given]))
 
 
 def prune_sessions(parent: Path, *, max_age: float = SESSION_MAX_AGE, now: float | None = None) -> int:
