@@ -128,5 +128,6 @@ def _params(value: Any) -> Any:
 
 
 def _wrap(params: Any) -> dict[str, Any]:
-    """The part of a request the rules' paths start from (`params...`); absent params stay absent."""
-    return {} if params is None else {"params": params}
+    """The part of a request the rules' paths start from (`params...`); absent params are `{}`, as
+    MCP reads them (a request without params matches one whose params held only `_meta`)."""
+    return {"params": {} if params is None else params}

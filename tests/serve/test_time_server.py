@@ -1,0 +1,107 @@
+"""Must show: the official SDK client against mcp-server-time, recorded; the same client code
+against `mcptape serve` of it gets the recorded results; a call never recorded gets an error."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from mcptape.transcript.reader import open_transcript
+from tests.serve.conftest import Recorded
+from tests.serve.helpers import client, mcptape, serve
+
+
+def recorded_datetimes(path: Path) -> list[str]:
+    """The `datetime` values of the recorded get_current_time answers."""
+    found = []
+    for event in open_transcript(path).events():
+        if event.ch == "out" and b'\\"datetime\\"' in event.data:
+            value = orjson.loads(event.data)
+            document = json.loads(value["result"]["content"][0]["text"])
+            if "datetime" in document:
+                found.append(document["datetime"])
+    return found
+
+
+def test_the_same_client_code_gets_the_recorded_times_from_serve(
+    time_recording: Recorded, tmp_path: Path
+) -> None:
+    """Served back, the SDK client prints exactly what it printed against the real server: the
+    recorded times, not the clock's (no time server runs: the new session is serve's)."""
+    time.sleep(max(0.0, time_recording.at + 1.2 - time.time()))  # the clock has moved on by now
+    new, report = tmp_path / "new.jsonl", tmp_path / "report.json"
+    proc = client("--together", *serve(time_recording.path, "-o", new, "--report", report))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout == time_recording.stdout
+    printed = [json.loads(line) for line in proc.stdout.splitlines()[1:3]]
+    served = [json.loads(p["get_current_time"][0])["datetime"] for p in printed]
+    assert served == recorded_datetimes(time_recording.path)
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    assert served[0] < now  # recorded more than a second ago
+    assert open_transcript(new).header.command[:2] == ["mcptape", "serve"]
+    document = orjson.loads(report.read_bytes())
+    assert document["counts"] == {
+        "served": 5,
+        "repeated": 0,
+        "unmatched": 0,
+        "unused": 0,
+        "garbage": 0,
+        "notifications": 0,
+    }
+    assert document["exit"] == 0
+    assert b"mcptape serve: 5 served, 0 unmatched, 0 unused of 5 recorded request(s)" in proc.stderr
+
+
+def test_a_call_the_recording_never_saw_gets_an_error_and_is_in_the_summary(
+    time_recording: Recorded, tmp_path: Path
+) -> None:
+    """Asia/Tokyo was never asked: the client gets a JSON-RPC error, stderr says which call and how
+    it differs from the nearest recorded one, the summary and the report count it."""
+    report = tmp_path / "report.json"
+    calls = [
+        "--call",
+        'get_current_time={"timezone": "UTC"}',
+        "--call",
+        'get_current_time={"timezone": "Asia/Tokyo"}',
+    ]
+    proc = client(*calls, *serve(time_recording.path, "--report", report))
+    assert proc.returncode == 0, proc.stderr.decode()
+    last = json.loads(proc.stdout.splitlines()[-1])
+    assert last == {"get_current_time": {"raised": "mcptape serve: no recorded answer for tools/call"}}
+    stderr = proc.stderr.decode()
+    assert 'no recorded answer for tools/call get_current_time {"timezone":"Asia/Tokyo"}' in stderr
+    assert '"UTC" -> "Asia/Tokyo"; answered with error -32001' in stderr
+    assert "mcptape serve: 3 served, 1 unmatched, 2 unused of 5 recorded request(s)" in stderr
+    assert "Traceback" not in stderr
+    document = orjson.loads(report.read_bytes())
+    (unmatched,) = [r for r in document["requests"] if r["status"] == "unmatched"]
+    assert unmatched["params"]["arguments"] == {"timezone": "Asia/Tokyo"}
+    assert unmatched["differences"] == [
+        {"path": "params.arguments.timezone", "recorded": "UTC", "sent": "Asia/Tokyo"}
+    ]
+    assert document["exit"] == 1
+
+
+def test_serve_o_is_a_transcript_mcptape_diff_compares_with_the_recording(
+    time_recording: Recorded, tmp_path: Path
+) -> None:
+    """The same client: `mcptape diff ORIGINAL NEW` finds them the same; a client that asks for
+    another zone: different, the changed answer named."""
+    same, changed = tmp_path / "same.jsonl", tmp_path / "changed.jsonl"
+    assert client("--together", *serve(time_recording.path, "-o", same)).returncode == 0
+    calls = [
+        "--call",
+        'get_current_time={"timezone": "UTC"}',
+        "--call",
+        'get_current_time={"timezone": "Asia/Tokyo"}',
+    ]
+    assert client(*calls, *serve(time_recording.path, "-o", changed)).returncode == 0
+    proc = mcptape("diff", time_recording.path, same)
+    assert proc.returncode == 0, proc.stdout.decode()
+    proc = mcptape("diff", time_recording.path, changed)
+    assert proc.returncode == 1
+    assert b"response to tools/call (id 4)" in proc.stdout and b"-32001" in proc.stdout
