@@ -46,16 +46,17 @@ class ServedTranscript:
         return shlex.join(self.command)
 
     def report(self, wait: float = 0.0) -> dict[str, Any] | None:
-        """serve's JSON report, once the served session has ended (None before)."""
+        """serve's JSON report: None when serve never started; `"running": true` while its session
+        lasts (waited for, up to `wait` seconds)."""
         deadline = time.monotonic() + wait
         while True:
             try:
                 value: dict[str, Any] = orjson.loads(self.report_path.read_bytes())
-                return value
             except (OSError, orjson.JSONDecodeError):
-                if time.monotonic() >= deadline:
-                    return None
-                time.sleep(0.05)
+                value = {"running": True} if self.report_path.exists() else {}
+            if not value or not value.get("running") or time.monotonic() >= deadline:
+                return value or None
+            time.sleep(0.05)
 
     def problems(self) -> list[str]:
         """Why the test must fail because of this server (empty when it must not)."""
@@ -63,7 +64,9 @@ class ServedTranscript:
         if report is None:
             if not self.require_started:
                 return []
-            return [f"{self.transcript}: the served transcript was never started (or never ended)"]
+            return [f"{self.transcript}: the served transcript was never started"]
+        if report.get("running"):
+            return [f"{self.transcript}: the served session had not ended {REPORT_WAIT:g}s after the test"]
         out: list[str] = []
         if not self.allow_unmatched:
             for request in report.get("requests", []):

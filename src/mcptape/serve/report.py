@@ -75,6 +75,7 @@ def to_json(served: Served, pool: Pool, options: Options, code: int) -> dict[str
     """The `--report` document."""
     return {
         "transcripts": [str(p) for p in pool.files],
+        "running": False,
         "match": options.mode,
         "match_meta": options.match_meta,
         "exact": options.exact,

@@ -1,7 +1,8 @@
 """`serve` end to end: read the recordings, serve one client over two file descriptors, report.
 
 The report file and the new transcript (`-o`) are written even when the session is stopped
-(SIGTERM, Ctrl-C). Nothing here writes to stdout but the session's protocol bytes.
+(SIGTERM, Ctrl-C); the report file says `"running": true` while the session lasts. Nothing here
+writes to stdout but the session's protocol bytes.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def serve(
     writer = _writer(output, overwrite, command, pool, options) if output is not None else None
     if report is not None:
         _check_writable(report)
+        started = {"transcripts": [str(p) for p in pool.files], "running": True}
+        _write(report, dumps(started, indent=True).encode("utf-8", "surrogatepass") + b"\n")
     try:
         session = Session(pool, options, log=log, writer=writer, stdin_fd=stdin_fd, stdout_fd=stdout_fd)
         served = session.run()

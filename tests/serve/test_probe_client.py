@@ -1,0 +1,60 @@
+"""Must show: `mcptape probe --client` against the official SDK client: a table with a verdict per
+case, JSON and JUnit, whatever the SDK does reported as it is (nothing tuned for it to pass)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import orjson
+
+from mcptape.serve.inject import BY_ID, CASES
+from tests.serve.conftest import Recorded
+from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
+
+VERDICTS = {"pass", "warning", "FAIL", "inconclusive", "n/a"}
+
+
+def test_probe_client_against_the_sdk_client_gives_a_verdict_per_case(
+    time_recording: Recorded, tmp_path: Path
+) -> None:
+    """A clean run, then ten cases: one row each in the table, the same in probe-client.json and in
+    JUnit; valid traffic passes only when the client went on; the exit code follows the verdicts."""
+    out, junit = tmp_path / "probe", tmp_path / "client.xml"
+    proc = mcptape(
+        "probe", "--client", "--from", time_recording.path, "-o", out, "--junit", junit,
+        "--step-timeout", "3", "-j", "2", "--", PYTHON, SDK_CLIENT, "--together",
+        timeout=180,
+    )  # fmt: skip
+    table = proc.stdout.decode()
+    assert "case                    verdict  what the client did" in table, table
+    document = orjson.loads((out / "probe-client.json").read_bytes())
+    cases = document["cases"]
+    assert [c["id"] for c in cases] == ["start", *(case.id for case in CASES)]
+    assert cases[0]["verdict"] == "pass" and all(c["ran"] for c in cases)
+    for case in cases:
+        assert case["verdict"] in VERDICTS
+        row = next(line for line in table.splitlines() if line.startswith(case["id"] + " "))
+        assert row.split()[1] == case["verdict"]
+        if case["id"] != "start" and BY_ID[case["id"]].legal and case["verdict"] != "n/a":
+            assert (case["verdict"] == "pass") == case["did"].startswith("went on")
+        if case["verdict"] in ("warning", "FAIL") and case["id"] != "start":
+            assert case["reasons"], case  # a warning or failure says why
+    assert proc.returncode == (1 if document["failed"] else 0), table
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "11"
+    assert int(suite.get("failures") or 0) == sum(1 for c in cases if c["verdict"] == "FAIL")
+    assert {t.get("name") for t in suite.iter("testcase")} == {c["id"] for c in cases}
+    assert b"Traceback" not in proc.stderr
+
+
+def test_a_client_that_fails_the_clean_run_gets_no_cases(time_recording: Recorded, tmp_path: Path) -> None:
+    """A client that ignores its server and exits 3: start fails, the cases are not run, exit 1."""
+    proc = mcptape(
+        "probe", "--client", "--from", time_recording.path, "-o", tmp_path / "p", "--",
+        PYTHON, "-c", "raise SystemExit(3)",
+    )  # fmt: skip
+    assert proc.returncode == 1
+    table = proc.stdout.decode()
+    assert "start                   FAIL" in table and "the client exited with code 3" in table
+    assert "10 not run" in table
