@@ -20,6 +20,9 @@ FORMAT_VERSION = 1
 IN, OUT, ERR, EXEC, HTTP = "in", "out", "err", "exec", "http"
 EOF_, EXIT, NOTE = "eof", "exit", "note"
 BYTE_CHANNELS: frozenset[str] = frozenset({IN, OUT, ERR, EXEC, HTTP})
+# An HTTP transcript's raw bytes, each record with its exchange's number `x` (transcript/wire.py).
+HTTP_IN, HTTP_OUT = "http-in", "http-out"
+WIRE_CHANNELS: frozenset[str] = frozenset({HTTP_IN, HTTP_OUT})
 # The records of the other channels: their fields, the JSON types each may have, and whether it
 # must be there. A record of any other channel without bytes is of a kind this version cannot read.
 FIELD_TYPES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
@@ -41,7 +44,8 @@ def _json_type(value: object) -> str:
 
 
 class Event:
-    """One transcript record. `data` gives the raw bytes of a byte channel (b"" otherwise)."""
+    """One transcript record. `data` gives the raw bytes of a byte channel (b"" otherwise); `fields`
+    holds a non-byte record's fields, or the exchange number `x` of an HTTP transcript's bytes."""
 
     __slots__ = ("ch", "fields", "index", "raw", "t", "text")
 
@@ -86,7 +90,14 @@ class Event:
 
     @property
     def payload(self) -> str | bytes | dict[str, Any]:
-        """What the analysis takes: the text or bytes of a byte record, else its fields."""
+        """What the analysis takes: the text or bytes of a byte record, else its fields (an HTTP
+        exchange's bytes: `{"x": number, "data": bytes}`)."""
+        if (
+            self.fields is not None
+            and self.ch in WIRE_CHANNELS
+            and (self.text is not None or self.raw is not None)
+        ):
+            return {"x": self.fields.get("x"), "data": self.data}
         if self.text is not None:
             return self.text
         if self.raw is not None:
@@ -107,7 +118,8 @@ class Event:
         if text is not None:
             if type(text) is not str:
                 raise ValueError(f"data is {_json_type(text)}, not a string")
-            return cls(float(t), ch, text=text, index=index)
+            x = record.get("x")  # an HTTP exchange's number (transcript/wire.py)
+            return cls(float(t), ch, text=text, fields=None if type(x) is not int else {"x": x}, index=index)
         b64 = record.get("b64")
         if b64 is not None:
             if type(b64) is not str:
@@ -116,7 +128,8 @@ class Event:
                 raw = base64.b64decode(b64, validate=True)
             except ValueError:  # binascii.Error
                 raise ValueError("b64 is not valid base64") from None
-            return cls(float(t), ch, raw=raw, index=index)
+            x = record.get("x")
+            return cls(float(t), ch, raw=raw, fields=None if type(x) is not int else {"x": x}, index=index)
         if ch in BYTE_CHANNELS:
             raise ValueError(f"a record of channel {ch} without data or b64")
         expected = FIELD_TYPES.get(ch)

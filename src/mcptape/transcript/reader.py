@@ -30,7 +30,7 @@ from typing import IO, Any, NamedTuple
 import orjson
 
 from mcptape.errors import TranscriptError
-from mcptape.transcript.events import FORMAT_VERSION, Event, Header
+from mcptape.transcript.events import FORMAT_VERSION, WIRE_CHANNELS, Event, Header
 from mcptape.version import __version__
 
 _BUFFER = 1 << 20
@@ -207,6 +207,7 @@ class Transcript:
         # and its first record takes the general path (which records it); the keys are channel
         # names `read_line` accepted, all str, so a `ch` that is found is a str.
         last_t: dict[str, float] = {}
+        wire_t: dict[str, float] = {}  # the same for an HTTP exchange's bytes, never on the fast path
         records: list[Record] = []
         append = records.append
         carried = 0
@@ -241,14 +242,18 @@ class Transcript:
                         continue
                     assert type(item) is Event
                     t, ch, payload = item.t, item.ch, item.payload
-                    last = last_t.get(ch)
+                    # An HTTP exchange's bytes keep their number `x`: their channel stays off the fast path.
+                    times = wire_t if ch in WIRE_CHANNELS else last_t
+                    last = times.get(ch)
                     if last is not None and t < last:
                         t = last
                     else:
-                        last_t[ch] = t
+                        times[ch] = t
                     append((t, ch, payload, index))
                     if type(payload) is not dict:
                         carried += len(payload)
+                    elif "data" in payload:
+                        carried += len(payload["data"])
                     if index >= stop or carried >= max_bytes:
                         yield Batch(records, carried, fh.tell())
                         records = []

@@ -1,5 +1,5 @@
 """Streamable HTTP on the wire: what an HTTP transcript's records are, shared by the recorder (which
-writes them) and the check core (which judges them). Pure: no I/O, no mcptape import.
+writes them) and the check core (which judges them). Pure: no I/O.
 
 An HTTP transcript keeps each exchange's raw bytes on two channels, `http-in` (what the client sent)
 and `http-out` (what the server answered), every record carrying the exchange's number `x`. The
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-HTTP_IN, HTTP_OUT = "http-in", "http-out"
-WIRE_CHANNELS = frozenset({HTTP_IN, HTTP_OUT})
+from mcptape.transcript.events import HTTP_IN, HTTP_OUT, WIRE_CHANNELS
+
 STDOUT = "stdout"  # an HTTP server's own stdout (not the protocol, unlike a stdio server's `out`)
 EXCHANGE = "x"  # the record key holding the exchange number
 
@@ -182,6 +182,9 @@ class SseDecoder:
             why = "the stream ended inside an event (no blank line after it): SSE clients drop it"
             return SseProblem(start, pending[:MAX_SHOWN], why)
         return None
+
+
+__all__ = ["HTTP_IN", "HTTP_OUT", "WIRE_CHANNELS"]  # defined with the other channels (events.py)
 
 
 def _show(name: bytes) -> str:

@@ -202,6 +202,9 @@ class TranscriptWriter:
 
     def event(self, event: Event) -> None:
         if event.text is not None or event.raw is not None:
+            if event.fields:  # bytes with fields of their own (an HTTP exchange's number): one record
+                self.write_raw(encode_fields(event.t, event.ch, **event.fields, **encode_bytes(event.data)))
+                return
             self.chunk(event.t, event.ch, event.data)
         else:
             self.fields(event.t, event.ch, **(event.fields or {}))
