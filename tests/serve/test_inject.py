@@ -166,7 +166,7 @@ def test_the_client_that_closes_after_a_banner_closed_the_session(tmp_path: Path
         client.read_until(2)
     assert run.served is not None
     found = next_of(run.served.applied[0], run.served)
-    assert found is not None and found.outcome == CLOSED and "before the 4 request(s)" in found.text
+    assert found is not None and found.outcome == CLOSED and "without the 4 request(s)" in found.text
 
 
 def test_the_client_that_refuses_the_server_request_reported_an_error(tmp_path: Path) -> None:

@@ -107,3 +107,30 @@ def test_a_value_the_client_chose_in_an_ignored_place_is_carried_where_it_was_ec
         {"method": "notifications/progress", "params": {"progressToken": 3, "progress": 3}}, carry
     )
     assert changed and value["params"] == {"progressToken": "tok-8", "progress": 3}
+
+
+def test_a_legacy_handshake_matches_another_client_build(tmp_path: Path) -> None:
+    """initialize's clientInfo and capabilities are the envelope before 2026-07-28: not compared;
+    the proposed protocol version is."""
+    from tests.serve.tapes import Tape, result
+
+    hello = request(
+        1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "a"}}
+    )
+    path = (
+        Tape()
+        .client(hello)
+        .server(result(1, {"protocolVersion": "2025-06-18"}))
+        .end()
+        .write(tmp_path / "l.jsonl")
+    )
+    other = request(
+        1,
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "b"}},
+    )
+    assert Matcher(load_pool([path])).request(msg(other)).entry is not None
+    newer = request(
+        1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a"}}
+    )
+    assert Matcher(load_pool([path])).request(msg(newer)).entry is None

@@ -79,7 +79,8 @@ def next_of(applied: Applied, served: Served) -> Next | None:
             return Next(
                 ENDED, f"closed its side {delay:.2f}s later; the recorded client had nothing more to send"
             )
-        text = f"closed the session {delay:.2f}s later, before the {applied.expected} request(s) next"
+        text = f"closed the session {delay:.2f}s later"
+        text += f", without the {applied.expected} request(s) the recorded client sent next"
         if garbage:
             text += f", after {len(garbage)} line(s) that are not protocol"
         return Next(CLOSED, text)

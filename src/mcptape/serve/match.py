@@ -9,9 +9,10 @@ Three modes:
 
 In `params` and `method` modes a request asked more often than the recording shows gets the last
 matching answer again (counted as *repeated*). Params are compared by the diff's `compare`, with
-replay's ignore rules (`[SCOPE[TARGET]:]params...`) plus one of serve's own: the per-request `_meta`
-envelope (protocol version, client info and capabilities, progress token) is not compared, unless
-`match_meta` is set.
+replay's ignore rules (`[SCOPE[TARGET]:]params...`) plus serve's own: the per-request `_meta`
+envelope (protocol version, client info and capabilities, progress token), and before 2026-07-28 its
+equivalent in `initialize` (`clientInfo`, `capabilities`), are not compared unless `match_meta` is
+set (`initialize`'s `protocolVersion` always is).
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ from mcptape.serve.pool import Entry, Pool
 
 MODES = ("params", "method", "strict")
 META_RULE = Rule("*:params._meta", "*", ("params", "_meta"), "serve default")
+# The same envelope before 2026-07-28: who the client is and what it can do, in `initialize`.
+ENVELOPE = (
+    META_RULE,
+    Rule("initialize:params.clientInfo", "initialize", ("params", "clientInfo"), "serve default"),
+    Rule("initialize:params.capabilities", "initialize", ("params", "capabilities"), "serve default"),
+)
 
 
 @dataclass
@@ -61,7 +68,7 @@ class Matcher:
             raise ValueError(f"unknown match mode {mode!r}")
         self.pool = pool
         self.mode = mode
-        self.rules = [*rules] if match_meta else [*rules, META_RULE]
+        self.rules = [*rules] if match_meta else [*rules, *ENVELOPE]
         self.next = 0  # strict: the position of the next recorded request
         self.last: dict[str, Entry] = {}  # method -> last entry served (method mode)
 
