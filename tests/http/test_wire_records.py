@@ -91,3 +91,20 @@ def test_the_sse_decoder_names_what_a_client_ignores() -> None:
     ]
     cut = decoder.close()
     assert cut is not None and cut.offset == 32 and "ended inside an event" in cut.why
+
+
+def test_a_redacted_copy_has_no_raw_http_and_reads_back_whole(tmp_path: Path) -> None:
+    """`mcptape redact`: an exchange's raw bytes become placeholders without a number (never judged,
+    nothing of them leaks), the carried messages stay on `in`, and every line of the copy is readable."""
+    from mcptape.share.copy import redact_file
+    from mcptape.share.rules import Rules
+
+    source = _file(tmp_path / "t.jsonl")
+    copy = tmp_path / "redacted.jsonl"
+    redact_file(source, copy, Rules.build((), ()), environ={})
+    transcript = open_transcript(copy)
+    events = list(transcript.events())
+    assert transcript.problems == []
+    wire = [e for e in events if e.ch.startswith("http-")]
+    assert len(wire) == 3 and all(e.fields is None and b"POST" not in e.data for e in wire)
+    assert [e.data for e in events if e.ch == "in"] == [b"{}\n"]

@@ -51,7 +51,7 @@ def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event
         elif ev.ch == "exit":
             for frame in framer.close():
                 yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
-        if ev.fields is None and (ev.text is not None or ev.raw is not None):  # bytes on an unknown channel
+        if ev.text is not None or ev.raw is not None:  # bytes on an unknown channel (`x` dropped too)
             shown = ev.data.decode("utf-8", "surrogateescape")
             yield Event(ev.t, ev.ch, text=redactor.placeholder(shown, "unknown-record") if shown else "")
             continue
