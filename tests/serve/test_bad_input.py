@@ -113,3 +113,22 @@ def test_probe_client_without_a_transcript_is_a_usage_error() -> None:
     proc = mcptape("probe", "--client", "--", "true")
     assert proc.returncode == 2
     assert "probe --client needs --from TRANSCRIPT" in one_error_line(proc.stderr)
+
+
+def test_hostile_requests_are_answered_and_told_escaped(tmp_path: Path) -> None:
+    """A request nested 900 levels deep and a tool name with ESC and RLO: each gets its error, the
+    stderr lines hold neither raw control, the report is JSON."""
+    deep = b"[" * 900 + b'"x"' + b"]" * 900
+    first = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":'
+        + deep
+        + b"}}}\n"
+    )
+    second = orjson.dumps(call(2, "\x1b[31m\u202egnp.exe")) + b"\n"
+    report = tmp_path / "report.json"
+    proc = mcptape("serve", time_tape().write(tmp_path / "t.jsonl"), "--report", report, stdin=first + second)
+    assert proc.returncode == 1
+    assert [orjson.loads(line)["error"]["code"] for line in proc.stdout.splitlines()] == [-32001, -32001]
+    assert b"\x1b" not in proc.stderr and "\u202e".encode() not in proc.stderr
+    assert "\\x1b[31m\\u202egnp.exe" in proc.stderr.decode()
+    assert orjson.loads(report.read_bytes())["counts"]["unmatched"] == 2

@@ -17,7 +17,7 @@ from mcptape.jsonsafe import dumps
 from mcptape.serve.pool import Pool, load_pool
 from mcptape.serve.report import exit_code, summary, to_json
 from mcptape.serve.session import Options, Served, Session
-from mcptape.textsafe import escape_json
+from mcptape.textsafe import escape_json, escape_text
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
@@ -49,7 +49,7 @@ def serve(
     pool = load_pool(paths)
     if not quiet:
         for note in pool.notes:
-            log(f"mcptape serve: note: {note}")
+            log(f"mcptape serve: note: {escape_text(note)}")
     writer = _writer(output, overwrite, command, pool, options) if output is not None else None
     if report is not None:
         _check_writable(report)

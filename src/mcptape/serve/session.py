@@ -29,6 +29,7 @@ from mcptape.serve.inject import Applied, Injector, Write
 from mcptape.serve.match import Matcher
 from mcptape.serve.pool import Entry, Output, Pool
 from mcptape.serve.render import describe, error_line, render, short
+from mcptape.textsafe import escape_text
 from mcptape.transcript.writer import TranscriptWriter
 
 NO_ANSWER = -32001  # serve's own error: no recorded answer (outside the range MCP reserves)
@@ -236,7 +237,8 @@ class Session:
     def _garbage(self, msg: Message) -> None:
         code = PARSE_ERROR if msg.kind is Kind.NON_PROTOCOL else INVALID_REQUEST
         what = "a batch (serve answers requests one by one)" if msg.kind is Kind.BATCH else msg.problem
-        self.log(f"mcptape serve: client line {msg.frame.line} is not a request serve can answer: {what}")
+        said = escape_text(what or "not protocol")
+        self.log(f"mcptape serve: client line {msg.frame.line} is not a request serve can answer: {said}")
         self._write(
             [Write(error_line(msg.id, code, "Parse error" if code == PARSE_ERROR else "Invalid Request"))]
         )
@@ -322,7 +324,8 @@ def _unmatched_text(msg: Message, closest: Entry | None, changes: list[Change]) 
     text = f"mcptape serve: no recorded answer for {describe(msg.method, _params(msg.value))} (id {msg.id!r})"
     if closest is not None and changes:
         first = changes[0]
-        text += f"; nearest: {closest.where()}, {first.where}: {short(first.old)} -> {short(first.new)}"
+        where = escape_text(f"{closest.where()}, {first.where}")
+        text += f"; nearest: {where}: {short(first.old)} -> {short(first.new)}"
     return text + f"; answered with error {NO_ANSWER}"
 
 
