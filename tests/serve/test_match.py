@@ -134,3 +134,19 @@ def test_a_legacy_handshake_matches_another_client_build(tmp_path: Path) -> None
         1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a"}}
     )
     assert Matcher(load_pool([path])).request(msg(newer)).entry is None
+
+
+def test_a_token_the_client_chose_is_carried_inside_longer_strings_too(tmp_path: Path) -> None:
+    """An ignored correlation id the server quoted in its text: the new client's id is put there."""
+    from mcptape.diff.compare import Hidden
+
+    rule = parse_rule("tools/call:params.arguments.request_key")
+    hidden = [Hidden(rule, ("params", "arguments", "request_key"), "req-0001-aaaa", "req-0042-bbbb")]
+    answer = {"content": [{"type": "text", "text": "done: req-0001-aaaa"}], "request_key": "req-0001-aaaa"}
+    value, changed = apply(answer, carried(hidden))
+    assert changed and value == {
+        "content": [{"type": "text", "text": "done: req-0042-bbbb"}],
+        "request_key": "req-0042-bbbb",
+    }
+    short = [Hidden(rule, ("params", "arguments", "request_key"), "a", "b")]
+    assert apply({"text": "a cat"}, carried(short)) == ({"text": "a cat"}, False)  # not a token: not in text

@@ -4,7 +4,10 @@ A request is matched with some of its params left out of the comparison (the `_m
 the ignore rules). What the new client put there can differ from what the recorded client did: a
 progress token, a correlation id. Where the recorded server sent the recorded client's value back
 (a `notifications/progress` with its `progressToken`), serve sends the new client's value: found by
-place (a member of the same name) and value (equal, type and all), never by a list of names.
+place (a member of the same name) and value (equal, type and all), never by a list of names. A value
+that looks like a token (`mcptape.diff.minted.alike`: opaque, long enough, on both sides) is also
+replaced inside longer strings, as replay's carry-over does (`minted.restore`): a tool's text that
+quotes the client's correlation id.
 
 Values the recorded *server* minted (an MRTR `requestState`, a cursor, a handle) need nothing: serve
 sends them as recorded, and a client echoes what it was given, which is what the recording shows.
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from mcptape.diff.compare import MISSING, Hidden, compare
+from mcptape.diff.minted import alike, restore
 
 Carry = dict[tuple[str, Any], Any]  # (member name, recorded value) -> the new client's value
 
@@ -72,6 +76,13 @@ def apply(value: Any, carry: Carry) -> tuple[Any, bool]:
         return item
 
     try:
-        return walk(value), changed
+        value = walk(value)
     except RecursionError:  # a value nested past Python's limit: sent as recorded
         return value, False
+    tokens = {old: new for (_, (kind, old)), new in carry.items() if kind is str and type(new) is str}
+    tokens = {old: new for old, new in tokens.items() if alike(old, new)}
+    if tokens:
+        restored = restore(value, tokens)
+        changed = changed or restored is not value
+        value = restored
+    return value, changed
