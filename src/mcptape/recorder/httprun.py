@@ -147,11 +147,12 @@ class Server:
         return self.status
 
 
-def _wait_for(upstream: Upstream, server: Server | None, stop: threading.Event) -> str | None:
-    """Wait until the upstream accepts a connection; the reason when it never will."""
+def _wait_for(upstream: Upstream, server: Server, stop: threading.Event) -> str | None:
+    """Wait until the upstream the server was started for accepts a connection; the reason when it
+    never will. (Without a server, mcptape listens at once: an upstream that is down gets 502s.)"""
     deadline = time.monotonic() + START_TIMEOUT
     while not upstream.accepts():
-        if server is not None and server.exited.is_set():
+        if server.exited.is_set():
             assert server.status is not None
             where = upstream.authority
             return f"the server exited ({_how(server.status)}) before accepting connections on {where}"
@@ -235,7 +236,7 @@ def record_http(opts: RecordOptions) -> int:
     try:
         if server is not None:
             server.start(on_exit=stop.set)
-        failed = _wait_for(upstream, server, stop)
+        failed = _wait_for(upstream, server, stop) if server is not None else None
         if failed is None:
             proxy.start()
             if not opts.quiet:

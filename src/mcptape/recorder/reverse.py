@@ -329,9 +329,10 @@ class ReverseProxy:
 
 
 def _reset_soon(sock: socket.socket) -> None:
-    """End the client's connection with a reset when it is closed (what the upstream did to us)."""
+    """End the client's connection with a reset when it is closed (what the upstream did to us): no
+    FIN first (a body read until the close would look complete); SHUT_RD wakes the other thread."""
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        sock.shutdown(socket.SHUT_RDWR)
+        sock.shutdown(socket.SHUT_RD)
     except OSError:
         pass

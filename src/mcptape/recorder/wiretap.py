@@ -86,7 +86,7 @@ class Tap:
         self.sink = sink
         self.exchanges = exchanges
         self.on_problem = on_problem
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._req = _Side(h11.SERVER, HTTP_IN)
         self._resp = _Side(h11.CLIENT, HTTP_OUT)
         self._waiting: deque[int] = deque()  # exchanges whose request started, oldest first
@@ -118,6 +118,7 @@ class Tap:
             self._flush(self._req, t)
             self._in_flight = max(0, self._in_flight - 1)
             self._release()
+            self._lock.notify_all()
 
     def server_bytes(self, t: float, data: bytes) -> None:
         with self._lock:
@@ -148,9 +149,12 @@ class Tap:
             self._read_responses(t)
             self._flush(self._resp, t)
 
-    def unanswered(self) -> list[int]:
-        """The exchanges whose request came and whose response has not begun."""
+    def unanswered(self, settle: float = 1.0) -> list[int]:
+        """The exchanges whose request came and whose response has not begun (once the client's
+        bytes already forwarded are read, waiting at most `settle` seconds for that)."""
         with self._lock:
+            self._lock.wait_for(lambda: not self._in_flight, settle)
+            self._release()
             return [x for x in self._waiting if x not in self._answered]
 
     def request_complete(self, x: int) -> bool:
@@ -181,6 +185,10 @@ class Tap:
 
     def _problem(self, side: _Side, t: float, why: str) -> None:
         side.failed = why
+        if side is self._resp:  # the bytes answer the oldest request waiting (if any)
+            if self._waiting:
+                side.x = self._waiting[0]
+            self._answered.add(side.x)
         if side.x == 0:  # bytes that began no exchange: give them one
             side.x = self.exchanges.next()
             if side is self._req:
@@ -234,6 +242,13 @@ class Tap:
             except h11.RemoteProtocolError as exc:
                 if self._closing and self._client_gone:  # the client closed first: not the server's doing
                     side.failed = "the client closed the connection before the end of the response"
+                    return
+                if (
+                    self._closing
+                    and not side.pending
+                    and not (self._waiting and self._waiting[0] in self._answered)
+                ):
+                    side.failed = "the server closed the connection before answering"  # the proxy answers 502
                     return
                 if self._closing:
                     why = "the server closed the connection in the middle of the response"

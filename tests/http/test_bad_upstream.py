@@ -1,0 +1,116 @@
+"""Must show: an upstream that refuses connections, closes without answering, resets mid-stream or
+answers garbage. The client gets what the upstream did (or a 502 when there was nothing), the
+transcript keeps what came, and stderr has one clear line for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+
+from tests.conftest import PYTHON
+from tests.http.helpers import HERE, exchanges, free_port, recording, records
+
+PLANTED = HERE / "servers" / "planted.py"
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "count",
+        "arguments": {"n": 1},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+    },
+}
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "count",
+}
+
+
+def planted(port: int, mode: str) -> list[str]:
+    return [PYTHON, str(PLANTED), str(port), mode]
+
+
+def _post(url: str) -> httpx.Response:
+    return httpx.post(url, content=orjson.dumps(CALL), headers=HEADERS, timeout=10)
+
+
+def _mcptape_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("mcptape: exchange")]
+
+
+def test_an_upstream_that_refuses_connections_gets_the_client_a_502(tmp_path: Path) -> None:
+    """Nothing listens upstream: each request gets mcptape's 502 (saying why), both requests and both
+    502s are in the transcript, and stderr says it once."""
+    out = tmp_path / "refused.jsonl"
+    with recording(f"http://127.0.0.1:{free_port()}/mcp", out) as rec:
+        answers = [_post(rec.url), _post(rec.url)]
+        assert rec.stop() == 0
+    assert [a.status_code for a in answers] == [502, 502]
+    assert answers[0].headers["x-mcptape"] == "upstream" and "cannot connect" in answers[0].text
+    requests, responses = exchanges(out, "http-in"), exchanges(out, "http-out")
+    assert sorted(requests) == sorted(responses) == [1, 2]
+    assert all(orjson.dumps(CALL) in raw for raw in requests.values())
+    assert all(raw.startswith(b"HTTP/1.1 502 Bad Gateway\r\n") for raw in responses.values())
+    lines = _mcptape_lines(rec.stderr)
+    assert len(lines) == 1 and "cannot connect to 127.0.0.1:" in lines[0] and "502" in lines[0]
+
+
+def test_an_upstream_that_closes_without_answering_gets_the_client_a_502(tmp_path: Path) -> None:
+    """The upstream reads the request and closes: the client gets 502, the transcript has the request,
+    the 502 and a note."""
+    port = free_port()
+    out = tmp_path / "closed.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, planted(port, "close-early")) as rec:
+        answer = _post(rec.url)
+        rec.stop()
+    assert answer.status_code == 502 and "closed the connection before answering" in answer.text
+    notes = [r["msg"] for r in records(out) if r["ch"] == "note"]
+    assert any("closed the connection before answering" in note for note in notes)
+    assert len(_mcptape_lines(rec.stderr)) == 1
+
+
+def test_an_upstream_that_resets_mid_stream_resets_the_client_too(tmp_path: Path) -> None:
+    """The upstream sends the head and one SSE event, then a TCP reset: the client gets them, then the
+    reset; the transcript keeps both, and stderr says so once."""
+    port = free_port()
+    out = tmp_path / "reset.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, planted(port, "reset")) as rec:
+        seen = bytearray()
+        with (
+            pytest.raises(httpx.TransportError),
+            httpx.stream(
+                "POST", rec.url, content=orjson.dumps(CALL), headers=HEADERS, timeout=10
+            ) as response,
+        ):
+            assert response.status_code == 200
+            for chunk in response.iter_raw():
+                seen += chunk
+        rec.stop()
+    assert b"notifications/message" in seen
+    raw = exchanges(out, "http-out")[1]
+    assert raw.startswith(b"HTTP/1.1 200 OK\r\n") and raw.endswith(b"\n\n") and bytes(seen) in raw
+    lines = _mcptape_lines(rec.stderr)
+    assert len(lines) == 1 and "reset the connection" in lines[0]
+    carried = [r for r in records(out) if r["ch"] == "out"]
+    assert len(carried) == 1 and "notifications/message" in carried[0]["data"]
+
+
+def test_an_upstream_that_answers_garbage_passes_it_on(tmp_path: Path) -> None:
+    """Bytes that are not HTTP reach the client as they came (its HTTP library refuses them), are kept
+    on http-out, and stderr names the exchange once."""
+    port = free_port()
+    out = tmp_path / "garbage.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, planted(port, "garbage")) as rec:
+        with pytest.raises(httpx.RemoteProtocolError):
+            _post(rec.url)
+        rec.stop()
+    assert exchanges(out, "http-out")[1] == b"this is not HTTP at all\r\n\r\n"
+    lines = _mcptape_lines(rec.stderr)
+    assert len(lines) == 1 and "exchange 1: the server answered what is not HTTP/1.1" in lines[0]
