@@ -32,12 +32,12 @@ def add(a: int, b: int) -> int:
 def deploy_preview(branch: str, token: str, ctx: Context) -> str:
     """Deploy a preview of BRANCH (needs the right token)."""
     request_id = ctx.request_context.request_id
-    if BUGGY:
-        tap.executed("deploy-preview", request_id=request_id, branch=branch)  # the bug: acting first
+    if BUGGY:  # the bug: it deploys (and says it went through) before checking the token
+        tap.executed("deploy-preview", request_id=request_id, branch=branch, outcome="ok")
     if token != DEMO_TOKEN:
         raise ToolError("unauthorised: bad token")
     if not BUGGY:
-        tap.executed("deploy-preview", request_id=request_id, branch=branch)
+        tap.executed("deploy-preview", request_id=request_id, branch=branch, outcome="ok")
     return f"preview of {branch} is live" if CHANGED else f"preview of {branch} deployed"
 
 
