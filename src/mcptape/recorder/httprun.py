@@ -26,7 +26,7 @@ from mcptape.recorder.run import FORWARDED_SIGNALS, _cwd, _fill_closed_stdio, _i
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
-from mcptape.transcript.wire import STDOUT
+from mcptape.transcript.wire import HTTP_IN, STDOUT
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
 START_TIMEOUT = 30.0  # seconds the server has to accept connections on the upstream address
@@ -250,6 +250,7 @@ def record_http(opts: RecordOptions) -> int:
         if server is not None:  # the server ends first: the streams it closes are recorded whole
             status = server.stop(received[0] if received else None)
         proxy.stop(grace=1.0)
+        spool.fields(spool.now(), "eof", of=HTTP_IN)  # the proxy is closed: no client byte comes after
         if status is not None:
             spool.fields(spool.now(), "exit", code=status.code, signal=status.signal)
     finally:

@@ -104,9 +104,12 @@ class SseDecoder:
         if self._cr and n and buffer[0:1] == b"\n":
             pos = 1
         self._cr = False
+        cr = lf = -2  # the next CR and LF at or after `pos` (-1: none), found again only when passed
         while pos < n:
-            cr = buffer.find(b"\r", pos)
-            lf = buffer.find(b"\n", pos)
+            if -1 != cr < pos:
+                cr = buffer.find(b"\r", pos)
+            if -1 != lf < pos:
+                lf = buffer.find(b"\n", pos)
             if cr < 0 and lf < 0:
                 break
             end = lf if cr < 0 or (0 <= lf < cr) else cr
