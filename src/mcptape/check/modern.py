@@ -2,7 +2,13 @@
 
 Each rule cites its sentence of the specification in docs/check.md. The session calls these hooks
 for good messages once the version tracker says the session is stateless (a transcript that falls
-back to the `initialize` handshake leaves them: earlier revisions keep their own rules).
+back to the `initialize` handshake leaves them: earlier revisions keep their own rules), except for
+the messages they have nothing to judge (see the shortcuts in session.py: a plain request only tells
+its progress token, `provided`; a plain result only closes its request's state, `close`).
+
+Nothing is kept per request unless a rule needs it (a log level, a progress token, a cancel, a
+subscription: `watched`); what a request was is the session's pairing (`client`: in flight and
+recently closed).
 """
 
 from __future__ import annotations
@@ -10,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from mcptape.check import rules
 from mcptape.check.findings import finding
 from mcptape.check.model import IN, OUT, Finding, RequestId
+from mcptape.check.pairing import Pairing, Pending
 
 META_PREFIX = "io.modelcontextprotocol/"
 REQUIRED_META = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
@@ -61,7 +70,10 @@ _KEPT = 4096
 Where = tuple[str, int, int, "str | bytes", float, int]
 
 
-_NONE: tuple[str, dict[str, Any]] = ("", {})
+# A progress token is a string or an integer; the token maps are keyed by the token itself (1 and "1"
+# are different keys), so a token of another type (true == 1, 1.0 == 1) is looked up only with these.
+TOKEN_TYPES = frozenset({int, str})
+WATCHED_REQUESTS = REMOVED_CLIENT | {"subscriptions/listen"}  # request methods a rule looks at
 
 
 def _meta(params: Any) -> dict[str, Any]:
@@ -69,19 +81,62 @@ def _meta(params: Any) -> dict[str, Any]:
     return meta if type(meta) is dict else {}
 
 
+def _params(pending: Pending) -> dict[str, Any]:
+    """The params of a request in flight, parsed again from its line (only for the rare rule that
+    needs more than its method: the capabilities an `input_required` answer may ask for)."""
+    try:
+        value = orjson.loads(pending.raw)
+    except orjson.JSONDecodeError:
+        return {}
+    params = value.get("params") if type(value) is dict else None
+    return params if type(params) is dict else {}
+
+
+class Recent:
+    """A bounded memory of keys (and a value each): the last `kept` to `2 * kept` added, in two
+    generations (dropping the oldest key one at a time from a dict costs a scan of its freed
+    slots on every call; dropping a generation at once costs nothing)."""
+
+    __slots__ = ("kept", "newer", "older")
+
+    def __init__(self, kept: int = _KEPT) -> None:
+        self.kept = kept
+        self.newer: dict[Any, Any] = {}
+        self.older: dict[Any, Any] = {}
+
+    def add(self, key: Any, value: Any = None) -> None:
+        newer = self.newer
+        newer[key] = value
+        if len(newer) > self.kept:
+            self.older = newer
+            self.newer = {}
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self.newer or key in self.older
+
+    def get(self, key: Any) -> Any:
+        found = self.newer.get(key)
+        return found if found is not None else self.older.get(key)
+
+
 class Modern:
     """State and findings of the 2026-07-28 rules for one session."""
 
-    def __init__(self, emit: Callable[[Finding], None]) -> None:
+    def __init__(self, emit: Callable[[Finding], None], client: Pairing) -> None:
         self.emit = emit
+        # The client's requests: in flight (`pending`, with their method and line) and recently
+        # closed; what "a request the client sent" means. Nothing is kept per plain request here.
+        self.client = client
+        # The requests some rule keeps state for (below), and the progress token each provided
+        # (None for none): their answer has something to close.
+        self.watched: dict[RequestId, Any] = {}
         self.logging: dict[RequestId, str] = {}  # in-flight requests that asked for log messages
         self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
-        self.done_tokens: dict[Any, None] = {}  # tokens whose request completed
-        self.sent: dict[Any, None] = {}  # every client request id (bounded)
-        self.cancelled: dict[RequestId, float] = {}
+        self.done_tokens: dict[Any, None] = {}  # tokens whose request completed (and older ones)
+        self.done_older: dict[Any, None] = {}
+        self.cancelled: dict[RequestId, tuple[float, Pending]] = {}  # when, and the request
         self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
-        self.requests: dict[RequestId, tuple[str, dict[str, Any]]] = {}  # in flight: method, params
-        self.states: dict[str, tuple[RequestId, str, frozenset[str]]] = {}  # issued requestState
+        self.states = Recent()  # issued requestState -> (request id, method, input keys asked)
         self.server_capabilities: dict[str, Any] | None = None
 
     def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
@@ -103,7 +158,10 @@ class Modern:
 
     # -- client -> server ---------------------------------------------------------------------
     def client_request(self, method: str, rid: RequestId, params: Any, where: Where) -> None:
-        meta = _meta(params)
+        """A good client request (the session's pairing has it in flight already)."""
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is not dict:
+            meta = {}
         if REQUIRED_META[0] not in meta or REQUIRED_META[1] not in meta:
             missing = [k for k in REQUIRED_META if k not in meta]
             self._find(
@@ -112,25 +170,26 @@ class Modern:
                 f"{method} (request {rid!r}) lacks {', '.join(missing)} in params._meta",
                 rid,
             )
-        if method in REMOVED_CLIENT:
-            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
-        sent = self.sent
-        sent[rid] = None
-        if len(sent) > _KEPT:
-            del sent[next(iter(sent))]
-        params = params if type(params) is dict else {}
-        self.requests[rid] = (method, params)
+        if method in WATCHED_REQUESTS:
+            if method in REMOVED_CLIENT:
+                self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
+            else:  # subscriptions/listen
+                notifications = params.get("notifications") if type(params) is dict else None
+                self.listens[rid] = notifications if type(notifications) is dict else {}
+                self.watched.setdefault(rid, None)
         if LOG_LEVEL in meta:
             self.logging[rid] = str(meta[LOG_LEVEL])
+            self.watched.setdefault(rid, None)
         if "progressToken" in meta:
-            token = meta["progressToken"]
-            if type(token) is int or type(token) is str:
-                self.tokens[(type(token), token)] = rid
-        if method == "subscriptions/listen":
-            notifications = params.get("notifications")
-            self.listens[rid] = notifications if type(notifications) is dict else {}
-        if "requestState" in params:
+            self.provided(rid, meta["progressToken"])
+        if type(params) is dict and "requestState" in params:
             self._retry(method, rid, params, params["requestState"], where)
+
+    def provided(self, rid: RequestId, token: Any) -> None:
+        """Request `rid` provides a progress token: notifications may reference it until its answer."""
+        if type(token) is int or type(token) is str:  # TOKEN_TYPES
+            self.tokens[token] = rid
+            self.watched[rid] = token
 
     def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
         if state is None:
@@ -173,16 +232,19 @@ class Modern:
         if method in REMOVED_CLIENT:
             self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
         if method == "notifications/cancelled" and type(params) is dict:
-            target = params.get("requestId")
-            if type(target) in (int, str):
-                if target not in self.sent:
+            target: RequestId | None = params.get("requestId")
+            if type(target) is int or type(target) is str:
+                client = self.client
+                pending = client.pending.get(target)
+                if pending is not None:
+                    self.cancelled[target] = (where[4], pending)
+                    self.watched.setdefault(target, None)
+                elif target not in client.closed and target not in client.older:
                     self._find(
                         rules.CANCEL_UNKNOWN,
                         where,
                         f"notifications/cancelled references request {target!r}, which the client never sent",
                     )
-                elif target in self.requests:
-                    self.cancelled[target] = where[4]
 
     # -- server -> client ---------------------------------------------------------------------
     def server_notification(self, method: str, params: Any, where: Where) -> None:
@@ -206,9 +268,8 @@ class Modern:
                 )
         elif method == "notifications/progress" and type(params) is dict:
             token = params.get("progressToken")
-            key = (type(token), token)
-            if key not in self.tokens:
-                late = key in self.done_tokens
+            if token not in self.tokens or type(token) not in TOKEN_TYPES:
+                late = type(token) in TOKEN_TYPES and (token in self.done_tokens or token in self.done_older)
                 self._find(
                     rules.PROGRESS_AFTER_COMPLETION,
                     where,
@@ -246,26 +307,14 @@ class Modern:
                 + (f" {uri!r}" if type(wanted) is list else ""),
             )
 
-    def answer(self, rid: RequestId, value: dict[str, Any], where: Where) -> str | None:
-        """A response to client request `rid`; returns a reject reason for `input_required`."""
-        method, params = self.requests.pop(rid, _NONE)
-        if self.logging:
-            self.logging.pop(rid, None)
-        if self.tokens:
-            token = _meta(params).get("progressToken")
-            key = (type(token), token)
-            if self.tokens.pop(key, None) is not None:
-                self._remember(self.done_tokens, key)
-        if self.listens:
-            self.listens.pop(rid, None)
-        cancelled = self.cancelled.pop(rid, None) if self.cancelled else None
-        if cancelled is not None and where[4] - cancelled > RACE:
-            self._find(
-                rules.ANSWER_AFTER_CANCEL,
-                where,
-                f"an answer to request {rid!r} {where[4] - cancelled:.3f}s after the client cancelled it",
-                rid,
-            )
+    def answer(
+        self, rid: RequestId, pending: Pending | None, value: dict[str, Any], where: Where
+    ) -> str | None:
+        """A response to client request `rid` (`pending`: the request it answers, None when the
+        client had cancelled it); returns a reject reason for `input_required`."""
+        if rid in self.watched:
+            pending = self.close(rid, pending, where)
+        method = pending.method if pending is not None else ""
         error = value.get("error")
         if type(error) is dict:
             code = error.get("code")
@@ -303,9 +352,35 @@ class Modern:
             caps = result.get("capabilities")
             self.server_capabilities = caps if type(caps) is dict else {}
         if kind == "input_required":
+            params = _params(pending) if pending is not None else {}
             self._input_required(method, rid, params, result, where)
             return "answered input_required: it needs the user's input before it may act"
         return None
+
+    def close(self, rid: RequestId, pending: Pending | None, where: Where) -> Pending | None:
+        """The answer to a request some rule keeps state for: that state goes (a cancelled
+        request's answer is judged); returns the request (known from the cancel when the answer
+        came after it)."""
+        token = self.watched.pop(rid)
+        if token is not None and self.tokens.pop(token, None) is not None:
+            done = self.done_tokens  # remembered in two generations, like `Recent` (no call here)
+            done[token] = None
+            if len(done) > _KEPT:
+                self.done_older, self.done_tokens = done, {}
+        if self.logging or self.listens or self.cancelled:
+            self.logging.pop(rid, None)
+            self.listens.pop(rid, None)
+            cancelled = self.cancelled.pop(rid, None)
+            if cancelled is not None:
+                when, pending = cancelled
+                if where[4] - when > RACE:
+                    self._find(
+                        rules.ANSWER_AFTER_CANCEL,
+                        where,
+                        f"an answer to request {rid!r} {where[4] - when:.3f}s after the client cancelled it",
+                        rid,
+                    )
+        return pending
 
     def _input_required(
         self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], where: Where
@@ -343,15 +418,7 @@ class Modern:
                         rid,
                     )
         if type(state) is str:
-            self.states[state] = (rid, method, frozenset(asked))
-            if len(self.states) > _KEPT:
-                del self.states[next(iter(self.states))]
-
-    @staticmethod
-    def _remember(kept: dict[Any, None], key: Any) -> None:
-        kept[key] = None
-        if len(kept) > _KEPT:
-            del kept[next(iter(kept))]
+            self.states.add(state, (rid, method, frozenset(asked)))
 
 
 __all__ = ["IN", "OUT", "Modern"]

@@ -30,12 +30,12 @@ from mcptape.check.model import (
     Ref,
     RequestId,
 )
-from mcptape.check.modern import Modern
+from mcptape.check.modern import CACHEABLE, LOG_LEVEL, REQUIRED_META, TOKEN_TYPES, WATCHED_REQUESTS, Modern
 from mcptape.check.pairing import Pairing, Pending, duplicate_id, unanswered_request, unknown_response_id
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
 from mcptape.check.schema import default_dialect
-from mcptape.check.tools import EARLY_KEPT, ToolSchemas
+from mcptape.check.tools import ToolSchemas
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -50,6 +50,16 @@ _new = tuple.__new__  # builds a Pending at a tuple's cost (see pairing.Pending)
 # params, and the 2026-07-28 header/capability/version errors): certain rejects. Any other error,
 # like `isError: true`, may report that the action itself failed (see attribution).
 INPUT_REFUSALS = frozenset({-32700, -32600, -32601, -32602, -32020, -32021, -32022})
+# Shortcuts for the 2026-07-28 rules (`Modern`): most messages give them nothing to judge, and a
+# call for each cost ~6% of check's instructions. A request that repeats the version in force with
+# the required `_meta` and nothing a rule watches (a log level, a `requestState`, a watched method)
+# only tells `Modern` its progress token; a `complete` result of a method without caching hints only
+# closes what a rule kept for its request; a progress notification for a token in flight is fine.
+# The rest goes to `Modern`. tests/check/test_modern_shortcuts.py holds the shortcuts against
+# sending every message to `Modern` (these three set so that none applies).
+_CAPABILITIES = REQUIRED_META[1]  # a plain request carries it
+_COMPLETE = "complete"  # a plain result's resultType
+_PROGRESS = "notifications/progress"  # a plain notification's method
 
 
 def _bytes(raw: str | bytes) -> bytes:
@@ -74,7 +84,7 @@ class Session:
         self.answers: deque[Closed] = deque(maxlen=RECENT_ANSWERS)
         self.attribution = Attributor(self.emit, policy, self.answers)
         self.tools = ToolSchemas()
-        self.modern = Modern(self.emit)  # the 2026-07-28 rules, while the session speaks it
+        self.modern = Modern(self.emit, self.client)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
 
     @property
@@ -162,13 +172,19 @@ class Session:
                 self.emit(duplicate_id(ch, rid, pending, previous))
         elif kind is _NOTIFICATION:
             if self.tracker.stateless:
-                assert method is not None
-                where = (ch, line, offset, raw, t, index)
-                params = value.get("params")
-                if ch == IN:
-                    self.modern.client_notification(method, params, where)
+                params = value.get("params")  # an object when present (classify)
+                modern = self.modern
+                if (
+                    method == _PROGRESS
+                    and params is not None
+                    and (token := params.get("progressToken")) in modern.tokens
+                    and type(token) in TOKEN_TYPES
+                ):
+                    pass  # progress for a request in flight (see _PROGRESS)
+                elif ch == IN:
+                    modern.client_notification(method, params, (ch, line, offset, raw, t, index))  # type: ignore[arg-type]
                 else:
-                    self.modern.server_notification(method, params, where)
+                    modern.server_notification(method, params, (ch, line, offset, raw, t, index))  # type: ignore[arg-type]
             if method == "notifications/cancelled":
                 params = value.get("params")
                 if type(params) is dict:
@@ -198,15 +214,19 @@ class Session:
         self.result.requests += 1
         pending: Pending = _new(Pending, (t, line, offset, raw, index, method, True))
         params = value.get("params")
+        plain = False  # nothing for the 2026-07-28 rules but its progress token (see _CAPABILITIES)
         if params is not None and "_meta" in params:
             meta = params["_meta"]
             tracker = self.tracker
             # Stateless requests all repeat the version: only a change needs the tracker.
-            if (
-                not tracker.stateless
-                or type(meta) is not dict
-                or meta.get(META_VERSION_KEY) != tracker.version
-            ):
+            if tracker.stateless and type(meta) is dict and meta.get(META_VERSION_KEY) == tracker.version:
+                plain = (
+                    _CAPABILITIES in meta
+                    and LOG_LEVEL not in meta
+                    and method not in WATCHED_REQUESTS
+                    and "requestState" not in params
+                )
+            else:
                 tracker.request(method, rid, params)
         elif method == "initialize":
             self.tracker.request(method, rid, params)
@@ -218,11 +238,13 @@ class Session:
                 self.emit(duplicate_id(IN, rid, pending, previous))
         else:
             in_flight[rid] = pending
-        if self.tracker.stateless:
+        if plain:
+            if "progressToken" in meta:
+                self.modern.provided(rid, meta["progressToken"])
+        elif self.tracker.stateless:
             self.modern.client_request(method, rid, params, (IN, line, offset, raw, t, index))
-        tools = self.tools
-        if method == "tools/call" and (tools.schemas or (not tools.listed and len(tools.early) < EARLY_KEPT)):
-            tools.check(rid, params, pending, default_dialect(self.tracker.version))
+        if method == "tools/call" and self.tools.judging:
+            self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
 
     def answer(
         self,
@@ -246,7 +268,7 @@ class Session:
                 if why is not None:
                     self.emit(unknown_response_id(OUT, rid, line, offset, raw, t, index, why))
                 elif self.tracker.stateless:  # an answer to a cancelled request
-                    self.modern.answer(rid, value, (OUT, line, offset, raw, t, index))
+                    self.modern.answer(rid, None, value, (OUT, line, offset, raw, t, index))
                 return
         seconds = t - pending.t
         lat = self.result.latency  # Latency.add, inlined: once per response
@@ -262,17 +284,25 @@ class Session:
         method = pending.method
         reason: str | None = None
         soft = False  # a refusal that may report the action's own failure (see attribution)
-        if self.tracker.stateless:
-            reason = self.modern.answer(rid, value, (OUT, line, offset, raw, t, index))
+        stateless = self.tracker.stateless
         if kind is _ERROR:
+            if stateless:  # the 2026-07-28 error codes
+                self.modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
             error = value["error"]
             reason = f"error {error['code']}: {error['message']}"
             soft = error["code"] not in INPUT_REFUSALS
-        elif reason is not None:
-            pass  # input_required: the server needs the user's input before it may act
         else:
             result = value["result"]
-            if method == "tools/call":
+            if stateless:  # most answers have nothing for the 2026-07-28 rules (see _COMPLETE)
+                modern = self.modern
+                if method in CACHEABLE or result.get("resultType") != _COMPLETE:
+                    # input_required: the server needs the user's input before it may act
+                    reason = modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
+                elif rid in modern.watched:
+                    modern.close(rid, pending, (OUT, line, offset, raw, t, index))
+            if reason is not None:
+                pass
+            elif method == "tools/call":
                 if result.get("isError") is True:
                     reason = "the tools/call result has isError: true"
                     soft = True
@@ -281,7 +311,7 @@ class Session:
                     self.emit(late)
             elif method == "initialize":
                 self.tracker.response(rid, result)
-        if self.tools.early:
+        if rid in self.tools.early:  # a call sent before the tools were listed
             self.tools.answered_early(rid, refused=reason is not None)
         if self.tools.outside:
             why_outside, found = self.tools.answered(rid, refused=reason is not None)

@@ -26,7 +26,7 @@ class Early(NamedTuple):
 class ToolSchemas:
     """The inputSchema of each tool of the session, and the requests judged outside theirs."""
 
-    __slots__ = ("early", "listed", "outside", "schemas")
+    __slots__ = ("early", "judging", "listed", "outside", "schemas")
 
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {}
@@ -35,6 +35,9 @@ class ToolSchemas:
         self.outside: dict[RequestId, tuple[str, Finding]] = {}
         self.early: dict[RequestId, Early] = {}
         self.listed = False  # a tools/list answer was seen
+        # A tools/call has something to be judged against: a schema, or room in `early` before the
+        # first list (the session asks this once per tools/call: one attribute, not three).
+        self.judging = True
 
     def learn(self, result: dict[str, Any]) -> list[Finding]:
         """A `tools/list` result: the schemas it declares replace the ones known by those names.
@@ -51,6 +54,7 @@ class ToolSchemas:
                 else:
                     self.schemas.pop(tool["name"], None)
         self.listed = True
+        self.judging = bool(self.schemas)
         found: list[Finding] = []
         early, self.early = self.early, {}
         for rid, call in early.items():
@@ -78,6 +82,7 @@ class ToolSchemas:
         if schema is None:
             if not self.listed and len(self.early) < EARLY_KEPT:
                 self.early[rid] = Early(params, pending, dialect)
+                self.judging = bool(self.schemas) or len(self.early) < EARLY_KEPT
             return
         found = violations(params.get("arguments", {}), schema, dialect=dialect)
         if not found:
