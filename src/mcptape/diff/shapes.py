@@ -6,8 +6,10 @@ and `"created 9b1c...-..."` compare equal while the rest of the text is still co
 
     uuid    8-4-4-4-12 hex digits                          3f2a6c1e-7b0d-4c55-9d8e-0a1b2c3d4e5f
     time    an RFC 3339 / ISO 8601 date-time or date,      2026-11-29T19:44:55.123+00:00, 2026-11-29
-            or an HTTP date                                Sun, 29 Nov 2026 19:44:55 GMT
+            an HTTP date, or a JavaScript date string      Sun, 29 Nov 2026 19:44:55 GMT,
+            (Date.prototype.toString, what Node prints)    Sun Nov 29 2026 19:44:55 GMT+0000 (UTC)
     clock   a time of day with seconds                     19:44:55, 7:44:55 PM
+    weekday a day's full English name                      Monday, Sunday
     epoch   a Unix time in seconds or milliseconds          1796000000, 1796000000123
     path    an absolute local path or file:// URI          /tmp/tmpx81/out.txt, C:\\Users\\me\\x
     hex     a hex id of 16 digits or more (digits and a-f)  9f86d081884c7d65
@@ -24,15 +26,18 @@ import re
 from collections.abc import Iterable, Sequence
 
 _HEX = "[0-9a-fA-F]"
+_DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 
 SHAPES: dict[str, re.Pattern[str]] = {
     "uuid": re.compile(rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"),
     "time": re.compile(
         r"(?<!\d)\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?"
-        r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-        r" \d{4} \d{2}:\d{2}:\d{2} GMT"
+        rf"|{_DAY}, \d{{2}} {_MONTH} \d{{4}} \d{{2}}:\d{{2}}:\d{{2}} GMT"
+        rf"|{_DAY} {_MONTH} \d{{2}} \d{{4}} \d{{2}}:\d{{2}}:\d{{2}} GMT[+-]\d{{4}}(?: \([^()\n]{{1,64}}\))?"
     ),
     "clock": re.compile(r"(?<![\d:])\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:\s?[AaPp]\.?[Mm]\.?)?(?![\d:])"),
+    "weekday": re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"),
     "epoch": re.compile(r"(?<![\d.])1\d{9}(?:\d{3})?(?:\.\d+)?(?![\d.])"),
     "path": re.compile(
         r"file://[^\s\"'<>]+"
