@@ -71,7 +71,15 @@ def events(*items: Item) -> list[Event]:
     return out
 
 
-def run(*items: Item) -> Analysis:
+EXIT: Item = ("exit", {"code": 0})
+"""The server's end, as `mcptape record` writes it last."""
+
+
+def run(*items: Item, complete: bool = True) -> Analysis:
+    """The analysis of a session made of `items`. `complete`: it ends with the server's exit record
+    (added when `items` have none), as a recording does; without one, the capture is incomplete."""
+    if complete and not any(item[0] == "exit" for item in items):
+        items = (*items, EXIT)
     return analyze(events(*items))
 
 

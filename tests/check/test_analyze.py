@@ -90,6 +90,7 @@ def test_findings_kept_are_bounded_and_the_rest_counted() -> None:
     analyzer = Analyzer(max_findings=5)
     for i in range(20):
         analyzer.push(i * 0.001, "out", "noise\n", i)
+    analyzer.push(0.02, "exit", {"code": 0}, 20)
     analysis = analyzer.finish()
     assert len(analysis.findings) == 5
     assert analysis.findings_truncated == 15
@@ -101,6 +102,7 @@ def test_the_verdict_counts_the_errors_among_findings_not_kept() -> None:
     analyzer = Analyzer(max_findings=5)
     for i in range(20):
         analyzer.push(i * 0.001, "out", "noise\n", i)
+    analyzer.push(0.02, "exit", {"code": 0}, 20)
     analysis = analyzer.finish()
     assert analysis.errors == 20
     assert "Verdict: 20 findings (20 errors)" in render_text(analysis)
@@ -112,6 +114,7 @@ def test_pending_state_does_not_grow_with_answered_requests() -> None:
     for i in range(20000):
         analyzer.push(i * 0.001, "in", request(i, "ping").decode(), 2 * i)
         analyzer.push(i * 0.001 + 0.0005, "out", result(i).decode(), 2 * i + 1)
+    analyzer.push(20.0, "exit", {"code": 0}, 40000)
     analysis = analyzer.finish()
     assert analysis.findings == []
     assert analyzer.session.client.pending == {}
@@ -168,7 +171,9 @@ def test_analyze_file_notes_each_unreadable_record_with_its_line_and_byte_offset
     _, analysis = analyze_file(str(path))
     garbage_at = len(header) + len(first)
     cut_at = garbage_at + len(b"garbage\n") + len(second)
-    assert analysis.findings == [] and analysis.latency.count == 1
+    # the cut last record: the capture is incomplete (a warning), and the rest is checked
+    assert [f.rule for f in analysis.findings] == ["incomplete-capture"] and analysis.latency.count == 1
+    assert "transcript line 5" in analysis.findings[0].message
     assert [n.split(":")[0] for n in analysis.notes] == [
         f"transcript line 3 (byte {garbage_at})",
         f"transcript line 5 (byte {cut_at})",

@@ -27,6 +27,7 @@ def large_session(path: Path, pairs: int = 200) -> Path:
         res = Event(t, "out", text=orjson.dumps(body).decode() + "\n")
         t += 0.001
         events.extend([res, req] if rid % 5 == 0 else [req, res])
+    events.append(Event(t + 0.001, "exit", fields={"code": 0}))
     for index, event in enumerate(events):
         event.index = index
     write_transcript(path, new_header(["server"], "/"), events)

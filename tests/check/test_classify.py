@@ -115,6 +115,7 @@ def test_the_stateless_revision_is_learned_from_request_meta() -> None:
     events = [
         Event(0.001, "in", raw=request(1, "server/discover", STATELESS), index=0),
         Event(0.002, "out", raw=request(7, "ping"), index=1),
+        Event(0.003, "exit", fields={"code": 0}, index=2),
     ]
     analysis = analyze(events)
     assert (analysis.protocol_version, analysis.stateless) == ("2026-07-28", True)

@@ -28,7 +28,10 @@ def _write(path: Path, evs: list[Event]) -> Path:
 
 @pytest.fixture
 def clean(tmp_path: Path) -> Path:
-    return _write(tmp_path / "clean.jsonl", events(("in", PING), ("err", b"starting\n"), ("out", result(1))))
+    return _write(
+        tmp_path / "clean.jsonl",
+        events(("in", PING), ("err", b"starting\n"), ("out", result(1)), ("exit", {"code": 0})),
+    )
 
 
 @pytest.fixture
@@ -143,12 +146,14 @@ def test_the_console_script_exits_1_on_findings(broken: Path) -> None:
 
 
 def test_a_transcript_cut_in_its_last_record_is_checked_with_a_note(clean: Path) -> None:
-    """A recorder killed mid-write: the rest is analysed, and the report says the file was cut."""
+    """A recorder killed mid-write: the rest is analysed, and the report says the file was cut (a
+    note, and an incomplete-capture warning: a CI gate tells a cut recording from a clean one)."""
     with open(clean, "ab") as fh:
         fh.write(b'{"t":9.0,"ch":"out","da')
     res = CliRunner().invoke(check_command, [str(clean)])
-    assert res.exit_code == 0
-    assert "note: transcript line 5" in res.output and "truncated last line" in res.output
+    assert res.exit_code == 1
+    assert "note: transcript line 6" in res.output and "truncated last line" in res.output
+    assert "incomplete-capture" in res.output and "Verdict: 1 finding (0 errors)" in res.output
 
 
 def test_server_text_inside_finding_messages_is_escaped_in_text_and_json(tmp_path: Path) -> None:
@@ -156,7 +161,12 @@ def test_server_text_inside_finding_messages_is_escaped_in_text_and_json(tmp_pat
     evil = error(1, -1, "no\x1b[2J\u202eway")
     path = _write(
         tmp_path / "evil.jsonl",
-        events(("in", request(1, "tools/call", {"name": "x"})), ("exec", b"boom\n"), ("out", evil)),
+        events(
+            ("in", request(1, "tools/call", {"name": "x"})),
+            ("exec", b"boom\n"),
+            ("out", evil),
+            ("exit", {"code": 0}),
+        ),
     )
     text = CliRunner().invoke(check_command, [str(path)]).output
     doc = orjson.loads(CliRunner().invoke(check_command, [str(path), "--json"]).output)

@@ -73,6 +73,7 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "unanswered-request",
             "schema-violation",
             "exec-after-reject",
+            "incomplete-capture",
             *MODERN_TABLES,
         ]
     )
@@ -364,8 +365,9 @@ def test_rule_table(items: list[Item], expected: list[str]) -> None:
 
 def test_every_rule_has_a_table_with_a_positive_case() -> None:
     """No rule goes untested (exec-after-reject has its own file, test_exec_after_reject.py)."""
-    # the 2026-07-28 rules have their tables in tests/verdicts/test_modern.py
-    assert set(TABLES) | {"exec-after-reject"} | set(MODERN_TABLES) == set(RULES)
+    # the 2026-07-28 rules have their tables in tests/verdicts/test_modern.py, incomplete-capture
+    # in tests/verdicts/test_incomplete_capture.py
+    assert set(TABLES) | {"exec-after-reject", "incomplete-capture"} | set(MODERN_TABLES) == set(RULES)
     for rule, table in TABLES.items():
         assert any(rule in expected for _, _, expected in table), rule
 

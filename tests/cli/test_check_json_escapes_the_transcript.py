@@ -24,7 +24,7 @@ def test_check_json_escapes_the_command_line_and_request_ids(tmp_path: Path) -> 
     write_transcript(
         path,
         Header(1, "2026-01-01T00:00:00Z", ["server" + HOSTILE, HOSTILE], "/"),
-        [Event(0.1, "in", text=request + "\n")],
+        [Event(0.1, "in", text=request + "\n"), Event(0.2, "exit", fields={"code": 0})],
     )
     result = subprocess.run(
         [console_script(), "check", "--json", str(path)], capture_output=True, text=True, timeout=30

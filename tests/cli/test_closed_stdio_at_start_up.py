@@ -40,6 +40,7 @@ def big_transcript(path: Path) -> Path:
         line = orjson.dumps({"t": 1.0, "ch": "err", "data": "x" * (1 << 20) + "\n"}) + b"\n"
         for _ in range(33):
             out.write(line)
+        out.write(b'{"t":1.1,"ch":"exit","code":0}\n')  # the recording is whole
     return path
 
 

@@ -84,6 +84,7 @@ def test_an_http_request_belongs_to_the_request_in_flight_not_to_one_just_reject
         Event(1.0017, "in", text=_line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})),
         Event(1.0044, "http", text=_line({"method": "POST", "target": "http://deploy.invalid/previews"})),
         Event(1.0060, "out", text=_line({"jsonrpc": "2.0", "id": 3, "result": {"content": []}})),
+        Event(1.0070, "exit", fields={"code": 0}),
     ]
     calls: list[ExecCall] = []
     analysis = analyze(evs, on_exec=calls.append)

@@ -25,6 +25,7 @@ HEADER: dict[str, Any] = {
 }
 PING = b'{"t":0.1,"ch":"in","data":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}\\n"}\n'
 PONG = b'{"t":0.2,"ch":"out","data":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}\\n"}\n'
+EXIT = b'{"t":0.3,"ch":"exit","code":0}\n'  # the recording is whole (no incomplete-capture)
 
 
 def _file(path: Path, header: dict[str, Any], *lines: bytes) -> Path:
@@ -134,7 +135,7 @@ def test_check_notes_a_record_of_the_wrong_shape_and_checks_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], line: bytes, why: str
 ) -> None:
     """`check --json`: exit 0 (the session around it is clean), the line in `notes`, no traceback."""
-    path = _file(tmp_path / "t.jsonl", HEADER, PING, line, PONG)
+    path = _file(tmp_path / "t.jsonl", HEADER, PING, line, PONG, EXIT)
     assert _run(["check", "--json", str(path)]) == 0
     out, err = capsys.readouterr()
     document = orjson.loads(out)

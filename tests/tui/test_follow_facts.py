@@ -12,7 +12,7 @@ import pytest
 
 from mcptape.check.model import Finding
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.model.facts import FactsCollector, RowFacts, collect_facts
+from mcptape.tui.model.facts import FactsCollector, RowFacts
 from tests.tui.transcripts import banner_session, exec_after_reject_session, hostile_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,10 +51,12 @@ def summary(facts: RowFacts) -> tuple[object, ...]:
 
 
 def fresh(lines: list[bytes], path: Path) -> RowFacts:
+    """A fresh analysis of `lines` as follow mode makes it: a snapshot (the recording goes on, so
+    a missing exit record is no incomplete capture yet)."""
     path.write_bytes(b"".join(lines))
     index = TranscriptIndex(path)
     index.scan()
-    facts = collect_facts(index)
+    facts = FactsCollector().collect(index)
     assert facts is not None
     return facts
 

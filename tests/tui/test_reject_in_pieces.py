@@ -22,6 +22,7 @@ def test_every_piece_of_an_is_error_answer_is_a_reject(tmp_path: Path) -> None:
         req(0.020, 2, "tools/call", '{"name":"deploy","arguments":{}}'),
         Event(0.021, "out", text='{"jsonrpc":"2.0","id":2,'),
         Event(0.022, "out", text='"error":{"code":-32602,"message":"no"}}\n'),
+        Event(0.030, "exit", fields={"code": 0}),
     ]
     index = TranscriptIndex(write(tmp_path / "t.jsonl", events))
     index.scan()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.facts import collect_facts
@@ -21,6 +22,7 @@ def test_an_is_error_result_and_an_error_response_are_both_rejects(tmp_path: Pat
         error(0.021, 2, "not authorised"),
         req(0.030, 3, "tools/call", '{"name":"deploy","arguments":{}}'),
         ok(0.031, 3, '{"content":[{"type":"text","text":"ok"}]}'),
+        Event(0.040, "exit", fields={"code": 0}),
     ]
     index = TranscriptIndex(write(tmp_path / "t.jsonl", events))
     index.scan()

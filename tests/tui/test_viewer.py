@@ -199,7 +199,7 @@ async def test_a_truncated_transcript_opens_and_says_so(tmp_path: Path) -> None:
         await settle(pilot)
         assert len(app.index) == 2
         text = screen_text(app)
-        assert "last line truncated" in text
+        assert "incomplete-capture" in text  # the verdict says the recording was cut
         app.messages.select_row(1)
         await pilot.pause()
         assert "truncated last line" in screen_text(app)

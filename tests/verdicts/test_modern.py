@@ -319,8 +319,14 @@ TABLES: dict[str, Table] = {
 }
 
 
-def found(items: list[tuple[str, bytes]]) -> list[str]:
+def recorded(items: list[tuple[str, bytes]]) -> list[Event]:
+    """The events of a recording of `items`, 0.5 s apart, ending with the server's exit record."""
     events = [Event(0.5 * (i + 1), ch, raw=data, index=i) for i, (ch, data) in enumerate(items)]
+    return [*events, Event(0.5 * (len(items) + 1), "exit", fields={"code": 0}, index=len(items))]
+
+
+def found(items: list[tuple[str, bytes]]) -> list[str]:
+    events = recorded(items)
     # unanswered-request is the pairing's rule: these tables leave some requests open on purpose
     return [f.rule for f in analyze(events).findings if f.rule != "unanswered-request"]
 
@@ -343,8 +349,7 @@ def test_every_modern_rule_has_a_positive_case() -> None:
 def test_an_action_for_an_input_required_answer_is_exec_after_reject() -> None:
     """An action run before the user's answer arrived belongs to a request the server did not accept."""
     items = [*RETRY_OK[:1], ("exec", line({"action": "deploy", "request_id": 1})), RETRY_OK[1]]
-    events = [Event(0.5 * (i + 1), ch, raw=data, index=i) for i, (ch, data) in enumerate(items)]
-    analysis = analyze(events)
+    analysis = analyze(recorded(items))
     [finding] = analysis.findings
     assert finding.rule == "exec-after-reject" and finding.severity is Severity.ERROR
     assert "input_required" in finding.message and finding.party == "server"

@@ -15,6 +15,7 @@ from operator import itemgetter
 
 import orjson
 
+from mcptape.check.capture import capture_finding
 from mcptape.check.classify import shape
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.model import (
@@ -32,7 +33,13 @@ from mcptape.check.model import (
 )
 from mcptape.check.session import Session
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
-from mcptape.transcript.reader import Payload, Record, Transcript, open_transcript
+from mcptape.transcript.reader import (
+    Payload,
+    Problem,
+    Record,
+    Transcript,
+    open_transcript,
+)
 
 FLUSH = 4096  # records buffered before the oldest are processed
 KEEP = 2048  # records kept back, at least, for records of other channels written late
@@ -82,6 +89,8 @@ class Analyzer:
         self._buffer: list[Record] = []
         self._buffered = 0  # bytes of the byte-channel records added since the last drain
         self._last_t: dict[str, float] = {}
+        self._last: tuple[float, int] | None = None  # (t, event index) of the last record fed
+        self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
 
     @property
     def version(self) -> str | None:
@@ -105,6 +114,7 @@ class Analyzer:
             t = last  # a channel's own order is exact; never let a clock glitch reorder it
         else:
             self._last_t[ch] = t
+        self._last = (t, index)
         buffer = self._buffer
         buffer.append((t, ch, payload, index))
         if not isinstance(payload, dict):
@@ -116,6 +126,9 @@ class Analyzer:
         """Add records in file order, `size` the bytes their byte records carry, each channel's
         times already non-decreasing: what `Transcript.batches` gives (feed a file through one
         form, `feed`/`push` or this, not both)."""
+        if records:
+            last = records[-1]
+            self._last = (last[0], last[3])
         buffer = self._buffer
         buffer += records
         self._buffered += size
@@ -143,14 +156,30 @@ class Analyzer:
         del buffer[:cut]
         self._run(batch)
 
+    def torn(self, problem: Problem) -> None:
+        """The transcript's last line was cut short (the reader's `Problem`): `finish` says the
+        capture is incomplete."""
+        self._torn = problem
+
     def finish(self) -> Analysis:
-        """Process what is buffered, close the streams, report what stayed unanswered."""
+        """Process what is buffered, close the streams, report what stayed unanswered, and whether
+        the capture is complete (an `exit` record, no torn last line)."""
         self._drain(final=True)
         for framer in self.framers.values():
             last = framer.close()
             if last is not None:
                 self._dispatch(last)
+        self._capture()
         return self.session.close()
+
+    def _capture(self) -> None:
+        """`incomplete-capture` (check/capture.py), kept even past the bound on findings."""
+        found = capture_finding(self.session.result.exited, self._torn, self._last)
+        if found is not None:
+            kept = self.session.findings
+            if len(self.session.result.findings) >= kept.limit:
+                kept.limit += 1  # a reader must see that the capture is cut
+            kept.add(found)
 
     def snapshot(
         self,
@@ -351,6 +380,9 @@ def analyze_file(
         analyzer.feed_records(batch.records, batch.size)
         if progress is not None:
             progress(batch.offset)
+    last = transcript.problems[-1] if transcript.truncated else None
+    if last is not None and last.reason.startswith("truncated"):
+        analyzer.torn(last)
     analysis = analyzer.finish()
     analysis.notes.extend(reading_notes(transcript))
     return transcript.header, analysis

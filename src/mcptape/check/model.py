@@ -40,6 +40,7 @@ class Severity(StrEnum):
 
 
 SERVER, CLIENT, CAPTURE = "server", "client", "capture"  # a finding's party: who broke the rule
+TRANSCRIPT = "transcript"  # the channel of a finding about the recording itself (incomplete-capture)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,20 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from mcptape.check.model import DIRECTION, IN, OUT, Analysis, Finding, FirstNonProtocol, Frame, Ref
+from mcptape.check.model import (
+    CAPTURE,
+    CLIENT,
+    DIRECTION,
+    IN,
+    OUT,
+    SERVER,
+    TRANSCRIPT,
+    Analysis,
+    Finding,
+    FirstNonProtocol,
+    Frame,
+    Ref,
+)
 from mcptape.textsafe import escape, escape_controls
 from mcptape.transcript.events import Header
 
@@ -46,8 +59,13 @@ def render_text(analysis: Analysis, header: Header | None = None, path: str | No
     errors = analysis.errors
     total = len(analysis.findings) + analysis.findings_truncated
     out.append(f"Findings ({total})" if total else "Findings: none")
-    for finding in analysis.findings:
-        out.extend(_finding(finding))
+    known = {party for party, _ in PARTIES}
+    for party, title in (*PARTIES, (None, "other")):
+        mine = [f for f in analysis.findings if f.party == party or (party is None and f.party not in known)]
+        if mine:
+            out.append(f"  {title} ({len(mine)})")
+            for finding in mine:
+                out.extend(_finding(finding))
     if analysis.findings_truncated:
         out.append(f"  ... and {analysis.findings_truncated} more (not kept)")
     out.append("")
@@ -106,14 +124,24 @@ def _first(ch: str, first: FirstNonProtocol | None) -> list[str]:
     return lines
 
 
+# The report's groups, in order: who broke the rule (docs/check.md, "severity and party").
+PARTIES = (
+    (SERVER, "server: the server broke these"),
+    (CLIENT, "client: the client broke these"),
+    (CAPTURE, "capture: the recording itself"),
+)
+
+
 def _finding(finding: Finding) -> list[str]:
     rid = f" [request {finding.request_id!r}]" if finding.request_id is not None else ""
+    byte = f" (byte {finding.offset})" if finding.offset >= 0 else ""
     lines = [
         f"  {finding.severity.value:<7} {finding.rule:<20} {finding.channel} line {finding.line}"
-        f" (byte {finding.offset}){rid} [{finding.party}]",
+        f"{byte}{rid} [{finding.party}]",
         f"      {escape_controls(finding.message)}",
-        f"      bytes: {escape(finding.raw, SHOW)}",
     ]
+    if finding.raw or finding.channel != TRANSCRIPT:
+        lines.append(f"      bytes: {escape(finding.raw, SHOW)}")
     for ref in finding.related:
         if ref.channel == finding.channel and ref.line == finding.line:
             continue

@@ -48,6 +48,8 @@ ERROR_CODE = "reserved-error-code"
 MRTR_SHAPE = "input-required-shape"
 MRTR_RETRY = "retry-state"
 MRTR_INPUT_KEYS = "retry-input-keys"
+# The recording itself (party "capture"): what a CI gate must tell from a clean session.
+INCOMPLETE_CAPTURE = "incomplete-capture"
 
 _ALL = [
     Rule(
@@ -192,6 +194,16 @@ _ALL += [
         "a retry's inputResponses answers keys the server did not ask for",
         "modern",
         "client",
+    ),
+]
+
+_ALL += [
+    Rule(
+        INCOMPLETE_CAPTURE,
+        Severity.WARNING,
+        "the recording was cut: no exit record (the server's end was not seen), or a torn last line",
+        "analyze",
+        "capture",
     ),
 ]
 

@@ -48,7 +48,8 @@ Examples:
 @click.option(
     "--party",
     type=click.Choice(["server", "client"]),
-    help="Only findings of this party count for the exit code (who broke the rule).",
+    help="Only findings of this party count for the exit code (who broke the rule); an incomplete "
+    "recording (party capture) always counts.",
 )
 def check_command(
     files: tuple[str, ...], as_json: bool, policy: str, fail_on: str = "warning", party: str | None = None
@@ -152,7 +153,12 @@ def _check_one(
         write(render_text(analysis, header, file))
     fail_on, party = gate
     failing = FAILING[fail_on]
-    counted = [f for f in analysis.findings if f.severity in failing and (party is None or f.party == party)]
+    # A cut recording counts whatever the party: no gate may pass what it could not read whole.
+    counted = [
+        f
+        for f in analysis.findings
+        if f.severity in failing and (party is None or f.party == party or f.party == "capture")
+    ]
     return not counted and not (analysis.findings_truncated and analysis.errors_truncated)
 
 

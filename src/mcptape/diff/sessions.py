@@ -30,7 +30,7 @@ from typing import Any
 from mcptape.check.analyze import Analyzer
 from mcptape.check.framing import lines_of
 from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
-from mcptape.check.rules import FRAME_RULES, UNANSWERED_REQUEST
+from mcptape.check.rules import FRAME_RULES, INCOMPLETE_CAPTURE, UNANSWERED_REQUEST
 from mcptape.diff.channels import NOT_OBSERVED, why_unobserved
 from mcptape.diff.compare import Change, Hidden, compare
 from mcptape.diff.ignore import BUILTIN, Rule
@@ -368,8 +368,8 @@ def _value(item: Message | ExecCall, kind: str) -> Any:
 
 
 def _counted(finding: Finding) -> bool:
-    """Findings compared in the findings section (stdout lines and missing answers have their own)."""
-    if finding.rule == UNANSWERED_REQUEST:
+    """Findings compared in the findings section (stdout lines, missing answers, the exit have their own)."""
+    if finding.rule in (UNANSWERED_REQUEST, INCOMPLETE_CAPTURE):
         return False
     return not (finding.channel == OUT and finding.rule in FRAME_RULES)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message
+from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message, Severity
 from mcptape.check.rules import EXEC_AFTER_REJECT, FRAME_RULES
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
@@ -195,8 +195,8 @@ class RowFacts:
             targets = [row] + [ref.event for ref in finding.related if ref.role == "exec"]
             for target in targets:
                 self._raise_kind(target, K.EXEC_AFTER_REJECT)
-        else:
-            self._raise_kind(row, K.FINDING)
+        else:  # an info finding is worth seeing, not a fault: its row is dimmed, not alarming
+            self._raise_kind(row, K.INFO if finding.severity is Severity.INFO else K.FINDING)
         if 0 <= row < self.rows:
             self.findings.setdefault(row, []).append(finding)
 

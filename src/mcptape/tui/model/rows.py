@@ -7,6 +7,7 @@ from dataclasses import dataclass
 # Row kinds, from least to most alarming; each has a component class on the message list.
 PENDING = "pending"  # not analysed yet
 PROTOCOL = "protocol"
+INFO = "info"  # a line only info findings point at (a client mistake the server handled well): dimmed
 CONTROL = "control"  # eof / exit / note
 STDERR = "stderr"
 REJECT = "reject"  # an answer that rejects its request: a JSON-RPC error, isError: true, a schema violation
@@ -19,6 +20,7 @@ EXEC_AFTER_REJECT = "exec-after-reject"
 KINDS = (
     PENDING,
     PROTOCOL,
+    INFO,
     CONTROL,
     STDERR,
     REJECT,

@@ -25,6 +25,8 @@ from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
 
 PREVIEW = 240
+# How a finding and the lines it names are drawn in the detail pane, by severity: info is dimmed.
+SEVERITY_STYLES = {"error": ("bold red", "red"), "warning": ("bold yellow", "yellow"), "info": ("dim", "dim")}
 _NO_MESSAGE = object()
 
 
@@ -208,11 +210,12 @@ class ViewerModel:
         findings = self.facts.findings.get(row, []) if self.facts is not None else []
         for finding in findings:
             where = f"{finding.channel} line {finding.line}, byte {finding.offset}"
-            notes.append(("bold red", f"{finding.rule} ({where}): {finding.message}"))
+            style, related = SEVERITY_STYLES.get(finding.severity.value, ("bold red", "red"))
+            notes.append((style, f"{finding.rule} ({where}): {finding.message}"))
             for ref in finding.related:
                 at = f"row {ref.event + 1}, " if ref.event >= 0 else ""
                 shown = escape(ref.raw, 160)
-                notes.append(("red", f"  {ref.role}: {at}{ref.channel} line {ref.line}: {shown}"))
+                notes.append((related, f"  {ref.role}: {at}{ref.channel} line {ref.line}: {shown}"))
         message = self.message(row)
         if message is not None and message.problem and not findings:
             notes.append(("yellow", message.problem))
