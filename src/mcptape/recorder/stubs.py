@@ -2,14 +2,19 @@
 
 Each stubbed NAME gets an executable `NAME` in a private temporary directory that mcptape puts
 first on the server's PATH. When anything in the server's process tree runs `NAME ARGS...`, the
-shim sends one datagram to a unix socket in that directory, writes one line to its stderr and
-exits 255 without running anything. The recorder turns each datagram into one `exec` event:
+shim sends one datagram to a unix socket in that directory, waits until the recorder has taken it
+(an acknowledgement, at most `ACK_WAIT` seconds), writes one line to its stderr and exits 255
+without running anything. The recorder turns each datagram into one `exec` event:
 
     {"action": "exec", "source": "stub", "stub": "ssh", "argv": ["ssh", "host", "deploy"], "cwd": "/srv/app",
      "outcome": "failed"}
 
 `outcome` is "failed": the command was not run (the caller sees exit 255), so an error the server
 answers for that request reports the failed action (see the check core's attribution).
+
+The wait is what puts the `exec` line where it belongs: the server learns the command ended (and
+can answer the request that ran it) only after its line was recorded, so the line always comes
+before that answer, in time and in the file.
 
 The server's children usually do not inherit the tap fd (Python's subprocess closes fds), so the
 shim reports over a socket whose path is written into the shim itself: it needs nothing from the
@@ -30,6 +35,8 @@ from mcptape.recorder.sinks import Sink
 
 CHANNEL = "exec"
 EXIT_CODE = 255
+ACK_WAIT = 2.0  # seconds a stub waits for the recorder to take its line (bounded: a stuck recorder)
+ACK = b"ok"
 _DGRAM_MAX = 1 << 20
 _SUN_PATH_MAX = 104  # bytes in a unix socket path, with its NUL (104 on macOS, 108 on Linux)
 
@@ -42,6 +49,23 @@ SOCKET = {socket_path!r}
 
 def text(s):
     return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def reply_address(sock):
+    """An address of this socket's own, for the recorder's acknowledgement (False: none)."""
+    try:
+        sock.bind("")  # Linux: an abstract address of its own
+        return True
+    except OSError:
+        pass
+    if SOCKET.startswith("\0"):
+        return False
+    path = os.path.join(os.path.dirname(SOCKET), "r%d" % os.getpid())
+    try:
+        sock.bind(path)
+    except OSError:
+        return False
+    return path
 
 
 def main():
@@ -60,6 +84,7 @@ def main():
     sent = False
     keep = len(argv)
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        reply = reply_address(sock)
         while not sent:
             try:
                 line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
@@ -72,6 +97,17 @@ def main():
                 record["argv"] = record["argv"][:keep]
                 record.pop("argv_b64", None)
                 record["truncated"] = True
+        if sent and reply:  # exit only once the recorder has taken the line
+            sock.settimeout({ack_wait})
+            try:
+                sock.recv(16)
+            except OSError:
+                pass
+        if isinstance(reply, str):
+            try:
+                os.unlink(reply)
+            except OSError:
+                pass
     note = "recorded" if sent else "NOT recorded: mcptape is no longer listening"
     message = f"mcptape: {{name}} is stubbed (--stub {{name}}): not run, exit {exit_code} ({{note}})\n"
     sys.stderr.write(message)
@@ -125,7 +161,11 @@ class Stubs:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._sock.bind(self.socket_path)
         reporter = os.path.join(self.dir, "report.py")
-        _write(reporter, REPORTER.format(socket_path=self.socket_path, exit_code=EXIT_CODE), 0o600)
+        _write(
+            reporter,
+            REPORTER.format(socket_path=self.socket_path, exit_code=EXIT_CODE, ack_wait=ACK_WAIT),
+            0o600,
+        )
         for name in self.names:
             shim = SHIM.format(
                 python=shlex.quote(self.python), reporter=shlex.quote(reporter), name=shlex.quote(name)
@@ -161,7 +201,7 @@ class Stubs:
         view = memoryview(buf)
         while True:
             try:
-                n = self._sock.recv_into(buf)
+                n, sender = self._sock.recvfrom_into(buf)
             except OSError:
                 return
             t = self.sink.now()
@@ -172,6 +212,11 @@ class Stubs:
                 data += b"\n"
             self.calls += 1
             self.sink.chunk(t, CHANNEL, data)
+            if sender:  # the stub waits for this before it exits (and its caller answers)
+                try:
+                    self._sock.sendto(ACK, sender)
+                except OSError:
+                    pass
 
 
 def _write(path: str, text: str, mode: int) -> None:
