@@ -79,3 +79,12 @@ def test_a_header_stub_that_is_not_a_command_name_is_a_usage_error(tmp_path: Pat
     assert proc.stderr.decode().startswith(
         "Error: the transcript's header names a stub that is not a command name"
     )
+
+
+def test_a_stubbed_command_is_not_reported_as_an_action_the_replay_ran(tmp_path: Path) -> None:
+    """The replay's only executor line is a stub's (nothing ran): no executed-actions warning."""
+    tape = record_with_stub(tmp_path / "stubbed.jsonl")
+    result = replay(tape, config=False)
+    assert result.same, result.render()
+    assert [i.kind for i in result.issues] == []
+    assert "executed actions" not in result.render()

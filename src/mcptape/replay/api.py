@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcptape.check.model import ExecCall
 from mcptape.diff.channels import NOT_OBSERVED, unobserved_channels
 from mcptape.diff.ignore import Rule, parse_rule
 from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
@@ -253,22 +254,36 @@ def replay(
         )
     if player is not None:
         run.issues.extend(unmatched_issues(player))
-    executed = Counter(p.scope for p in result.diff.pairs if p.kind == EXECUTOR and p.new is not None)
-    if executed:
-        counts = ", ".join(f"{n} on {ch}" for ch, n in sorted(executed.items()))
-        run.issues.append(
-            Issue(
-                EXECUTED_ACTIONS,
-                f"the replay executed actions ({counts}): it re-ran the session's side effects "
-                f"(HTTP requests went to {'the cassette, which answered them' if player else 'the sink'} "
-                "and reached no host; actions reported on the executor tap really ran)",
-                error=False,
-            )
-        )
+    warning = _executed_actions(result.diff, cassette=player is not None)
+    if warning is not None:
+        run.issues.append(Issue(EXECUTED_ACTIONS, warning, error=False))
     if temporary and result.same:
         shutil.rmtree(new_path.parent, ignore_errors=True)
         result.kept = False
     return result
+
+
+def _executed_actions(diff: Diff, *, cassette: bool) -> str | None:
+    """The warning for the side effects the replay ran again (None: none ran). A stubbed command
+    ran nothing (the stub answered for it): it is named, but alone it is no reason to warn."""
+    counts: Counter[str] = Counter()
+    for pair in diff.pairs:
+        if pair.kind != EXECUTOR or pair.new is None or not isinstance(pair.new, ExecCall):
+            continue
+        value = pair.new.value
+        stubbed = pair.scope == "exec" and value is not None and value.get("source") == "stub"
+        counts["stub" if stubbed else pair.scope] += 1
+    if not counts["exec"] and not counts["http"]:
+        return None
+    parts = []
+    if counts["exec"]:
+        parts.append(f"{counts['exec']} action(s) reported on the executor tap, which really ran")
+    if counts["http"]:
+        answered = "the cassette answered them" if cassette else "the sink answered them"
+        parts.append(f"{counts['http']} HTTP request(s): {answered}, none reached a host")
+    if counts["stub"]:
+        parts.append(f"{counts['stub']} stubbed command(s), not run")
+    return "the replay ran the session's side effects again: " + "; ".join(parts)
 
 
 def diff_files(
