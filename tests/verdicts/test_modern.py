@@ -245,7 +245,7 @@ MRTR_RETRY: Table = [
         [
             *RETRY_OK,
             ("in", req(2, "tools/call", {"name": "t", "requestState": "sealed-2"})),
-            ("out", done(2)),
+            ("out", error(2, -32602, "invalid requestState")),
         ],
         ["retry-state"],
     ),
@@ -263,6 +263,79 @@ MRTR_RETRY: Table = [
         [
             *RETRY_OK,
             ("in", req(2, "prompts/get", {"name": "p", "requestState": "sealed-1"})),
+            ("out", done(2)),
+        ],
+        ["retry-state"],
+    ),
+]
+# "servers MUST treat requestState as an attacker-controlled input. If requestState influences
+# authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or
+# AEAD) and MUST reject state that fails verification"; "servers SHOULD include ... an identifier for
+# the originating request ... rejecting state presented on a request that does not match" (mrtr,
+# server requirements): judged on targets the server issues state for, by the retry's answer.
+ASK_U = {**ASK, "requestState": "sealed-u"}
+STATE_ACCEPTED: Table = [
+    (
+        "altered state answered with a success",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "t", "requestState": "sealed-2"})),
+            ("out", done(2)),
+        ],
+        ["retry-state", "accepted-request-state"],
+    ),
+    (
+        "altered state refused",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "t", "requestState": "sealed-2"})),
+            ("out", error(2, -32602, "invalid requestState")),
+        ],
+        ["retry-state"],
+    ),
+    (
+        "altered state asked again",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "t", "requestState": "sealed-2"}, caps={"elicitation": {}})),
+            ("out", result(2, ASK)),
+        ],
+        ["retry-state"],
+    ),
+    (
+        "altered state answered isError",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "t", "requestState": "sealed-2"})),
+            ("out", done(2, content=[], isError=True)),
+        ],
+        ["retry-state"],
+    ),
+    (
+        "foreign state answered with a success",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "t", "requestState": "from-another-session"})),
+            ("out", done(2)),
+        ],
+        ["retry-state", "accepted-request-state"],
+    ),
+    (
+        "another tool's state answered with a success",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "u"}, caps={"elicitation": {}})),
+            ("out", result(2, ASK_U)),
+            ("in", req(3, "tools/call", {"name": "t", "requestState": "sealed-u"})),
+            ("out", done(3)),
+        ],
+        ["retry-state", "accepted-request-state"],
+    ),
+    (
+        "a stray state on a tool that never issued one",
+        [
+            *RETRY_OK,
+            ("in", req(2, "tools/call", {"name": "v", "requestState": "sealed-2"})),
             ("out", done(2)),
         ],
         ["retry-state"],
@@ -315,6 +388,7 @@ TABLES: dict[str, Table] = {
     "input-required-shape": MRTR_SHAPE,
     "retry-state": MRTR_RETRY,
     "retry-input-keys": MRTR_KEYS,
+    "accepted-request-state": STATE_ACCEPTED,
     "answer-after-cancel": AFTER_CANCEL,
 }
 
@@ -366,3 +440,18 @@ def test_a_legacy_session_keeps_its_own_rules() -> None:
         ("out", result(2, {"tools": []})),
     ]
     assert found(items) == []
+
+
+def test_an_altered_state_accepted_is_an_error_and_a_foreign_one_a_warning() -> None:
+    """Tampering that went through breaks a MUST (the server issued state for this tool, so its state
+    matters); a state of another session or request is a SHOULD (a server may share keys)."""
+    by_name = {name: items for name, items, _ in STATE_ACCEPTED}
+    for name, severity in (
+        ("altered state answered with a success", Severity.ERROR),
+        ("foreign state answered with a success", Severity.WARNING),
+        ("another tool's state answered with a success", Severity.WARNING),
+    ):
+        [accepted] = [
+            f for f in analyze(recorded(by_name[name])).findings if f.rule == "accepted-request-state"
+        ]
+        assert (accepted.severity, accepted.party) == (severity, "server"), name

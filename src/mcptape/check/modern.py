@@ -20,7 +20,7 @@ import orjson
 
 from mcptape.check import rules
 from mcptape.check.findings import finding
-from mcptape.check.model import IN, OUT, Finding, RequestId
+from mcptape.check.model import IN, OUT, Finding, RequestId, Severity
 from mcptape.check.pairing import Pairing, Pending
 
 META_PREFIX = "io.modelcontextprotocol/"
@@ -81,6 +81,14 @@ def _meta(params: Any) -> dict[str, Any]:
     return meta if type(meta) is dict else {}
 
 
+def _target(method: str, params: Any) -> Any:
+    """What a request is for, beside its method: the tool or prompt it names, the resource it reads."""
+    if type(params) is not dict:
+        return None
+    found = params.get("uri") if method == "resources/read" else params.get("name")
+    return found if type(found) is str else None
+
+
 def _params(pending: Pending) -> dict[str, Any]:
     """The params of a request in flight, parsed again from its line (only for the rare rule that
     needs more than its method: the capabilities an `input_required` answer may ask for)."""
@@ -136,7 +144,11 @@ class Modern:
         self.done_older: dict[Any, None] = {}
         self.cancelled: dict[RequestId, tuple[float, Pending]] = {}  # when, and the request
         self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
-        self.states = Recent()  # issued requestState -> (request id, method, input keys asked)
+        self.states = Recent()  # issued requestState -> (request id, method, input keys asked, target)
+        self.stateful = Recent()  # (method, target) the server issued a requestState for
+        # Retries whose requestState the server did not issue for them, to a target that uses state:
+        # (tampered, what the state is); judged by their answer (accepted-request-state).
+        self.suspects: dict[RequestId, tuple[bool, str]] = {}
         self.server_capabilities: dict[str, Any] | None = None
 
     def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
@@ -184,6 +196,7 @@ class Modern:
             self.provided(rid, meta["progressToken"])
         if type(params) is dict and "requestState" in params:
             self._retry(method, rid, params, params["requestState"], where)
+            self._suspect(method, rid, params, params["requestState"])
 
     def provided(self, rid: RequestId, token: Any) -> None:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
@@ -204,7 +217,7 @@ class Modern:
                 rid,
             )
             return
-        original, original_method, asked = issued
+        original, original_method, asked, target = issued
         if type(original) is type(rid) and original == rid:
             self._find(
                 rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
@@ -214,6 +227,14 @@ class Modern:
                 rules.MRTR_RETRY,
                 where,
                 f"a requestState issued for {original_method} (request {original!r}) is used on {method}",
+                rid,
+            )
+        elif target != _target(method, params):
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"a requestState issued for {method} {target!r} (request {original!r}) is used on "
+                f"{method} {_target(method, params)!r}",
                 rid,
             )
         responses = params.get("inputResponses")
@@ -227,6 +248,62 @@ class Modern:
                     "which the server did not ask for",
                     rid,
                 )
+
+    def _suspect(self, method: str, rid: RequestId, params: dict[str, Any], state: Any) -> None:
+        """A retry whose state was not issued for this very request, to a target the server issues
+        state for (one that does not use state may ignore a stray one): its answer will tell whether
+        the server verified it."""
+        target = _target(method, params)
+        if (method, target) not in self.stateful:
+            return
+        issued = self.states.get(state) if type(state) is str else None
+        if issued is not None and issued[1] == method and issued[3] == target:
+            return  # its own state
+        if issued is not None:
+            what = f"a requestState issued for {issued[1]} {issued[3]!r} (request {issued[0]!r})"
+            self.suspects[rid] = (False, what)
+        elif type(state) is str and self._altered(state):
+            self.suspects[rid] = (True, "an altered copy of a requestState it issued")
+        else:
+            self.suspects[rid] = (False, "a requestState it never issued in this session (foreign)")
+
+    def _altered(self, state: str) -> bool:
+        """`state` differs from a state issued in this session in a few characters only (an edit of
+        a token, not another token): same length and at most 1/8 of the characters changed, or one
+        a prefix of the other with at most 8 characters more."""
+        size = len(state)
+        most = max(2, size // 8)
+        for kept in (self.states.newer, self.states.older):
+            for issued in kept:
+                if len(issued) == size:
+                    if sum(1 for a, b in zip(issued, state, strict=True) if a != b) <= most:
+                        return True
+                elif abs(len(issued) - size) <= 8 and (issued.startswith(state) or state.startswith(issued)):
+                    return True
+        return False
+
+    def _accepted(self, rid: RequestId, method: str, suspect: tuple[bool, str], where: Where) -> None:
+        tampered, what = suspect
+        self.emit(
+            finding(
+                rules.STATE_ACCEPTED,
+                channel=where[0],
+                line=where[1],
+                offset=where[2],
+                raw=(where[3].encode() if isinstance(where[3], str) else where[3]).rstrip(b"\n"),
+                message=f"{method} (request {rid!r}) carried {what}, and the server answered it with a "
+                "success"
+                + (
+                    ": it MUST reject state that fails verification"
+                    if tampered
+                    else ": it SHOULD reject state presented on a request that does not match"
+                ),
+                request_id=rid,
+                t=where[4],
+                event=where[5],
+                severity=None if tampered else Severity.WARNING,
+            )
+        )
 
     def client_notification(self, method: str, params: Any, where: Where) -> None:
         if method in REMOVED_CLIENT:
@@ -315,6 +392,7 @@ class Modern:
         if rid in self.watched:
             pending = self.close(rid, pending, where)
         method = pending.method if pending is not None else ""
+        suspect = self.suspects.pop(rid, None) if self.suspects else None
         error = value.get("error")
         if type(error) is dict:
             code = error.get("code")
@@ -351,6 +429,8 @@ class Modern:
         if method == "server/discover":
             caps = result.get("capabilities")
             self.server_capabilities = caps if type(caps) is dict else {}
+        if suspect is not None and kind == "complete" and result.get("isError") is not True:
+            self._accepted(rid, method, suspect, where)
         if kind == "input_required":
             params = _params(pending) if pending is not None else {}
             self._input_required(method, rid, params, result, where)
@@ -418,7 +498,9 @@ class Modern:
                         rid,
                     )
         if type(state) is str:
-            self.states.add(state, (rid, method, frozenset(asked)))
+            target = _target(method, params)
+            self.states.add(state, (rid, method, frozenset(asked), target))
+            self.stateful.add((method, target))
 
 
 __all__ = ["IN", "OUT", "Modern"]

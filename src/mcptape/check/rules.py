@@ -48,6 +48,7 @@ ERROR_CODE = "reserved-error-code"
 MRTR_SHAPE = "input-required-shape"
 MRTR_RETRY = "retry-state"
 MRTR_INPUT_KEYS = "retry-input-keys"
+STATE_ACCEPTED = "accepted-request-state"
 # The recording itself (party "capture"): what a CI gate must tell from a clean session.
 INCOMPLETE_CAPTURE = "incomplete-capture"
 
@@ -194,6 +195,13 @@ _ALL += [
         "a retry's inputResponses answers keys the server did not ask for",
         "modern",
         "client",
+    ),
+    Rule(
+        STATE_ACCEPTED,
+        Severity.ERROR,
+        "a retry carrying an altered requestState, or one not issued for it, answered with a success",
+        "modern",
+        "server",
     ),
 ]
 

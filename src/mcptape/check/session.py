@@ -295,7 +295,11 @@ class Session:
             result = value["result"]
             if stateless:  # most answers have nothing for the 2026-07-28 rules (see _COMPLETE)
                 modern = self.modern
-                if method in CACHEABLE or result.get("resultType") != _COMPLETE:
+                if (
+                    method in CACHEABLE
+                    or result.get("resultType") != _COMPLETE
+                    or (modern.suspects and rid in modern.suspects)  # a retry with a state to verify
+                ):
                     # input_required: the server needs the user's input before it may act
                     reason = modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
                 elif rid in modern.watched:
