@@ -22,6 +22,7 @@ from tests.check.helpers import (
     run,
     tools_list,
 )
+from tests.http.test_transport_rules import HTTP_RULES
 from tests.verdicts.test_modern import TABLES as MODERN_TABLES
 
 # The required _meta of a 2026-07-28 request.
@@ -75,6 +76,7 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "exec-after-reject",
             "incomplete-capture",
             *MODERN_TABLES,
+            *HTTP_RULES,
         ]
     )
     for rule in RULES.values():
@@ -367,7 +369,10 @@ def test_every_rule_has_a_table_with_a_positive_case() -> None:
     """No rule goes untested (exec-after-reject has its own file, test_exec_after_reject.py)."""
     # the 2026-07-28 rules have their tables in tests/verdicts/test_modern.py, incomplete-capture
     # in tests/verdicts/test_incomplete_capture.py
-    assert set(TABLES) | {"exec-after-reject", "incomplete-capture"} | set(MODERN_TABLES) == set(RULES)
+    # and the HTTP transport rules in tests/http/test_transport_rules.py
+    assert set(TABLES) | {"exec-after-reject", "incomplete-capture"} | set(MODERN_TABLES) | set(
+        HTTP_RULES
+    ) == set(RULES)
     for rule, table in TABLES.items():
         assert any(rule in expected for _, _, expected in table), rule
 

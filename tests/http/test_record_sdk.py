@@ -13,6 +13,7 @@ import orjson
 import pytest
 from mcp import Client
 
+from mcptape.check.analyze import analyze_file
 from tests.http.helpers import (
     Relay,
     data_of,
@@ -84,6 +85,9 @@ def test_the_sdk_client_sees_no_difference_and_every_byte_is_kept(tmp_path: Path
     assert sorted(used_in) == sorted(requests) == sorted(used_out)
     methods = {data.split(b" ", 1)[0] for data in requests.values()}
     assert methods == {b"POST", b"GET", b"DELETE"}
+    _, analysis = analyze_file(str(out))
+    assert [(f.rule, f.message) for f in analysis.findings if f.party != "capture"] == []
+    assert analysis.protocol_version == "2025-11-25" and analysis.requests >= 10
 
 
 def test_each_message_is_on_in_or_out_with_its_exchange(tmp_path: Path, sdk_upstream: int) -> None:
@@ -125,3 +129,6 @@ def test_the_server_started_by_the_recorder_is_recorded_and_stopped(tmp_path: Pa
     end = lines[-1]
     assert end["ch"] == "exit" and code == (end["code"] if end["signal"] is None else 128 + end["signal"])
     assert "recording to" in rec.stderr and "listening on http://127.0.0.1:" in rec.stderr
+    _, analysis = analyze_file(str(out))
+    assert analysis.findings == [] and analysis.clean
+    assert any("(1 line) on its stdout" in n and "harmless" in n for n in analysis.notes)

@@ -32,6 +32,7 @@ from mcptape.check.model import (
     Message,
 )
 from mcptape.check.session import Session
+from mcptape.check.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
 from mcptape.transcript.reader import (
     Payload,
@@ -91,6 +92,7 @@ class Analyzer:
         self._last_t: dict[str, float] = {}
         self._last: tuple[float, int] | None = None  # (t, event index) of the last record fed
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
+        self.transport = HttpTransport(self.session.emit)  # an HTTP transcript's transport rules
 
     @property
     def version(self) -> str | None:
@@ -169,12 +171,13 @@ class Analyzer:
             last = framer.close()
             if last is not None:
                 self._dispatch(last)
+        self.session.result.notes.extend(self.transport.finish())
         self._capture()
         return self.session.close()
 
     def _capture(self) -> None:
         """`incomplete-capture` (check/capture.py), kept even past the bound on findings."""
-        found = capture_finding(self.session.result.exited, self._torn, self._last)
+        found = capture_finding(self.session.result.exited or self.transport.ended, self._torn, self._last)
         if found is not None:
             kept = self.session.findings
             if len(self.session.result.findings) >= kept.limit:
@@ -264,7 +267,10 @@ class Analyzer:
             self.session.frame(frame)
 
     def _other(self, t: float, ch: str, payload: Payload, index: int) -> None:
-        """Records of the other channels: stderr, executor lines, eof, exit."""
+        """Records of the other channels: stderr, executor lines, eof, exit, HTTP (check/transport.py)."""
+        if ch in HTTP_CHANNELS or payload == HTTP_END:
+            self.transport.push(t, ch, payload, index)
+            return
         if isinstance(payload, dict):
             if ch == EOF_:
                 of = payload.get("of")

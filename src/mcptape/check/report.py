@@ -24,9 +24,10 @@ from mcptape.check.model import (
     Ref,
 )
 from mcptape.textsafe import escape, escape_controls
-from mcptape.transcript.events import Header
+from mcptape.transcript.events import HTTP_IN, HTTP_OUT, Header
 
 SHOW = 240  # bytes of a line shown in the text report
+HTTP_FRAME_RULES = frozenset({"http-not-http", "http-body-not-json", "http-sse-malformed"})
 JSON_SCHEMA_VERSION = 1
 
 
@@ -55,6 +56,7 @@ def render_text(analysis: Analysis, header: Header | None = None, path: str | No
     out.append("First non-protocol line")
     for ch in (OUT, IN):
         out.extend(_first(ch, analysis.first_non_protocol.get(ch)))
+    out.extend(_first_http(analysis.findings))
     out.append("")
     errors = analysis.errors
     total = len(analysis.findings) + analysis.findings_truncated
@@ -105,6 +107,20 @@ def _summary(analysis: Analysis) -> list[str]:
             else f"code {analysis.exit_code}"
         )
         lines.append(f"  exit:     {how}")
+    return lines
+
+
+def _first_http(findings: list[Finding]) -> list[str]:
+    """An HTTP transcript: the first response and the first request that are not protocol (not HTTP,
+    a body that is not one JSON value, a malformed SSE stream), by exchange and byte offset."""
+    lines: list[str] = []
+    for ch in (HTTP_OUT, HTTP_IN):
+        first = next((f for f in findings if f.channel == ch and f.rule in HTTP_FRAME_RULES), None)
+        if first is not None:
+            lines.append(
+                f"  {ch}: exchange {first.line}, byte offset {first.offset}: {escape_controls(first.message)}"
+            )
+            lines.append(f"      bytes:     {escape(first.raw, SHOW)}")
     return lines
 
 

@@ -215,6 +215,84 @@ _ALL += [
     ),
 ]
 
+# Streamable HTTP (check/transport.py), judged on an HTTP transcript's raw exchanges; each cites its
+# spec sentence in docs/http.md.
+HTTP_NOT_HTTP = "http-not-http"
+HTTP_BODY_NOT_JSON = "http-body-not-json"
+HTTP_CONTENT_TYPE = "http-content-type"
+HTTP_SSE_MALFORMED = "http-sse-malformed"
+HTTP_HEADER_MISMATCH = "http-header-mismatch"
+HTTP_MISMATCH_ACCEPTED = "http-mismatch-accepted"
+HTTP_NOTIFICATION_STATUS = "http-notification-status"
+HTTP_SESSION_CHANGED = "http-session-changed"
+HTTP_WRONG_STREAM = "http-wrong-stream"
+HTTP_ORIGIN_ACCEPTED = "http-origin-accepted"
+
+_ALL += [
+    Rule(HTTP_NOT_HTTP, Severity.ERROR, "the bytes of a request or a response are not HTTP/1.1", "transport"),
+    Rule(
+        HTTP_BODY_NOT_JSON,
+        Severity.ERROR,
+        "a POST body, a JSON response body or an SSE event's data that is not one JSON value",
+        "transport",
+    ),
+    Rule(
+        HTTP_CONTENT_TYPE,
+        Severity.ERROR,
+        "a request answered 2xx with neither application/json nor text/event-stream (a GET: not SSE)",
+        "transport",
+        "server",
+    ),
+    Rule(
+        HTTP_SSE_MALFORMED,
+        Severity.ERROR,
+        "an SSE line a client ignores (no SSE field, a bad retry, not UTF-8) or an event the end cut off",
+        "transport",
+        "server",
+    ),
+    Rule(
+        HTTP_HEADER_MISMATCH,
+        Severity.ERROR,
+        "MCP-Protocol-Version, Mcp-Method or Mcp-Name missing or disagreeing with the body",
+        "transport",
+        "client",
+    ),
+    Rule(
+        HTTP_MISMATCH_ACCEPTED,
+        Severity.ERROR,
+        "a request whose headers disagree with its body answered 2xx (MUST be 400 with -32020)",
+        "transport",
+        "server",
+    ),
+    Rule(
+        HTTP_NOTIFICATION_STATUS,
+        Severity.ERROR,
+        "a notification or response POST accepted with a status other than 202, or a 202 with a body",
+        "transport",
+        "server",
+    ),
+    Rule(
+        HTTP_SESSION_CHANGED,
+        Severity.ERROR,
+        "an Mcp-Session-Id the server never assigned, or a response changing the request's",
+        "transport",
+    ),
+    Rule(
+        HTTP_WRONG_STREAM,
+        Severity.ERROR,
+        "a response on the GET stream or on another request's stream; a server request on a 2026-07-28 one",
+        "transport",
+        "server",
+    ),
+    Rule(
+        HTTP_ORIGIN_ACCEPTED,
+        Severity.WARNING,
+        "a request from another Origin answered 2xx (servers MUST validate Origin: 403)",
+        "transport",
+        "server",
+    ),
+]
+
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 
 FRAME_RULES: frozenset[str] = frozenset(rule.id for rule in _ALL if rule.where == "classify")

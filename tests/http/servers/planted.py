@@ -109,7 +109,8 @@ def serve(conn: socket.socket) -> None:
                     return
                 leftover = parser.trailing_data[0]
                 parser = h11.Connection(h11.SERVER)  # the answer was written raw: start afresh
-                parser.receive_data(leftover)
+                if leftover:  # (an empty receive_data would mean the end of the connection)
+                    parser.receive_data(leftover)
             elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
                 return
     except (OSError, h11.ProtocolError):
@@ -132,5 +133,5 @@ def main() -> None:
 if __name__ == "__main__":
     try:
         main()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the recorder forwards the SIGINT that ends a test
         pass

@@ -1,0 +1,83 @@
+"""Small pure helpers of the HTTP transport rules (`transport.py`, `responses.py`): a body read as
+one JSON value (or where it stops being one), a JSON-RPC message's kind and id, header values."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import orjson
+
+
+def ok(status: int) -> bool:
+    return 200 <= status < 300
+
+
+class Bad:
+    """Why a body is not one JSON value, and the byte offset where it stops being one."""
+
+    __slots__ = ("offset", "why")
+
+    def __init__(self, offset: int, why: str) -> None:
+        self.offset = offset
+        self.why = why
+
+
+def json_value(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return Bad(0, "not UTF-8")
+        offset = len(text[: exc.pos].encode("utf-8"))
+        return Bad(offset, exc.msg)
+
+
+def lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def kind(value: object) -> str:
+    if type(value) is not dict:
+        return "other"
+    if "method" in value:
+        return "request" if "id" in value else "notification"
+    if "result" in value or "error" in value:
+        return "response"
+    return "other"
+
+
+def request_id(value: object) -> int | str | None:
+    if type(value) is dict:
+        rid = value.get("id")
+        if type(rid) in (int, str):
+            return rid
+    return None
+
+
+def decoded(value: str | None) -> str | None:
+    """A header value, its `=?base64?...?=` sentinel form decoded."""
+    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return value
+    return value
+
+
+def differs(header: str, got: str | None, expected: str, source: str) -> str:
+    if got is None:
+        return f"{header} is missing ({source} is {expected!r})"
+    return f"{header} is {got!r}, {source} is {expected!r}"
+
+
+def authority(origin: str) -> str:
+    """`http://host:port` -> `host:port` (lower case)."""
+    return origin.partition("://")[2].rstrip("/").lower()
+
+
+def status_line(status: int) -> bytes:
+    return f"HTTP status {status}".encode()

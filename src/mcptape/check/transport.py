@@ -1,0 +1,242 @@
+"""The Streamable HTTP transport's rules, judged on an HTTP transcript's exchanges (`exchanges.py`).
+
+The analyzer hands every `http-in`/`http-out` record (with its exchange number) and every byte of an
+HTTP server's `stdout` to `HttpTransport`, in time order. The messages those exchanges carried are on
+`in`/`out` and get every stdio rule there; this module judges what only HTTP has: the bytes are
+HTTP, a JSON-RPC body is one JSON value, an SSE stream is well formed, the headers agree with the
+body, a notification is answered 202, a session id stays put, a message comes on the stream it
+belongs to, a cross-origin request is refused. A finding names the exchange (`line` is its number),
+the byte offset in its body (or in the message, for bytes that are not HTTP) and the raw bytes from
+there. Each rule and the spec sentence it enforces: docs/http.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mcptape.check.findings import finding
+from mcptape.check.httpvalues import Bad, decoded, differs, json_value, lines, request_id
+from mcptape.check.model import CLIENT, SERVER, Finding, Ref
+from mcptape.check.protocol import is_stateless, meta_version
+from mcptape.check.responses import ResponseRules
+from mcptape.check.rules import (
+    HTTP_BODY_NOT_JSON,
+    HTTP_HEADER_MISMATCH,
+    HTTP_NOT_HTTP,
+    HTTP_SESSION_CHANGED,
+)
+from mcptape.transcript.reader import Payload
+from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS
+
+if TYPE_CHECKING:
+    from mcptape.check.exchanges import Exchange, HttpMessage
+
+HTTP_CHANNELS = WIRE_CHANNELS | {STDOUT}  # what the analyzer hands over
+HTTP_END = {"of": HTTP_IN}  # the fields of the eof record that ends an HTTP recording (the proxy closed)
+NAMED = frozenset({"tools/call", "resources/read", "prompts/get"})  # requests that need Mcp-Name
+HEADER_SINCE = "2025-06-18"  # the first revision with the MCP-Protocol-Version header
+SHOWN = 4096  # bytes of an offending place kept in a finding
+
+
+class HttpTransport(ResponseRules):
+    """Judge an HTTP transcript's exchanges; `finish()` returns the notes to add to the report. Made
+    for every analysis, it costs nothing until an HTTP record comes (h11 is imported then)."""
+
+    def __init__(self, emit: Callable[[Finding], None]) -> None:
+        self.emit = emit
+        self.open: dict[int, Exchange] = {}
+        self.sessions: set[str] = set()  # session ids the server assigned
+        self.negotiated: str | None = None  # the version an initialize answer fixed (before 2026-07-28)
+        self.stdout_bytes = 0
+        self.stdout_lines = 0
+        self.stdout_event = -1
+        self.ended = False  # the recording's end was seen (its proxy closed)
+
+    # -- input -----------------------------------------------------------------------------
+    def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
+        """One record the analyzer met: an exchange's bytes (`{"x", "data"}`: bytes without a number,
+        as in a redacted copy, are not judged), the server's stdout, or the recording's end."""
+        if isinstance(payload, dict):
+            if payload == HTTP_END:
+                self.ended = True
+            elif ch in WIRE_CHANNELS and type(payload.get("x")) is int:
+                self.record(t, ch, payload["x"], payload["data"], index)
+        elif ch == STDOUT:
+            self.stdout(payload.encode() if isinstance(payload, str) else payload, index)
+
+    def record(self, t: float, ch: str, x: int, data: bytes, index: int) -> None:
+        exchange = self.open.get(x)
+        if exchange is None:
+            from mcptape.check.exchanges import Exchange  # h11: only for an HTTP transcript
+
+            exchange = self.open[x] = Exchange(x)
+        message = exchange.request if ch == HTTP_IN else exchange.response
+        message.feed(data, index, t)
+        if ch == HTTP_IN:
+            self._broken(exchange, message, CLIENT)
+            if message.complete and not exchange.judged_request:
+                exchange.judged_request = True
+                self._request(exchange)
+        else:
+            self._broken(exchange, message, SERVER)
+            if message.head is not None and not exchange.judged_head:
+                exchange.judged_head = True
+                self._response_head(exchange)
+            self._sse(exchange)
+            if message.complete:
+                self._response_end(exchange)
+                del self.open[x]
+
+    def stdout(self, data: bytes, index: int) -> None:
+        if self.stdout_event < 0:
+            self.stdout_event = index
+        self.stdout_bytes += len(data)
+        self.stdout_lines += data.count(b"\n")
+
+    def finish(self) -> list[str]:
+        for exchange in list(self.open.values()):
+            exchange.response.close(exchange.response.first_event)
+            self._broken(exchange, exchange.response, SERVER)
+            if exchange.response.complete:
+                self._response_end(exchange)
+        self.open.clear()
+        notes = []
+        if self.stdout_bytes:
+            notes.append(
+                f"the HTTP server wrote {self.stdout_bytes} bytes ({lines(self.stdout_lines)}) on its stdout,"
+                f" from transcript event {self.stdout_event}: an HTTP server's stdout is not the protocol,"
+                " so this is harmless (it is not judged)"
+            )
+        return notes
+
+    # -- findings ----------------------------------------------------------------------------
+    def _say(
+        self,
+        rule: str,
+        exchange: Exchange,
+        response: bool,
+        offset: int,
+        raw: bytes,
+        message: str,
+        event: int,
+        party: str | None = None,
+    ) -> None:
+        msg = exchange.response if response else exchange.request
+        related: tuple[Ref, ...] = ()
+        if response and exchange.request.first_event >= 0:
+            related = (
+                Ref("request", HTTP_IN, exchange.x, 0, exchange.request_line(), exchange.request.first_event),
+            )
+        self.emit(
+            finding(
+                rule,
+                channel=HTTP_OUT if response else HTTP_IN,
+                line=exchange.x,
+                offset=offset,
+                raw=raw[:SHOWN],
+                message=f"exchange {exchange.x} ({exchange.describe()}): {message}",
+                t=msg.t,
+                event=event,
+                related=related,
+                party=party,
+                request_id=request_id(exchange.value),
+            )
+        )
+
+    def _broken(self, exchange: Exchange, message: HttpMessage, party: str) -> None:
+        broken = message.broken
+        if broken is None or message.reported:
+            return
+        message.reported = True
+        where = "request" if message.request else "response"
+        self._say(
+            HTTP_NOT_HTTP,
+            exchange,
+            not message.request,
+            broken.offset,
+            broken.raw,
+            f"the {where}, from byte {broken.offset} of its bytes, is {broken.why}",
+            broken.event,
+            party,
+        )
+
+    # -- the request ---------------------------------------------------------------------------
+    def _request(self, exchange: Exchange) -> None:
+        message = exchange.request
+        head = message.head
+        if head is None or head.method != "POST" or message.over:
+            return
+        body = bytes(message.body)
+        value = json_value(body)
+        if isinstance(value, Bad):
+            self._say(
+                HTTP_BODY_NOT_JSON,
+                exchange,
+                False,
+                value.offset,
+                body[value.offset :],
+                f"the POST body is not one JSON value ({value.why}, body byte {value.offset})",
+                message.event_at(value.offset),
+            )
+            return
+        exchange.value = value
+        if type(value) is not dict:
+            return
+        self._headers(exchange, value)
+
+    def _headers(self, exchange: Exchange, value: dict[str, Any]) -> None:
+        """MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body (2026-07-28), or the
+        negotiated version (2025-06-18 to 2025-11-25)."""
+        head = exchange.request.head
+        assert head is not None
+        method = value.get("method")
+        params = value.get("params")
+        stated = meta_version(params)
+        header_version = head.get("mcp-protocol-version")
+        wrong: list[str] = []
+        if stated is not None and is_stateless(stated):
+            if header_version != stated:
+                wrong.append(
+                    differs("MCP-Protocol-Version", header_version, stated, "_meta's protocolVersion")
+                )
+            if "id" in value and type(method) is str:
+                if head.get("mcp-method") != method:
+                    wrong.append(differs("Mcp-Method", head.get("mcp-method"), method, "method"))
+                if method in NAMED and type(params) is dict:
+                    source = "uri" if method == "resources/read" else "name"
+                    expected = params.get(source)
+                    named = decoded(head.get("mcp-name"))
+                    if type(expected) is str and named != expected:
+                        wrong.append(differs("Mcp-Name", head.get("mcp-name"), expected, f"params.{source}"))
+        elif (
+            self.negotiated is not None
+            and self.negotiated >= HEADER_SINCE
+            and method != "initialize"
+            and header_version != self.negotiated
+        ):
+            wrong.append(
+                differs("MCP-Protocol-Version", header_version, self.negotiated, "the negotiated version")
+            )
+        if wrong:
+            exchange.mismatch = "; ".join(wrong)
+            self._say(
+                HTTP_HEADER_MISMATCH,
+                exchange,
+                False,
+                0,
+                exchange.request_line(),
+                "the headers disagree with the body: " + "; ".join(wrong),
+                exchange.request.first_event,
+            )
+        session = head.get("mcp-session-id")
+        if session is not None and method != "initialize" and self.sessions and session not in self.sessions:
+            self._say(
+                HTTP_SESSION_CHANGED,
+                exchange,
+                False,
+                0,
+                session.encode(),
+                f"Mcp-Session-Id {session!r} is no session the server assigned",
+                exchange.request.first_event,
+            )
