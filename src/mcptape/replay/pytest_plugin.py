@@ -82,15 +82,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = None
     config.stash[_UNSERVED] = []
     option = config.getoption("--mcptape-server")
-    own = config.rootpath / "mcptape.toml"  # the project's settings file, as replay finds it there
-    pyproject = own if own.is_file() else config.rootpath / "pyproject.toml"
-    if option is None and not _mentions_server(pyproject):
+    pyproject = _settings_file(config.invocation_params.dir)
+    if option is None and (pyproject is None or not _mentions_server(pyproject)):
         return  # the common case: not asked for, nothing imported, nothing collected
     from mcptape.errors import MCPTapeError
     from mcptape.replay.config import Config, command_of, load_config
 
     try:
-        cfg = load_config(pyproject=pyproject) if pyproject.is_file() else Config()
+        cfg = load_config(pyproject=pyproject) if pyproject is not None else Config()
         command = command_of(option, "--mcptape-server") if option is not None else cfg.server
     except MCPTapeError as exc:
         raise pytest.UsageError(f"mcptape: {exc}") from None
@@ -107,6 +106,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = settings
     config.pluginmanager.register(_UnusedRulesSummary(), "mcptape-unused-rules")
     config.pluginmanager.register(_UpdatedSummary(), "mcptape-updated")
+
+
+def _settings_file(start: Path) -> Path | None:
+    """The nearest mcptape.toml or pyproject.toml at or above `start`, the directory pytest runs in:
+    the file `mcptape replay` reads (`mcptape.replay.config.find_config`, not imported here: this
+    runs in every pytest session). Not pytest's rootdir: pytest decides it before it knows this
+    plugin's options, so `--mcptape-server /other/.venv/bin/server` would make it the server's
+    project."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        for name in ("mcptape.toml", "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
 
 
 def _mentions_server(pyproject: Path) -> bool:
