@@ -25,7 +25,7 @@ from collections.abc import Callable
 from mcptape.recorder.sinks import Target
 from mcptape.recorder.wiretap import Exchanges, Tap
 
-READ_SIZE = 65536
+READ_SIZE = 256 << 10
 CONNECT_TIMEOUT = 10.0
 
 

@@ -49,11 +49,13 @@ class Spool:
         self._put((t, ch, bytes(data), None), len(data))
 
     def fields(self, t: float, ch: str, **fields: Any) -> None:
+        data = fields.get("data") or fields.get("b64") or ""  # an HTTP exchange's bytes (wiretap.py)
+        size = 64 + len(data)
         with self._cond:
-            if not self._items and not self._busy:
+            if size < self.inline_below and not self._items and not self._busy:
                 self.inner.fields(t, ch, **fields)
                 return
-        self._put((t, ch, None, fields), 64)
+        self._put((t, ch, None, fields), size)
 
     def _put(self, item: tuple[float, str, bytes | None, dict[str, Any] | None], size: int) -> None:
         with self._cond:
@@ -80,8 +82,9 @@ class Spool:
                     inner.chunk(t, ch, data)
                     done += len(data)
                 else:
-                    inner.fields(t, ch, **(fields or {}))
-                    done += 64
+                    fields = fields or {}
+                    inner.fields(t, ch, **fields)
+                    done += 64 + len(fields.get("data") or fields.get("b64") or "")
             with self._cond:
                 self._pending -= done
                 self._busy = False
