@@ -147,7 +147,7 @@ class Server:
         return self.status
 
 
-def _wait_for(upstream: Upstream, server: Server, stop: threading.Event) -> str | None:
+def wait_for(upstream: Upstream, server: Server, stop: threading.Event) -> str | None:
     """Wait until the upstream the server was started for accepts a connection; the reason when it
     never will. (Without a server, mcptape listens at once: an upstream that is down gets 502s.)"""
     deadline = time.monotonic() + START_TIMEOUT
@@ -236,7 +236,7 @@ def record_http(opts: RecordOptions) -> int:
     try:
         if server is not None:
             server.start(on_exit=stop.set)
-        failed = _wait_for(upstream, server, stop) if server is not None else None
+        failed = wait_for(upstream, server, stop) if server is not None else None
         if failed is None:
             proxy.start()
             if not opts.quiet:

@@ -1,7 +1,8 @@
 """An official-SDK MCPServer run with its streamable-http transport (uvicorn), on the port given.
 
-`python sdk_http.py PORT [--json]`: tools `add`, `echo` and `count` (which reports progress and logs
-before answering, so its answer comes on an SSE stream); `--json` answers with JSON bodies instead.
+`python sdk_http.py PORT [--json] [--off-by-one]`: tools `add`, `echo` and `count` (which reports
+progress before answering, so its answer comes on an SSE stream); `--json` answers with JSON bodies
+instead; `--off-by-one` is a build whose `add` is wrong (for replay's diff).
 It prints a line on its stdout at start-up, as HTTP servers do: harmless to the protocol.
 """
 
@@ -17,7 +18,7 @@ app = MCPServer("mcptape-http-test", log_level="WARNING")
 @app.tool()
 def add(a: int, b: int) -> int:
     """Add two integers."""
-    return a + b
+    return a + b + (1 if "--off-by-one" in sys.argv else 0)
 
 
 @app.tool()

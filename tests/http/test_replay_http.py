@@ -1,0 +1,67 @@
+"""`replay FILE --http-upstream URL [-- CMD]` (replay/overhttp.py): an HTTP transcript's requests sent to
+a new build over HTTP, recorded through the same proxy, diffed with the recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcptape.errors import UsageError
+from mcptape.replay.api import diff_files
+from mcptape.replay.overhttp import replay_http
+from tests.http.helpers import free_port, recording, records, sdk_server
+from tests.http.test_record_sdk import _session
+
+
+def _recorded(tmp_path: Path, mode: str) -> tuple[Path, int]:
+    port = free_port()
+    out = tmp_path / f"{mode}.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
+        anyio.run(_session, rec.url, mode)
+        rec.stop()
+    return out, port
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_replay_against_the_same_server_is_same(tmp_path: Path, mode: str) -> None:
+    """The SDK session (2026-07-28, or the handshake with its session id, GET stream and DELETE)
+    replayed over HTTP against the same server started by the replay: the new transcript is an HTTP
+    transcript of the same exchanges, and the diff says same. The new server's session id is sent
+    where the recorded one was."""
+    original, port = _recorded(tmp_path, mode)
+    new = tmp_path / "new.jsonl"
+    issues = replay_http(original, f"http://127.0.0.1:{port}/mcp", sdk_server(port), new)
+    assert issues == []
+    diff = diff_files(original, new)
+    assert diff.same, diff
+    sent = [r for r in records(new) if r["ch"] == "http-in"]
+    assert len({r["x"] for r in sent}) == len({r["x"] for r in records(original) if r["ch"] == "http-in"})
+    if mode == "legacy":
+        old_ids = {
+            r["data"] for r in records(original) if r["ch"] == "http-in" and "mcp-session-id" in r["data"]
+        }
+        assert old_ids and not any(line in r["data"] for r in sent for line in old_ids)
+
+
+def test_a_replay_against_a_changed_build_shows_the_difference(tmp_path: Path) -> None:
+    """A build whose `add` is off by one (answering with JSON bodies instead of SSE: the transport's
+    form is not a difference): the diff names the tools/call answer."""
+    original, port = _recorded(tmp_path, "legacy")
+    new = tmp_path / "new.jsonl"
+    replay_http(original, f"http://127.0.0.1:{port}/mcp", [*sdk_server(port), "--off-by-one", "--json"], new)
+    diff = diff_files(original, new)
+    assert not diff.same
+    differing = [p for p in diff.pairs if p.differs]
+    assert len(differing) == 1 and "42" in str(differing[0]) and "43" in str(differing[0])
+
+
+def test_a_stdio_transcript_is_refused(tmp_path: Path) -> None:
+    """Nothing to send over HTTP: one clear error."""
+    path = tmp_path / "stdio.jsonl"
+    path.write_text(
+        '{"mcptape":1,"started":"","command":["x"],"cwd":"","recorder":{}}\n{"t":0.1,"ch":"in","data":"{}\\n"}\n'
+    )
+    with pytest.raises(UsageError, match="has no HTTP exchange"):
+        replay_http(path, "http://127.0.0.1:9/mcp", [], tmp_path / "new.jsonl")
