@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
 from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS
+
+if TYPE_CHECKING:
+    from mcptape.check.model import Finding
+    from mcptape.commands.cireports import Checked
 
 
 @click.command(
@@ -20,7 +27,8 @@ Examples:
   mcptape check session.jsonl --json | jq .clean # one JSON object for CI
   mcptape check session.jsonl --policy request   # a server that keeps serving after a bad line
   mcptape check tapes/*.jsonl                    # several: one report each, then a summary line
-  mcptape check tapes/                           # every *.jsonl under a folder""",
+  mcptape check tapes/                           # every *.jsonl under a folder
+  mcptape check tapes/ --format github --sarif mcptape.sarif --junit mcptape.xml   # CI (docs/ci.md)""",
 )
 @click.argument("files", metavar="FILE|FOLDER...", nargs=-1, required=True)
 @click.option(
@@ -51,8 +59,26 @@ Examples:
     help="Only findings of this party count for the exit code (who broke the rule); an incomplete "
     "recording (party capture) always counts.",
 )
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (one "
+    "::error/::warning/::notice line per finding, at its transcript line) and a summary line.",
+)
+@click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per finding).")
+@click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per finding).")
 def check_command(
-    files: tuple[str, ...], as_json: bool, policy: str, fail_on: str = "warning", party: str | None = None
+    files: tuple[str, ...],
+    as_json: bool,
+    policy: str,
+    fail_on: str = "warning",
+    party: str | None = None,
+    output_format: str = "text",
+    junit: str | None = None,
+    sarif: str | None = None,
 ) -> None:
     """Check transcripts: the first non-protocol line per direction, protocol violations,
     unanswered and duplicate ids, and executor calls after a reject.
@@ -62,11 +88,22 @@ def check_command(
     input (with several files: the worst of them; an unreadable one is reported and the others are
     still checked).
     """
+    mode = _mode(as_json, output_format)
+    gate = (fail_on, party)
     folders = [f for f in files if os.path.isdir(f)]
     if folders:
         files = _expand(files)
+    outputs = {"junit": junit, "sarif": sarif}
+    ci: CiRun | None = None
+    if junit or sarif or mode == "github":
+        from mcptape.commands.ciformats import check_destinations
+
+        check_destinations(outputs, files)  # before any work: a typo fails at once
+        ci = CiRun()
     if len(files) == 1 and not folders:
-        if not _check_one(files[0], as_json, policy, gate=(fail_on, party)):
+        ok = _check_one(files[0], mode, policy, gate=gate, ci=ci)
+        _ci_outputs(ci, outputs, gate, mode)
+        if not ok:
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
             raise SystemExit(EXIT_FINDINGS)
         return
@@ -75,25 +112,28 @@ def check_command(
 
     clean = findings = unreadable = 0
     for number, file in enumerate(files):
-        if number and not as_json:
+        if number and mode == "text":
             write("\n")
         try:
-            ok = _check_one(file, as_json, policy, several=True, gate=(fail_on, party))
+            ok = _check_one(file, mode, policy, several=True, gate=gate, ci=ci)
         except TranscriptError as exc:  # this one cannot be read: say so, check the others
             unreadable += 1
-            if as_json:
+            if mode == "json":
                 write_json({"file": escape_controls(file), "error": escape_controls(str(exc))}, indent=False)
-            else:
+            elif mode == "text":
                 write(f"mcptape check: {escape_text(file)}\n  unreadable: see the error below\n")
+            if ci is not None:
+                ci.unreadable.append((file, str(exc)))
             exc.show()
             continue
         if ok:
             clean += 1
         else:
             findings += 1
-    if not as_json:
+    if mode == "text":
         summary = f"{clean} clean, {findings} with findings, {unreadable} unreadable"
         write(f"\n{len(files)} transcripts: {summary}\n")
+    _ci_outputs(ci, outputs, gate, mode)
     if unreadable:
         raise SystemExit(EXIT_ERROR)
     if findings:
@@ -121,13 +161,55 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 FAILING = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info")}
 
 
+def _mode(as_json: bool, output_format: str) -> str:
+    """What stdout gets: text, json or github (`--json` is `--format json`)."""
+    if as_json and output_format == "github":
+        from mcptape.errors import UsageError
+
+        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
+    return "json" if as_json else output_format
+
+
+def counts(finding: Finding, gate: tuple[str, str | None]) -> bool:
+    """Does `finding` fail the gate: severity at least `gate[0]`, of party `gate[1]` when given?
+    A cut recording counts whatever the party: no gate may pass what it could not read whole."""
+    fail_on, party = gate
+    return finding.severity in FAILING[fail_on] and (
+        party is None or finding.party == party or finding.party == "capture"
+    )
+
+
+@dataclass
+class CiRun:
+    """What the CI formats need of a run: every transcript checked, every one that was not."""
+
+    checked: list[Checked] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _ci_outputs(
+    ci: CiRun | None, outputs: dict[str, str | None], gate: tuple[str, str | None], mode: str
+) -> None:
+    """Write --junit and --sarif, and the annotations of --format github, from what was checked."""
+    if ci is None:
+        return
+    from mcptape.commands.ciformats import github, write_outputs
+    from mcptape.commands.cireports import check_report
+
+    report = check_report(ci.checked, ci.unreadable, lambda finding: counts(finding, gate))
+    write_outputs(report, outputs)
+    if mode == "github":
+        write(github(report))
+
+
 def _check_one(
     file: str,
-    as_json: bool,
+    mode: str,
     policy: str,
     *,
     several: bool = False,
     gate: tuple[str, str | None] = ("warning", None),
+    ci: CiRun | None = None,
 ) -> bool:
     """Check one transcript and print its report; True when no finding fails the gate (severity
     at least `gate[0]`, of party `gate[1]` when given); raises TranscriptError when unreadable."""
@@ -135,13 +217,20 @@ def _check_one(
     from mcptape.check.report import render_text, to_json
 
     progress = _progress_line(file)
+    started = time.monotonic()
     try:
         header, analysis = analyze_file(file, policy=policy, progress=progress)
     finally:
         if progress is not None:
             sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
             sys.stderr.flush()
-    if as_json:
+    if ci is not None:
+        from mcptape.commands.cireports import Checked
+
+        ci.checked.append(Checked(file, analysis, header.command, time.monotonic() - started))
+    if mode == "github":
+        pass  # the annotations of every file, at the end (_ci_outputs)
+    elif mode == "json":
         from mcptape.textsafe import escape_controls
 
         document = to_json(analysis, header)
@@ -151,14 +240,7 @@ def _check_one(
             write_json(document)
     else:
         write(render_text(analysis, header, file))
-    fail_on, party = gate
-    failing = FAILING[fail_on]
-    # A cut recording counts whatever the party: no gate may pass what it could not read whole.
-    counted = [
-        f
-        for f in analysis.findings
-        if f.severity in failing and (party is None or f.party == party or f.party == "capture")
-    ]
+    counted = [f for f in analysis.findings if counts(f, gate)]
     return not counted and not (analysis.findings_truncated and analysis.errors_truncated)
 
 

@@ -43,7 +43,19 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the report as JSON on stdout instead of the table."
 )
-@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report to FILE.")
+@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report to FILE (a test case per case).")
+@click.option(
+    "--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per case that did not pass)."
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="What stdout gets: the table, JSON (as --json), or GitHub workflow annotations (a line per "
+    "case that did not pass and per server finding of those cases) and a summary line.",
+)
 @click.option(
     "--tool",
     metavar="NAME",
@@ -139,6 +151,8 @@ def probe_command(
     only: tuple[str, ...],
     client: bool,
     command: tuple[str, ...],
+    sarif: str | None = None,
+    output_format: str = "text",
 ) -> None:
     """Probe a stdio MCP server against the hard inputs: the release gate in one command.
 
@@ -147,13 +161,22 @@ def probe_command(
     executor calls and zero HTTP attempts; a valid request after a rejected one must execute only
     itself. Progress goes to stderr; the report (table, or --json) to stdout.
     """
+    from mcptape.commands.ciformats import check_destinations, github, write_outputs
+    from mcptape.commands.cireports import probe_report
     from mcptape.probe.cases import CASES
     from mcptape.probe.plan import Plan
     from mcptape.probe.recorded import recorded_calls
-    from mcptape.probe.report import junit_xml, render_table, to_json
+    from mcptape.probe.report import render_table, to_json
     from mcptape.probe.runner import run_probe
 
+    if as_json and output_format == "github":
+        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
+    mode = "json" if as_json else output_format
     if client:
+        if sarif is not None or mode == "github":
+            raise UsageError(
+                "--client writes --json and --junit; --sarif and --format github are for servers"
+            )
         from mcptape.commands.serve import probe_client
 
         probe_client(
@@ -176,13 +199,8 @@ def probe_command(
     if unknown:
         raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
     cases = [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
-    if junit is not None and not Path(junit).absolute().parent.is_dir():  # before minutes of cases
-        raise OutputError(
-            f"cannot write {junit}: directory {Path(junit).parent} does not exist",
-            hint="create it, or choose another --junit",
-        )
-    if junit is not None and Path(junit).is_dir():  # the same: it would fail only after the cases
-        raise OutputError(f"cannot write {junit}: it is a directory", hint="name a file in it")
+    outputs = {"junit": junit, "sarif": sarif}
+    check_destinations(outputs)  # before minutes of cases: a typo fails at once
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -211,9 +229,13 @@ def probe_command(
     result = run_probe(plan)
     document = json_text(to_json(result)) + "\n"
     _write(out / "probe.json", document.encode())
-    if junit:
-        _write(Path(junit), junit_xml(result))
-    write(document if as_json else render_table(result))
+    report = probe_report(result) if junit or sarif or mode == "github" else None
+    if report is not None:
+        write_outputs(report, outputs)
+    if report is not None and mode == "github":
+        write(github(report))
+    else:
+        write(document if mode == "json" else render_table(result))
     raise SystemExit(EXIT_OK if result.passed else EXIT_FINDINGS)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,9 @@ from mcptape.commands.options import Seconds
 from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from mcptape.textsafe import escape_controls
+
+if TYPE_CHECKING:
+    from mcptape.commands.cireplay import Replayed
 
 _IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
@@ -38,6 +41,7 @@ Examples:
   mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
   mcptape replay session.jsonl --learn 3 --save -- ./server        # learn the noise, save the rules
   mcptape replay transcripts/ -- python -m my_server               # every *.jsonl under a folder
+  mcptape replay transcripts/ --format github --junit replay.xml -- ./server   # CI (docs/ci.md)
 
 Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
 )
@@ -124,6 +128,17 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     help="For a transcript recorded with --http-cassette: what makes a request the recorded one "
     "(default method,url,body; also scheme, host, port, path, query, headers, header:NAME).",
 )
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (a line per "
+    "difference, at its transcript line) and a summary line.",
+)
+@click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per transcript).")
+@click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per difference).")
 def replay_command(
     transcript: Path,
     command: tuple[str, ...],
@@ -144,6 +159,9 @@ def replay_command(
     keep_dir: Path | None,
     secrets: tuple[str, ...],
     http_match: str | None,
+    output_format: str = "text",
+    junit: str | None = None,
+    sarif: str | None = None,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -173,27 +191,63 @@ def replay_command(
     }
     if save and learn is None:
         raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
+    if as_json and output_format == "github":
+        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
+    mode = "json" if as_json else output_format
+    as_json = mode == "json"
+    outputs = {"junit": junit, "sarif": sarif}
+    ci = junit is not None or sarif is not None or mode == "github"
     if learn is not None:
-        if output is not None or update or view:
-            raise UsageError("--learn runs its own replays: it does not take -o, --update or --view")
+        if output is not None or update or view or ci:
+            raise UsageError(
+                "--learn runs its own replays: it does not take -o, --update, --view, --junit, --sarif "
+                "or --format github"
+            )
         from mcptape.commands.learning import learn_and_report
 
         raise SystemExit(learn_and_report(transcript, list(command) or None, learn, save, as_json, common))
+    replayed: list[Replayed] | None = None
+    if ci:
+        from mcptape.commands.ciformats import check_destinations
+
+        check_destinations(outputs, [str(transcript)] if not transcript.is_dir() else [])
+        replayed = []
     if transcript.is_dir():
         if output is not None or view:
             raise UsageError(f"{'-o' if output is not None else '--view'} takes one transcript, not a folder")
-        raise SystemExit(_replay_folder(transcript, list(command) or None, common, as_json, update))
+        code = _replay_folder(transcript, list(command) or None, common, mode, update, replayed)
+        _ci_outputs(replayed, outputs, mode)
+        raise SystemExit(code)
     result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
-    _emit(result.to_json() if as_json else result.render(), as_json)
+    if mode != "github":
+        _emit(result.to_json() if as_json else result.render(), as_json)
+    if replayed is not None:
+        from mcptape.commands.cireplay import Replayed
+
+        replayed.append(Replayed(str(transcript), result))
+        _ci_outputs(replayed, outputs, mode)
     if view:
         from mcptape.commands.view import view_diff
 
         view_diff(result.diff, str(transcript), str(output) if output is not None else "replay")
     if update and not result.same:
         result.update()
-        click.echo(f"updated {escape_controls(str(transcript))} with the new session", err=as_json)
+        click.echo(f"updated {escape_controls(str(transcript))} with the new session", err=mode != "text")
         raise SystemExit(EXIT_OK)
     raise SystemExit(result.exit_code)
+
+
+def _ci_outputs(replayed: list[Replayed] | None, outputs: dict[str, str | None], mode: str) -> None:
+    """Write --junit and --sarif, and the annotations of --format github, from the replays."""
+    if replayed is None:
+        return
+    from mcptape.commands.ciformats import github, write_outputs
+    from mcptape.commands.cireplay import replay_report
+
+    report = replay_report(replayed)
+    write_outputs(report, outputs)
+    if mode == "github":
+        write(github(report))
 
 
 def _announce(server: Any) -> None:
@@ -203,10 +257,19 @@ def _announce(server: Any) -> None:
 
 
 def _replay_folder(
-    folder: Path, command: list[str] | None, common: dict[str, Any], as_json: bool, update: bool
+    folder: Path,
+    command: list[str] | None,
+    common: dict[str, Any],
+    mode: str,
+    update: bool,
+    replayed: list[Replayed] | None = None,
 ) -> int:
     """Replay every `*.jsonl` under `folder` (sorted): a line per transcript, the report of each
-    that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same)."""
+    that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same).
+    Each replay (or why it could not run) is added to `replayed` for the CI formats."""
+    from mcptape.commands.cireplay import Replayed
+
+    as_json, text = mode == "json", mode == "text"
     from mcptape.diff.unused import UnusedRules
     from mcptape.errors import EXIT_ERROR, SpawnError, TranscriptError
     from mcptape.replay.api import replay
@@ -229,8 +292,10 @@ def _replay_folder(
             unreadable += 1
             if as_json:
                 _emit_line({"file": str(path), "error": str(exc)})
-            else:
+            elif text:
                 _emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
+            if replayed is not None:
+                replayed.append(Replayed(str(path), error=str(exc)))
             continue
         except (SpawnError, UsageError) as exc:
             if command is not None:  # the command given cannot run: the same for every transcript
@@ -238,12 +303,18 @@ def _replay_folder(
             failed += 1  # its own recorded command cannot run here: say so, replay the others
             if as_json:
                 _emit_line({"file": str(path), "error": str(exc)})
-            else:
+            elif text:
                 _emit(f"not run     {name}: {escape_text(str(exc))}\n", False)
+            if replayed is not None:
+                replayed.append(Replayed(str(path), error=f"not run: {exc}"))
             continue
         unused.add(result.diff)
+        if replayed is not None:
+            replayed.append(Replayed(str(path), result))
         if as_json:
             _emit_line({"file": str(path), **result.to_json()})
+        elif not text:
+            pass
         elif result.same:
             _emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
         else:
@@ -254,10 +325,10 @@ def _replay_folder(
         elif update and result.run.completed:
             result.update()
             same += 1
-            click.echo(f"updated {name} with the new session", err=as_json)
+            click.echo(f"updated {name} with the new session", err=not text)
         else:
             different += 1
-    if not as_json:
+    if text:
         _emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
         summary = f"{same} same, {different} different, {unreadable} unreadable"
         if failed:

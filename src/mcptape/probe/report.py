@@ -1,22 +1,22 @@
-"""The probe's reports: a readable table, JSON for machines, JUnit XML for CI.
+"""The probe's reports: a readable table and JSON for machines (the CI formats, JUnit XML, SARIF and
+GitHub annotations, are written by the one CI-format writer, `mcptape.commands.ciformats`).
 
 Every string that may hold a server's bytes or words goes through `textsafe` before it reaches a
 terminal (the table); JSON carries them escaped by its encoder (and `textsafe.escape_json` for C1 and
-bidi characters, in the command), XML by its own.
+bidi characters, in the command).
 """
 
 from __future__ import annotations
 
 import shlex
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from mcptape.check.model import Finding
 from mcptape.check.report import finding_json
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import ProbeResult
-from mcptape.textsafe import escape, escape_text, has_unsafe
+from mcptape.textsafe import escape, escape_text
 
 FINDINGS_SHOWN = 5
 
@@ -141,66 +141,3 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "seconds": round(probe.seconds, 3),
         "cases": [case_json(r) for r in probe.results],
     }
-
-
-def junit_xml(probe: ProbeResult) -> bytes:
-    """JUnit XML: one testcase per case; failures as <failure>, n/a and not run as <skipped>,
-    warnings in system-out."""
-    tally = counts(probe)
-    skipped = sum(1 for r in probe.results if not r.ran)
-    suite = ET.Element(
-        "testsuite",
-        name="mcptape probe",
-        tests=str(len(probe.results)),
-        failures=str(tally[Verdict.FAIL.value] - skipped),
-        errors=str(tally[Verdict.INCONCLUSIVE.value]),
-        skipped=str(tally[Verdict.NA.value] + skipped),
-        time=f"{probe.seconds:.3f}",
-    )
-    props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="command", value=_xml_safe(_json(probe.plan.command)))
-    for result in probe.results:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"mcptape.probe.{result.case.group}",
-            name=result.case.id,
-            time=f"{result.seconds:.3f}",
-        )
-        text = "\n".join(
-            [
-                result.case.title,
-                f"did: {result.did}",
-                *result.reasons,
-                *(f"check: {_finding_text(f)}" for f in result.findings[:FINDINGS_SHOWN]),
-                f"transcript: {result.transcript}",
-            ]
-        )
-        if not result.ran:
-            ET.SubElement(case, "skipped", message=_xml_safe(result.did))
-        elif result.verdict is Verdict.FAIL:
-            failure = ET.SubElement(
-                case, "failure", message=_xml_safe(result.reasons[0] if result.reasons else result.did)
-            )
-            failure.text = _xml_safe(text)
-        elif result.verdict is Verdict.INCONCLUSIVE:
-            error = ET.SubElement(case, "error", message=_xml_safe(result.reasons[0]), type="inconclusive")
-            error.text = _xml_safe(text)
-        elif result.verdict is Verdict.NA:
-            ET.SubElement(case, "skipped", message=_xml_safe(result.did))
-        else:
-            out = ET.SubElement(case, "system-out")
-            out.text = _xml_safe(text)
-        if result.stderr:
-            err = ET.SubElement(case, "system-err")
-            err.text = _xml_safe(result.stderr.decode("utf-8", "backslashreplace"))
-    ET.indent(suite)
-    body: bytes = ET.tostring(suite, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"
-
-
-def _xml_safe(text: str) -> str:
-    """XML 1.0 cannot hold most control characters, even escaped, and a CI page showing the report
-    must not be reordered by a bidi control: any unsafe character (textsafe's one definition) and
-    the text is shown escaped."""
-    return escape_text(text) if has_unsafe(text, "\n\t") else text

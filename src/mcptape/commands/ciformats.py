@@ -1,0 +1,362 @@
+"""The one writer of the CI formats: JUnit XML, SARIF 2.1.0 and GitHub workflow annotations.
+
+`check`, `replay` and `probe` each describe what they found as a `Report` (`commands/cireports.py`
+builds it from their results): JUnit suites of test cases (what a CI counts as passed or failed),
+and results (one per finding: a rule, a level, a message, a place in a transcript file), with the
+rules they cite. The three formats are pure functions of a `Report`:
+
+* `junit(report)`: `<testsuites>` (the totals) holding one `<testsuite>` per transcript or run,
+  its `<testcase>`s with `<failure>`, `<error>` or `<skipped>`;
+* `sarif(report)`: one run of the driver `mcptape`, its rules (id, descriptions, help, default
+  level), one result per finding located at the transcript's line (`artifactLocation.uri` the
+  transcript, `region.startLine` its 1-based line in the file);
+* `github(report)`: `::error file=...,line=...,title=...::message` lines (`warning`, `notice`),
+  escaped as the Actions runner reads them.
+
+Every string a report holds goes through `textsafe`'s one definition of unsafe text once more here
+(`safe`): a transcript's bytes were escaped by the adapters, and nothing else may reach a CI page
+that would hide, reorder or drive what its reader sees. Files are written whole or not at all
+(`share.outputs.write_file`: a temporary file renamed over the output), never over an input.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+from xml.etree import ElementTree as ET
+
+import orjson
+
+from mcptape.errors import OutputError
+from mcptape.textsafe import escape_controls, has_unsafe
+from mcptape.version import __version__
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+LEVELS = ("error", "warning", "note")  # SARIF's result levels (GitHub: error, warning, notice)
+GITHUB_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
+ANNOTATIONS_KEPT = 50  # GitHub shows 10 of each kind per step; the rest stay in the other formats
+PASSED, FAILURE, ERROR, SKIPPED = "passed", "failure", "error", "skipped"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a result cites: a rule's id, its one-line summary, a longer help, its default level."""
+
+    id: str
+    summary: str
+    help: str
+    level: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in a file: its path as given, and its 1-based line (None: the file as a whole)."""
+
+    path: str
+    line: int | None = None
+    note: str = ""  # what is there (a related location's message)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finding: one SARIF result, one annotation."""
+
+    rule: str
+    level: str
+    title: str  # one line (the annotation's title)
+    message: str  # may hold several lines
+    where: Where | None = None
+    related: tuple[Where, ...] = ()
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One JUnit test case: PASSED, FAILURE, ERROR or SKIPPED, with a one-line `message` and a body."""
+
+    name: str
+    classname: str
+    outcome: str = PASSED
+    message: str = ""
+    text: str = ""
+    kind: str = ""  # the failure's or error's `type`
+    seconds: float | None = None
+    where: Where | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+
+@dataclass
+class Suite:
+    """One JUnit test suite: a transcript's check, a replay, a probe run."""
+
+    name: str
+    cases: list[Case] = field(default_factory=list)
+    seconds: float | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    """What one command run found, in the terms the CI formats share."""
+
+    command: str  # "check", "replay", "probe"
+    suites: list[Suite] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what stopped part of the run (unreadable)
+    summary: str = ""  # one line, the end of `--format github`
+
+
+# -- text safety ----------------------------------------------------------------------------------
+_XML_NONCHARACTERS = str.maketrans({0xFFFE: "\\ufffe", 0xFFFF: "\\uffff"})
+
+
+def safe(text: str) -> str:
+    """`text` with every unsafe character (textsafe's one definition) escaped, except the newlines
+    and tabs that lay out a message's lines."""
+    if not has_unsafe(text, "\n\t"):
+        return text
+    return "\n".join("\t".join(map(escape_controls, line.split("\t"))) for line in text.split("\n"))
+
+
+def one_line(text: str) -> str:
+    """`text` on one safe line (a title, an attribute, a property)."""
+    return escape_controls(text)
+
+
+def xml_text(text: str) -> str:
+    """`safe` text for XML, which cannot hold U+FFFE and U+FFFF either (noncharacters textsafe
+    leaves visible)."""
+    return safe(text).translate(_XML_NONCHARACTERS)
+
+
+def _xml_line(text: str) -> str:
+    return one_line(text).translate(_XML_NONCHARACTERS)
+
+
+# -- JUnit ----------------------------------------------------------------------------------------
+def _counts(cases: Iterable[Case]) -> dict[str, str]:
+    listed = list(cases)
+    tally = {outcome: sum(1 for c in listed if c.outcome == outcome) for outcome in (FAILURE, ERROR, SKIPPED)}
+    return {
+        "tests": str(len(listed)),
+        "failures": str(tally[FAILURE]),
+        "errors": str(tally[ERROR]),
+        "skipped": str(tally[SKIPPED]),
+    }
+
+
+def junit(report: Report) -> bytes:
+    """JUnit XML: `<testsuites>` with the totals, a `<testsuite>` per suite, a `<testcase>` per case."""
+    every = [case for suite in report.suites for case in suite.cases]
+    seconds = sum(s.seconds for s in report.suites if s.seconds is not None)
+    root = ET.Element(
+        "testsuites", {"name": f"mcptape {report.command}", **_counts(every), "time": f"{seconds:.3f}"}
+    )
+    for suite in report.suites:
+        node = ET.SubElement(root, "testsuite", {"name": _xml_line(suite.name), **_counts(suite.cases)})
+        if suite.seconds is not None:
+            node.set("time", f"{suite.seconds:.3f}")
+        if suite.properties:
+            props = ET.SubElement(node, "properties")
+            for name, value in suite.properties.items():
+                ET.SubElement(props, "property", name=_xml_line(name), value=_xml_line(value))
+        for case in suite.cases:
+            _case(node, case)
+    ET.indent(root)
+    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"
+
+
+def _case(suite: ET.Element, case: Case) -> None:
+    node = ET.SubElement(suite, "testcase", classname=_xml_line(case.classname), name=_xml_line(case.name))
+    if case.seconds is not None:
+        node.set("time", f"{case.seconds:.3f}")
+    if case.where is not None:
+        node.set("file", _xml_line(case.where.path))
+        if case.where.line is not None:
+            node.set("line", str(case.where.line))
+    if case.outcome in (FAILURE, ERROR):
+        outcome = ET.SubElement(node, case.outcome, message=_xml_line(case.message))
+        if case.kind:
+            outcome.set("type", _xml_line(case.kind))
+        outcome.text = xml_text(case.text or case.message)
+    elif case.outcome == SKIPPED:
+        ET.SubElement(node, "skipped", message=_xml_line(case.message))
+    if case.stdout:
+        ET.SubElement(node, "system-out").text = xml_text(case.stdout)
+    if case.stderr:
+        ET.SubElement(node, "system-err").text = xml_text(case.stderr)
+
+
+# -- SARIF ----------------------------------------------------------------------------------------
+def artifact_uri(path: str) -> str:
+    """A transcript's path as a SARIF `artifactLocation.uri`: relative to the working directory when
+    it is under it (what code scanning and annotations resolve against the checkout), else a
+    `file://` URI; percent-encoded."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        relative = PurePosixPath(*Path(os.path.relpath(absolute, cwd)).parts)
+        return quote(str(relative), safe="/")
+    return Path(absolute).as_uri()
+
+
+def relative_path(path: str) -> str:
+    """A transcript's path for an annotation's `file=`: relative to the working directory when it is
+    under it (the checkout), else as given."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, cwd)
+    return path
+
+
+def _location(where: Where, index: int | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(where.path)}}
+    if where.line is not None:
+        physical["region"] = {"startLine": where.line}
+    location: dict[str, Any] = {"physicalLocation": physical}
+    if index is not None:
+        location["id"] = index
+    if where.note:
+        location["message"] = {"text": one_line(where.note)}
+    return location
+
+
+def _rule_json(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.replace("/", "-").split("-")),
+        "shortDescription": {"text": one_line(rule.summary)},
+        "fullDescription": {"text": safe(rule.help or rule.summary)},
+        "help": {"text": safe(rule.help or rule.summary)},
+        "defaultConfiguration": {"level": rule.level},
+        "properties": rule.properties,
+    }
+
+
+def sarif(report: Report) -> bytes:
+    """SARIF 2.1.0: one run, the rules of the registry (and the command's own), a result per finding."""
+    index = {rule.id: i for i, rule in enumerate(report.rules)}
+    results = []
+    for found in report.results:
+        result: dict[str, Any] = {
+            "ruleId": found.rule,
+            "level": found.level,
+            "message": {"text": safe(found.message)},
+            "locations": [_location(found.where)] if found.where is not None else [],
+        }
+        if found.rule in index:
+            result["ruleIndex"] = index[found.rule]
+        if found.related:
+            result["relatedLocations"] = [_location(w, i) for i, w in enumerate(found.related, 1)]
+        if found.properties:
+            result["properties"] = found.properties
+        results.append(result)
+    invocation: dict[str, Any] = {"executionSuccessful": not report.problems}
+    if report.problems:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": one_line(problem)}} for problem in report.problems
+        ]
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mcptape",
+                        "fullName": f"mcptape {report.command}",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [_rule_json(rule) for rule in report.rules],
+                    }
+                },
+                "invocations": [invocation],
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+    return orjson.dumps(log, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+# -- GitHub workflow commands ---------------------------------------------------------------------
+def _data(text: str) -> str:
+    """A workflow command's message: `%`, CR and LF escaped (the runner's escapeData)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """A workflow command's property value: also `:` and `,` (the runner's escapeProperty)."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(result: Result) -> str:
+    """One `::error file=...,line=...,title=...::message` line (`warning`, `notice`)."""
+    props = []
+    if result.where is not None:
+        props.append(f"file={_property(one_line(relative_path(result.where.path)))}")
+        if result.where.line is not None:
+            props.append(f"line={result.where.line}")
+    props.append(f"title={_property(one_line(result.title))}")
+    return f"::{GITHUB_COMMAND[result.level]} {','.join(props)}::{_data(safe(result.message))}"
+
+
+def github(report: Report) -> str:
+    """The annotations (the first ANNOTATIONS_KEPT; a notice says how many more), the problems,
+    then the summary line."""
+    lines = [annotation(result) for result in report.results[:ANNOTATIONS_KEPT]]
+    more = len(report.results) - ANNOTATIONS_KEPT
+    if more > 0:
+        lines.append(
+            f"::notice title=mcptape {report.command}::{more} more finding(s) not annotated "
+            "(--sarif or --junit has every one)"
+        )
+    lines.extend(f"::error title=mcptape {report.command}::{_data(one_line(p))}" for p in report.problems)
+    if report.summary:
+        lines.append(one_line(report.summary))
+    return "\n".join(lines) + "\n"
+
+
+# -- files ----------------------------------------------------------------------------------------
+FORMATS = {"junit": junit, "sarif": sarif}
+
+
+def check_destinations(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -> None:
+    """Refuse, before any work, an output that cannot be written: a directory, a folder that does
+    not exist, an input transcript under any name (`--sarif session.jsonl` would destroy it)."""
+    from mcptape.share.outputs import refuse_input
+
+    given = [(option, path) for option, path in outputs.items() if path]
+    for option, path in given:
+        target = Path(path)
+        if target.is_dir():
+            raise OutputError(f"cannot write {path}: it is a directory", hint="name a file in it")
+        parent = target.absolute().parent
+        if not parent.is_dir():
+            raise OutputError(
+                f"cannot write {path}: directory {parent} does not exist",
+                hint=f"create it, or choose another --{option}",
+            )
+        refuse_input([Path(p) for p in inputs], target, hint=f"choose another file for --{option}")
+    names = [os.path.abspath(path) for _, path in given]
+    if len(set(names)) < len(names):
+        raise OutputError("--junit and --sarif name the same file", hint="give each its own file")
+
+
+def write_outputs(report: Report, outputs: dict[str, str | None]) -> None:
+    """Write each format asked for (`{"junit": path, "sarif": path}`), whole or not at all."""
+    from mcptape.share.outputs import write_file
+
+    for name, path in outputs.items():
+        if path:
+            write_file(Path(path), FORMATS[name](report))
