@@ -4,7 +4,6 @@ stream, requests from the server to the client, progress streamed on SSE) record
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,10 @@ from pydantic import FileUrl
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Message
+from mcptape.transcript.events import Event
+from mcptape.transcript.index import TranscriptIndex
+from mcptape.tui.model.facts import collect_facts
+from mcptape.tui.model.viewer import ViewerModel
 from tests.conftest import server_everything
 from tests.http.helpers import exchanges, free_port, recording, records
 
@@ -93,4 +96,37 @@ def test_server_everything_over_streamable_http_is_recorded_and_checks_clean(
     server_requests = {m.method for m in seen if m.channel == "out" and m.kind == "request"}
     assert {"sampling/createMessage", "elicitation/create", "roots/list"} <= server_requests
     assert sum(1 for m in seen if m.method == "notifications/progress") == 3
-    assert os.path.getsize(out) > 0
+    _viewed(out)
+
+
+def _viewed(path: Path) -> None:
+    """The viewer's headless model: every row is described, and the detail of a progress message
+    names its exchange (the tool call's POST) with the response's status line and SSE headers."""
+    index = TranscriptIndex(path)
+    index.scan(final=True)
+    model = ViewerModel(index)
+    facts = collect_facts(index)
+    assert facts is not None
+    model.set_facts(facts)
+    assert all(model.describe(row) for row in range(len(index)))
+    row = next(
+        r
+        for r in range(len(index))
+        if b"notifications/progress" in _data(index, r) and _ch(index, r) == "out"
+    )
+    notes = [text for _, text in model.detail(row).notes]
+    assert any(
+        text.startswith("exchange ") and "request" in text and "POST /mcp HTTP/1.1" in text for text in notes
+    )
+    assert any("response" in text and "HTTP/1.1 200 OK" in text for text in notes)
+    assert "  < content-type: text/event-stream" in notes
+
+
+def _data(index: TranscriptIndex, row: int) -> bytes:
+    event = index.event(row)
+    return event.data if isinstance(event, Event) else b""
+
+
+def _ch(index: TranscriptIndex, row: int) -> str:
+    event = index.event(row)
+    return event.ch if isinstance(event, Event) else ""

@@ -20,6 +20,7 @@ from mcptape.transcript.reader import BadLine
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.essence import essence
+from mcptape.tui.model.exchange import exchange_notes, exchange_of
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
@@ -219,6 +220,9 @@ class ViewerModel:
         message = self.message(row)
         if message is not None and message.problem and not findings:
             notes.append(("yellow", message.problem))
+        exchange = exchange_of(event)
+        if exchange is not None:  # an HTTP transcript: the exchange's status and headers
+            notes.extend(exchange_notes(self.index, row, exchange))
         pretty = None
         if message is not None and message.value is not None:
             pretty = dumps(message.value, indent=True)  # any depth (jsonsafe)
