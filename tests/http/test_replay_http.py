@@ -65,3 +65,31 @@ def test_a_stdio_transcript_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(UsageError, match="has no HTTP exchange"):
         replay_http(path, "http://127.0.0.1:9/mcp", [], tmp_path / "new.jsonl")
+
+
+def test_the_replay_command_takes_http_upstream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`mcptape replay FILE --http-upstream URL -- CMD`: the diff's report, exit 0 for same (the new
+    session, temporary, removed), exit 1 for a changed build with the new session kept."""
+    from mcptape.cli import main
+
+    original, port = _recorded(tmp_path, "auto")
+    upstream = f"http://127.0.0.1:{port}/mcp"
+    with pytest.raises(SystemExit) as same:
+        main(["replay", str(original), "--http-upstream", upstream, "--", *sdk_server(port)])
+    assert same.value.code == 0 and capsys.readouterr().out.rstrip().endswith("same")
+    new = tmp_path / "changed.jsonl"
+    with pytest.raises(SystemExit) as changed:
+        main(
+            [
+                "replay",
+                str(original),
+                "--http-upstream",
+                upstream,
+                "-o",
+                str(new),
+                "--",
+                *sdk_server(port),
+                "--off-by-one",
+            ]
+        )
+    assert changed.value.code == 1 and "different" in capsys.readouterr().out and new.exists()

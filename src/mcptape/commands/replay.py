@@ -41,6 +41,7 @@ Examples:
   mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
   mcptape replay session.jsonl --learn 3 --save -- ./server        # learn the noise, save the rules
   mcptape replay transcripts/ -- python -m my_server               # every *.jsonl under a folder
+  mcptape replay http.jsonl --http-upstream http://127.0.0.1:8000/mcp -- ./server --port 8000
   mcptape replay transcripts/ --format github --junit replay.xml -- ./server   # CI (docs/ci.md)
 
 Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
@@ -122,6 +123,12 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     "placeholder's hash first; repeatable).",
 )
 @click.option(
+    "--http-upstream",
+    metavar="URL",
+    help="For a transcript recorded with record --http-upstream: send its requests to URL over HTTP "
+    "(-- CMD starts the server first) and diff the two sessions (see docs/http.md).",
+)
+@click.option(
     "--http-match",
     default=None,
     metavar="FIELDS",
@@ -162,6 +169,7 @@ def replay_command(
     output_format: str = "text",
     junit: str | None = None,
     sarif: str | None = None,
+    http_upstream: str | None = None,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -189,6 +197,24 @@ def replay_command(
         "announce": _announce,
         "http_match": http_match,
     }
+    if http_upstream is not None:  # an HTTP transcript, replayed over HTTP (commands/replayhttp.py)
+        from mcptape.commands.replayhttp import replay_over_http
+
+        raise SystemExit(
+            replay_over_http(
+                transcript,
+                http_upstream,
+                list(command),
+                output,
+                overwrite=overwrite,
+                as_json=as_json,
+                ignore=ignore,
+                stderr=bool(with_stderr),
+                config=not no_config,
+                step_timeout=step_timeout,
+                shutdown_timeout=shutdown_timeout,
+            )
+        )
     if save and learn is None:
         raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
     if as_json and output_format == "github":
