@@ -200,6 +200,13 @@ def replay_command(
     if http_upstream is not None:  # an HTTP transcript, replayed over HTTP (commands/replayhttp.py)
         from mcptape.commands.replayhttp import replay_over_http
 
+        if learn is not None or update or view or junit or sarif or output_format == "github" or pace:
+            raise UsageError(
+                "--http-upstream does not take --learn, --update, --view, --pace, --junit, --sarif "
+                "or --format github yet",
+                hint="see docs/http.md",
+            )
+
         raise SystemExit(
             replay_over_http(
                 transcript,
