@@ -20,14 +20,14 @@ import orjson
 
 from mcptape.check import rules
 from mcptape.check.findings import finding
-from mcptape.check.model import IN, OUT, Finding, RequestId, Severity
+from mcptape.check.model import IN, OUT, Finding, RequestId
+from mcptape.check.mrtr import Mrtr, Where, meta_of
 from mcptape.check.pairing import Pairing, Pending
 
 META_PREFIX = "io.modelcontextprotocol/"
 REQUIRED_META = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 REMOVED_CLIENT = frozenset(
     {
         "ping",
@@ -49,12 +49,6 @@ CACHEABLE = frozenset(
         "resources/read",
     }
 )
-INPUT_REQUIRED_METHODS = frozenset({"prompts/get", "resources/read", "tools/call"})
-INPUT_METHODS = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 RETIRED_CODES = {-32002: "resource not found (2025-11-25 and earlier)", -32042: "URL elicitation required"}
 DEFINED_CODES = frozenset({-32020, -32021, -32022})
 SUBSCRIBED = {
@@ -66,27 +60,11 @@ SUBSCRIBED = {
 RACE = 0.1  # seconds: an answer this soon after a cancel may have crossed it on the wire
 _KEPT = 4096
 
-# Where a message is: channel, line, offset, raw line (text or bytes), time, transcript event index.
-Where = tuple[str, int, int, "str | bytes", float, int]
-
 
 # A progress token is a string or an integer; the token maps are keyed by the token itself (1 and "1"
 # are different keys), so a token of another type (true == 1, 1.0 == 1) is looked up only with these.
 TOKEN_TYPES = frozenset({int, str})
 WATCHED_REQUESTS = REMOVED_CLIENT | {"subscriptions/listen"}  # request methods a rule looks at
-
-
-def _meta(params: Any) -> dict[str, Any]:
-    meta = params.get("_meta") if type(params) is dict else None
-    return meta if type(meta) is dict else {}
-
-
-def _target(method: str, params: Any) -> Any:
-    """What a request is for, beside its method: the tool or prompt it names, the resource it reads."""
-    if type(params) is not dict:
-        return None
-    found = params.get("uri") if method == "resources/read" else params.get("name")
-    return found if type(found) is str else None
 
 
 def _params(pending: Pending) -> dict[str, Any]:
@@ -98,33 +76,6 @@ def _params(pending: Pending) -> dict[str, Any]:
         return {}
     params = value.get("params") if type(value) is dict else None
     return params if type(params) is dict else {}
-
-
-class Recent:
-    """A bounded memory of keys (and a value each): the last `kept` to `2 * kept` added, in two
-    generations (dropping the oldest key one at a time from a dict costs a scan of its freed
-    slots on every call; dropping a generation at once costs nothing)."""
-
-    __slots__ = ("kept", "newer", "older")
-
-    def __init__(self, kept: int = _KEPT) -> None:
-        self.kept = kept
-        self.newer: dict[Any, Any] = {}
-        self.older: dict[Any, Any] = {}
-
-    def add(self, key: Any, value: Any = None) -> None:
-        newer = self.newer
-        newer[key] = value
-        if len(newer) > self.kept:
-            self.older = newer
-            self.newer = {}
-
-    def __contains__(self, key: Any) -> bool:
-        return key in self.newer or key in self.older
-
-    def get(self, key: Any) -> Any:
-        found = self.newer.get(key)
-        return found if found is not None else self.older.get(key)
 
 
 class Modern:
@@ -144,11 +95,8 @@ class Modern:
         self.done_older: dict[Any, None] = {}
         self.cancelled: dict[RequestId, tuple[float, Pending]] = {}  # when, and the request
         self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
-        self.states = Recent()  # issued requestState -> (request id, method, input keys asked, target)
-        self.stateful = Recent()  # (method, target) the server issued a requestState for
-        # Retries whose requestState the server did not issue for them, to a target that uses state:
-        # (tampered, what the state is); judged by their answer (accepted-request-state).
-        self.suspects: dict[RequestId, tuple[bool, str]] = {}
+        self.mrtr = Mrtr(self._find, emit)  # input_required answers and their retries (check/mrtr.py)
+        self.suspects = self.mrtr.suspects  # retries whose state the answer will tell about
         self.server_capabilities: dict[str, Any] | None = None
 
     def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
@@ -195,115 +143,13 @@ class Modern:
         if "progressToken" in meta:
             self.provided(rid, meta["progressToken"])
         if type(params) is dict and "requestState" in params:
-            self._retry(method, rid, params, params["requestState"], where)
-            self._suspect(method, rid, params, params["requestState"])
+            self.mrtr.retry(method, rid, params, params["requestState"], where)
 
     def provided(self, rid: RequestId, token: Any) -> None:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
         if type(token) is int or type(token) is str:  # TOKEN_TYPES
             self.tokens[token] = rid
             self.watched[rid] = token
-
-    def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
-        if state is None:
-            return
-        issued = self.states.get(state) if type(state) is str else None
-        if issued is None:
-            self._find(
-                rules.MRTR_RETRY,
-                where,
-                f"{method} (request {rid!r}) carries a requestState the server never issued in this "
-                "session (altered, foreign, or sent where none was given)",
-                rid,
-            )
-            return
-        original, original_method, asked, target = issued
-        if type(original) is type(rid) and original == rid:
-            self._find(
-                rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
-            )
-        if original_method != method:
-            self._find(
-                rules.MRTR_RETRY,
-                where,
-                f"a requestState issued for {original_method} (request {original!r}) is used on {method}",
-                rid,
-            )
-        elif target != _target(method, params):
-            self._find(
-                rules.MRTR_RETRY,
-                where,
-                f"a requestState issued for {method} {target!r} (request {original!r}) is used on "
-                f"{method} {_target(method, params)!r}",
-                rid,
-            )
-        responses = params.get("inputResponses")
-        if type(responses) is dict:
-            extra = sorted(k for k in responses if k not in asked)
-            if extra:
-                self._find(
-                    rules.MRTR_INPUT_KEYS,
-                    where,
-                    f"inputResponses answers {', '.join(map(repr, extra[:5]))}, "
-                    "which the server did not ask for",
-                    rid,
-                )
-
-    def _suspect(self, method: str, rid: RequestId, params: dict[str, Any], state: Any) -> None:
-        """A retry whose state was not issued for this very request, to a target the server issues
-        state for (one that does not use state may ignore a stray one): its answer will tell whether
-        the server verified it."""
-        target = _target(method, params)
-        if (method, target) not in self.stateful:
-            return
-        issued = self.states.get(state) if type(state) is str else None
-        if issued is not None and issued[1] == method and issued[3] == target:
-            return  # its own state
-        if issued is not None:
-            what = f"a requestState issued for {issued[1]} {issued[3]!r} (request {issued[0]!r})"
-            self.suspects[rid] = (False, what)
-        elif type(state) is str and self._altered(state):
-            self.suspects[rid] = (True, "an altered copy of a requestState it issued")
-        else:
-            self.suspects[rid] = (False, "a requestState it never issued in this session (foreign)")
-
-    def _altered(self, state: str) -> bool:
-        """`state` differs from a state issued in this session in a few characters only (an edit of
-        a token, not another token): same length and at most 1/8 of the characters changed, or one
-        a prefix of the other with at most 8 characters more."""
-        size = len(state)
-        most = max(2, size // 8)
-        for kept in (self.states.newer, self.states.older):
-            for issued in kept:
-                if len(issued) == size:
-                    if sum(1 for a, b in zip(issued, state, strict=True) if a != b) <= most:
-                        return True
-                elif abs(len(issued) - size) <= 8 and (issued.startswith(state) or state.startswith(issued)):
-                    return True
-        return False
-
-    def _accepted(self, rid: RequestId, method: str, suspect: tuple[bool, str], where: Where) -> None:
-        tampered, what = suspect
-        self.emit(
-            finding(
-                rules.STATE_ACCEPTED,
-                channel=where[0],
-                line=where[1],
-                offset=where[2],
-                raw=(where[3].encode() if isinstance(where[3], str) else where[3]).rstrip(b"\n"),
-                message=f"{method} (request {rid!r}) carried {what}, and the server answered it with a "
-                "success"
-                + (
-                    ": it MUST reject state that fails verification"
-                    if tampered
-                    else ": it SHOULD reject state presented on a request that does not match"
-                ),
-                request_id=rid,
-                t=where[4],
-                event=where[5],
-                severity=None if tampered else Severity.WARNING,
-            )
-        )
 
     def client_notification(self, method: str, params: Any, where: Where) -> None:
         if method in REMOVED_CLIENT:
@@ -365,7 +211,7 @@ class Modern:
             self._subscribed(method, params, where)
 
     def _subscribed(self, method: str, params: Any, where: Where) -> None:
-        sub: Any = _meta(params).get(SUBSCRIPTION_ID)
+        sub: Any = meta_of(params).get(SUBSCRIPTION_ID)
         listen = self.listens.get(sub) if isinstance(sub, (int, str)) else None
         if listen is None:
             self._find(
@@ -430,10 +276,10 @@ class Modern:
             caps = result.get("capabilities")
             self.server_capabilities = caps if type(caps) is dict else {}
         if suspect is not None and kind == "complete" and result.get("isError") is not True:
-            self._accepted(rid, method, suspect, where)
+            self.mrtr.accepted(rid, method, suspect, where)
         if kind == "input_required":
             params = _params(pending) if pending is not None else {}
-            self._input_required(method, rid, params, result, where)
+            self.mrtr.input_required(method, rid, params, result, where)
             return "answered input_required: it needs the user's input before it may act"
         return None
 
@@ -461,46 +307,6 @@ class Modern:
                         rid,
                     )
         return pending
-
-    def _input_required(
-        self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], where: Where
-    ) -> None:
-        if method not in INPUT_REQUIRED_METHODS:
-            self._find(rules.MRTR_SHAPE, where, f"input_required on {method}, which may not return it", rid)
-        requests = result.get("inputRequests")
-        state = result.get("requestState")
-        if requests is None and state is None:
-            self._find(
-                rules.MRTR_SHAPE, where, "input_required with neither inputRequests nor requestState", rid
-            )
-        declared = _meta(params).get(CAPABILITIES)
-        declared = declared if type(declared) is dict else {}
-        asked: list[str] = []
-        if type(requests) is dict:
-            for key, request in requests.items():
-                asked.append(key)
-                wanted = request.get("method") if type(request) is dict else None
-                capability = INPUT_METHODS.get(wanted) if type(wanted) is str else None
-                if capability is None:
-                    self._find(
-                        rules.MRTR_SHAPE,
-                        where,
-                        f"inputRequests[{key!r}] is {wanted!r}, not elicitation/create, "
-                        "sampling/createMessage or roots/list",
-                        rid,
-                    )
-                elif capability not in declared:
-                    self._find(
-                        rules.MRTR_SHAPE,
-                        where,
-                        f"inputRequests[{key!r}] asks for {wanted}, a capability ({capability}) the client "
-                        "did not declare on this request",
-                        rid,
-                    )
-        if type(state) is str:
-            target = _target(method, params)
-            self.states.add(state, (rid, method, frozenset(asked), target))
-            self.stateful.add((method, target))
 
 
 __all__ = ["IN", "OUT", "Modern"]

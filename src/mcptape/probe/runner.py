@@ -28,6 +28,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
+from mcptape.probe.mrtr import run_mrtr
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed, Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.tools import run_tool_frames, tool_frames
@@ -90,8 +91,9 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     done = 0
 
     def report(result: CaseResult) -> None:
-        nonlocal done
+        nonlocal done, total
         done += 1
+        total = max(total, done)  # the MRTR cases are known once their process found the tools
         results.append(result)
         progress(
             f"[{done:>2}/{total}] {result.case.id:<22} {result.verdict.value:<7} "
@@ -126,6 +128,8 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     try:
         # The per-tool hard inputs first (the longest job: one process shared while it stays open).
         futures = [pool.submit(run_tool_frames, plan, frames)] if frames else []
+        if plan.every_tool and tools and not blocked:  # altered and foreign requestState (MRTR tools)
+            futures.append(pool.submit(run_mrtr, plan, call))
         futures += [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
         for future in as_completed(futures):
             outcome = future.result()

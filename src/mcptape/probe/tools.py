@@ -62,6 +62,7 @@ class ToolFrame:
     data: bytes
     forbidden: bool  # the declared schema forbids these arguments (a result is a failure)
     acted_on: bytes | None = None  # bytes that, in an executor line, show it acted on the bad part
+    accepted: str | None = None  # the reason when it is answered with a success (else: the schema's)
     path: Path | None = None
     sent_at: float = 0.0
     closed: bool = False  # the session ended right after it: the server closed on the reject
@@ -292,7 +293,9 @@ def _judge_one(frame: ToolFrame, mine: list[ExecCall], seen: Seen, t_bad: float 
         )
     elif mine:
         parts.append(f"ran its declared arguments ({len(mine)} calls), not the undeclared one")
-    if answer == "result" and frame.forbidden and not mine:
+    if answer == "result" and frame.accepted is not None and not mine:
+        result.reasons.append(frame.accepted)
+    elif answer == "result" and frame.forbidden and not mine:
         result.reasons.append("accepted arguments its own inputSchema forbids (answered with a result)")
     if frame.closed:
         parts.append(frame.extra[-1])

@@ -1,0 +1,231 @@
+"""The multi round-trip rules of 2026-07-28 (basic/patterns/mrtr): the shape of an `input_required`
+answer, the client's retry (its `requestState` echoed exactly, only for the request it was issued
+for, a new id, input keys that were asked for), and whether the server verified a state it did not
+issue for the retry (`accepted-request-state`). `Modern` (check/modern.py) owns one `Mrtr` and
+calls it; each rule cites its spec sentence in docs/check.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcptape.check import rules
+from mcptape.check.findings import finding
+from mcptape.check.model import Finding, RequestId, Severity
+
+CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+INPUT_REQUIRED_METHODS = frozenset({"prompts/get", "resources/read", "tools/call"})
+INPUT_METHODS = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+_KEPT = 4096
+
+# Where a message is: channel, line, offset, raw line (text or bytes), time, transcript event index.
+Where = tuple[str, int, int, "str | bytes", float, int]
+# How a rule reports a finding at a message: (rule, where, message, request id).
+Find = Callable[[str, Where, str, "RequestId | None"], None]
+
+
+def meta_of(params: Any) -> dict[str, Any]:
+    """A request's `params._meta` (an empty dict when it has none)."""
+    meta = params.get("_meta") if type(params) is dict else None
+    return meta if type(meta) is dict else {}
+
+
+def target_of(method: str, params: Any) -> Any:
+    """What a request is for, beside its method: the tool or prompt it names, the resource it reads."""
+    if type(params) is not dict:
+        return None
+    found = params.get("uri") if method == "resources/read" else params.get("name")
+    return found if type(found) is str else None
+
+
+class Recent:
+    """A bounded memory of keys (and a value each): the last `kept` to `2 * kept` added, in two
+    generations (dropping the oldest key one at a time from a dict costs a scan of its freed
+    slots on every call; dropping a generation at once costs nothing)."""
+
+    __slots__ = ("kept", "newer", "older")
+
+    def __init__(self, kept: int = _KEPT) -> None:
+        self.kept = kept
+        self.newer: dict[Any, Any] = {}
+        self.older: dict[Any, Any] = {}
+
+    def add(self, key: Any, value: Any = None) -> None:
+        newer = self.newer
+        newer[key] = value
+        if len(newer) > self.kept:
+            self.older = newer
+            self.newer = {}
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self.newer or key in self.older
+
+    def get(self, key: Any) -> Any:
+        found = self.newer.get(key)
+        return found if found is not None else self.older.get(key)
+
+
+class Mrtr:
+    """The issued states of a session, and the retries whose answer will tell whether the server
+    verified a state it did not issue for them."""
+
+    def __init__(self, find: Find, emit: Callable[[Finding], None]) -> None:
+        self._find = find
+        self.emit = emit
+        self.states = Recent()  # issued requestState -> (request id, method, input keys asked, target)
+        self.stateful = Recent()  # (method, target) the server issued a requestState for
+        # Retries whose requestState the server did not issue for them, to a target that uses state:
+        # (tampered, what the state is); judged by their answer (accepted-request-state).
+        self.suspects: dict[RequestId, tuple[bool, str]] = {}
+
+    def retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
+        """A client request carrying `requestState`: judged as a retry, and kept for its answer when
+        the state was not issued for it."""
+        self._retry(method, rid, params, state, where)
+        self._suspect(method, rid, params, state)
+
+    def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
+        if state is None:
+            return
+        issued = self.states.get(state) if type(state) is str else None
+        if issued is None:
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"{method} (request {rid!r}) carries a requestState the server never issued in this "
+                "session (altered, foreign, or sent where none was given)",
+                rid,
+            )
+            return
+        original, original_method, asked, target = issued
+        if type(original) is type(rid) and original == rid:
+            self._find(
+                rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
+            )
+        if original_method != method:
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"a requestState issued for {original_method} (request {original!r}) is used on {method}",
+                rid,
+            )
+        elif target != target_of(method, params):
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"a requestState issued for {method} {target!r} (request {original!r}) is used on "
+                f"{method} {target_of(method, params)!r}",
+                rid,
+            )
+        responses = params.get("inputResponses")
+        if type(responses) is dict:
+            extra = sorted(k for k in responses if k not in asked)
+            if extra:
+                self._find(
+                    rules.MRTR_INPUT_KEYS,
+                    where,
+                    f"inputResponses answers {', '.join(map(repr, extra[:5]))}, "
+                    "which the server did not ask for",
+                    rid,
+                )
+
+    def _suspect(self, method: str, rid: RequestId, params: dict[str, Any], state: Any) -> None:
+        """A retry whose state was not issued for this very request, to a target the server issues
+        state for (one that does not use state may ignore a stray one): its answer will tell whether
+        the server verified it."""
+        target = target_of(method, params)
+        if (method, target) not in self.stateful:
+            return
+        issued = self.states.get(state) if type(state) is str else None
+        if issued is not None and issued[1] == method and issued[3] == target:
+            return  # its own state
+        if issued is not None:
+            what = f"a requestState issued for {issued[1]} {issued[3]!r} (request {issued[0]!r})"
+            self.suspects[rid] = (False, what)
+        elif type(state) is str and self._altered(state):
+            self.suspects[rid] = (True, "an altered copy of a requestState it issued")
+        else:
+            self.suspects[rid] = (False, "a requestState it never issued in this session (foreign)")
+
+    def _altered(self, state: str) -> bool:
+        """`state` differs from a state issued in this session in a few characters only (an edit of
+        a token, not another token): same length and at most 1/8 of the characters changed, or one
+        a prefix of the other with at most 8 characters more."""
+        size = len(state)
+        most = max(2, size // 8)
+        for kept in (self.states.newer, self.states.older):
+            for issued in kept:
+                if len(issued) == size:
+                    if sum(1 for a, b in zip(issued, state, strict=True) if a != b) <= most:
+                        return True
+                elif abs(len(issued) - size) <= 8 and (issued.startswith(state) or state.startswith(issued)):
+                    return True
+        return False
+
+    def accepted(self, rid: RequestId, method: str, suspect: tuple[bool, str], where: Where) -> None:
+        tampered, what = suspect
+        self.emit(
+            finding(
+                rules.STATE_ACCEPTED,
+                channel=where[0],
+                line=where[1],
+                offset=where[2],
+                raw=(where[3].encode() if isinstance(where[3], str) else where[3]).rstrip(b"\n"),
+                message=f"{method} (request {rid!r}) carried {what}, and the server answered it with a "
+                "success"
+                + (
+                    ": it MUST reject state that fails verification"
+                    if tampered
+                    else ": it SHOULD reject state presented on a request that does not match"
+                ),
+                request_id=rid,
+                t=where[4],
+                event=where[5],
+                severity=None if tampered else Severity.WARNING,
+            )
+        )
+
+    def input_required(
+        self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], where: Where
+    ) -> None:
+        if method not in INPUT_REQUIRED_METHODS:
+            self._find(rules.MRTR_SHAPE, where, f"input_required on {method}, which may not return it", rid)
+        requests = result.get("inputRequests")
+        state = result.get("requestState")
+        if requests is None and state is None:
+            self._find(
+                rules.MRTR_SHAPE, where, "input_required with neither inputRequests nor requestState", rid
+            )
+        declared = meta_of(params).get(CAPABILITIES)
+        declared = declared if type(declared) is dict else {}
+        asked: list[str] = []
+        if type(requests) is dict:
+            for key, request in requests.items():
+                asked.append(key)
+                wanted = request.get("method") if type(request) is dict else None
+                capability = INPUT_METHODS.get(wanted) if type(wanted) is str else None
+                if capability is None:
+                    self._find(
+                        rules.MRTR_SHAPE,
+                        where,
+                        f"inputRequests[{key!r}] is {wanted!r}, not elicitation/create, "
+                        "sampling/createMessage or roots/list",
+                        rid,
+                    )
+                elif capability not in declared:
+                    self._find(
+                        rules.MRTR_SHAPE,
+                        where,
+                        f"inputRequests[{key!r}] asks for {wanted}, a capability ({capability}) the client "
+                        "did not declare on this request",
+                        rid,
+                    )
+        if type(state) is str:
+            target = target_of(method, params)
+            self.states.add(state, (rid, method, frozenset(asked), target))
+            self.stateful.add((method, target))
