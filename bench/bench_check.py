@@ -104,8 +104,10 @@ def generate(path: Path, messages: int) -> int:
             if len(out) >= 20000:
                 fh.write(b"\n".join(out) + b"\n")
                 out.clear()
-        if out:
-            fh.write(b"\n".join(out) + b"\n")
+        # the server's end, as the recorder writes it: a recording without it is incomplete
+        out.append(dumps({"t": round(t + 0.001, 6), "ch": "exit", "code": 0, "signal": None}))
+        records += 1
+        fh.write(b"\n".join(out) + b"\n")
     return records
 
 
