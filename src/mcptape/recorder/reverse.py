@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from mcptape.recorder.hostrewrite import HostRewriter, is_loopback
 from mcptape.recorder.sinks import Target
 from mcptape.recorder.wiretap import Exchanges, Tap
 
@@ -47,6 +48,12 @@ class Upstream:
     @property
     def url(self) -> str:
         return f"{self.scheme}://{self.authority}{self.path}"
+
+    @property
+    def host_header(self) -> str:
+        """The `Host` a request to this upstream carries (the port only when not the scheme's)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == (443 if self.scheme == "https" else 80) else self.authority
 
     def connect(self, timeout: float = CONNECT_TIMEOUT) -> socket.socket:
         """A connection to the upstream (TLS for https, verified against the system's CAs)."""
@@ -225,6 +232,8 @@ class ReverseProxy:
     def _relay(self, client: socket.socket, upstream: socket.socket, tap: Tap) -> None:
         """Copy both directions until both ends are done (client->upstream in a thread of its own)."""
 
+        rewriter = None if is_loopback(self.upstream.host) else HostRewriter(self.upstream.host_header)
+
         def client_to_upstream() -> None:
             while True:
                 try:
@@ -235,13 +244,15 @@ class ReverseProxy:
                 if not data:
                     tap.client_closed(t)
                     try:
+                        if rewriter is not None:
+                            upstream.sendall(rewriter.flush())
                         upstream.shutdown(socket.SHUT_WR)  # the client is done writing: so are we
                     except OSError:
                         pass
                     return
                 tap.client_sending()
                 try:
-                    upstream.sendall(data)
+                    upstream.sendall(data if rewriter is None else rewriter.feed(data))
                 except OSError:
                     pass  # the upstream is gone: its end shows on the other direction
                 tap.client_bytes(t, data)
