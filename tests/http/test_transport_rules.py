@@ -211,3 +211,19 @@ def test_every_transport_rule_has_a_positive_case() -> None:
     or the planted servers in test_check_planted.py)."""
     found = {rule for _, expected in CASES.values() for rule, _, _, _ in expected}
     assert found | {"http-session-changed", "http-mismatch-accepted"} == set(HTTP_RULES)
+
+
+def test_memory_stays_bounded_however_many_exchanges_stay_open() -> None:
+    """More exchanges open at once than the transport reads (requests never answered): the oldest are
+    given up, a note says how many; the messages are still on in/out for every other rule."""
+    from mcptape.check.analyze import analyze
+    from mcptape.check.transport import MAX_OPEN
+    from mcptape.transcript.events import Event
+
+    request = post(call, headers=call_headers)
+    events = [
+        Event(i * 1e-4, "http-in", raw=request, fields={"x": i + 1}, index=i) for i in range(MAX_OPEN + 10)
+    ]
+    analysis = analyze(events)
+    assert [f.rule for f in analysis.findings if f.rule.startswith("http-")] == []
+    assert any("10 HTTP exchanges were not judged to the end" in note for note in analysis.notes)

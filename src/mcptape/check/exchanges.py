@@ -18,6 +18,16 @@ import h11
 from mcptape.transcript.wire import SSE_TYPE, SseDecoder, SseEvent, SseProblem, is_json_type, media_type
 
 BODY_KEPT = 1 << 20  # bytes of a JSON body kept for judging (past this, its JSON is not judged)
+KEPT_TOTAL = 64 << 20  # bytes of bodies kept at once, all open exchanges together
+
+
+class Budget:
+    """The bytes of bodies an analysis may still keep (memory does not grow with the transcript)."""
+
+    def __init__(self, left: int = KEPT_TOTAL) -> None:
+        self.left = left
+
+
 MAX_HEAD = 1 << 20
 SHOWN = 4096  # bytes of a message's start kept to name where it stopped being HTTP
 
@@ -56,8 +66,9 @@ class Broken:
 class HttpMessage:
     """One direction of an exchange: a request (`server_role`) or a response, fed record by record."""
 
-    def __init__(self, *, request: bool) -> None:
+    def __init__(self, *, request: bool, budget: Budget) -> None:
         self.request = request
+        self.budget = budget
         self.conn = h11.Connection(h11.SERVER if request else h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
         self.head: Head | None = None
         self.body = bytearray()
@@ -152,11 +163,17 @@ class HttpMessage:
         self.body_size += len(data)
         if self.over:
             return
-        if len(self.body) + len(data) > BODY_KEPT:
+        if len(self.body) + len(data) > BODY_KEPT or len(data) > self.budget.left:
             self.over = True
-            self.body = bytearray()
+            self.release()
         else:
             self.body += data
+            self.budget.left -= len(data)
+
+    def release(self) -> None:
+        """Give the kept body's bytes back to the budget."""
+        self.budget.left += len(self.body)
+        self.body = bytearray()
 
     def _break(self, offset: int, raw: bytes, why: str, index: int) -> None:
         self.broken = Broken(offset, raw[:SHOWN], why, index)
@@ -185,16 +202,20 @@ def _headers(event: h11.Request | h11.Response) -> list[tuple[str, str]]:
 class Exchange:
     """One request and its response, read as their records come."""
 
-    def __init__(self, x: int) -> None:
+    def __init__(self, x: int, budget: Budget) -> None:
         self.x = x
-        self.request = HttpMessage(request=True)
-        self.response = HttpMessage(request=False)
+        self.request = HttpMessage(request=True, budget=budget)
+        self.response = HttpMessage(request=False, budget=budget)
         self.judged_request = False
         self.judged_head = False
         self.done = False
         self.value: object = None  # the request body's JSON value, once read
         self.mismatch: str | None = None  # how its headers disagree with its body
         self.sse_problems = 0  # SSE problems already reported
+
+    def release(self) -> None:
+        self.request.release()
+        self.response.release()
 
     def request_line(self) -> bytes:
         """`METHOD target` of the request (empty before its head was read)."""

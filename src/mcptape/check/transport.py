@@ -30,13 +30,14 @@ from mcptape.transcript.reader import Payload
 from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import Exchange, HttpMessage
+    from mcptape.check.exchanges import Budget, Exchange, HttpMessage
 
 HTTP_CHANNELS = WIRE_CHANNELS | {STDOUT}  # what the analyzer hands over
 HTTP_END = {"of": HTTP_IN}  # the fields of the eof record that ends an HTTP recording (the proxy closed)
 NAMED = frozenset({"tools/call", "resources/read", "prompts/get"})  # requests that need Mcp-Name
 HEADER_SINCE = "2025-06-18"  # the first revision with the MCP-Protocol-Version header
 SHOWN = 4096  # bytes of an offending place kept in a finding
+MAX_OPEN = 4096  # exchanges read at once (a stream per exchange: constant memory beyond that)
 
 
 class HttpTransport(ResponseRules):
@@ -52,6 +53,8 @@ class HttpTransport(ResponseRules):
         self.stdout_lines = 0
         self.stdout_event = -1
         self.ended = False  # the recording's end was seen (its proxy closed)
+        self.budget: Budget | None = None  # the bytes of bodies still keepable (made with the first exchange)
+        self.dropped = 0  # exchanges given up (more than MAX_OPEN open at once)
 
     # -- input -----------------------------------------------------------------------------
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
@@ -68,9 +71,14 @@ class HttpTransport(ResponseRules):
     def record(self, t: float, ch: str, x: int, data: bytes, index: int) -> None:
         exchange = self.open.get(x)
         if exchange is None:
-            from mcptape.check.exchanges import Exchange  # h11: only for an HTTP transcript
+            from mcptape.check.exchanges import Budget, Exchange  # h11: only for an HTTP transcript
 
-            exchange = self.open[x] = Exchange(x)
+            if self.budget is None:
+                self.budget = Budget()
+            if len(self.open) >= MAX_OPEN:  # the oldest open exchange is given up (a note says so)
+                self.open.pop(next(iter(self.open))).release()
+                self.dropped += 1
+            exchange = self.open[x] = Exchange(x, self.budget)
         message = exchange.request if ch == HTTP_IN else exchange.response
         message.feed(data, index, t)
         if ch == HTTP_IN:
@@ -78,6 +86,7 @@ class HttpTransport(ResponseRules):
             if message.complete and not exchange.judged_request:
                 exchange.judged_request = True
                 self._request(exchange)
+                message.release()
         else:
             self._broken(exchange, message, SERVER)
             if message.head is not None and not exchange.judged_head:
@@ -87,6 +96,7 @@ class HttpTransport(ResponseRules):
             if message.complete:
                 self._response_end(exchange)
                 del self.open[x]
+                exchange.release()
 
     def stdout(self, data: bytes, index: int) -> None:
         if self.stdout_event < 0:
@@ -102,6 +112,10 @@ class HttpTransport(ResponseRules):
                 self._response_end(exchange)
         self.open.clear()
         notes = []
+        if self.dropped:
+            notes.append(
+                f"{self.dropped} HTTP exchanges were not judged to the end: more than {MAX_OPEN} open at once"
+            )
         if self.stdout_bytes:
             notes.append(
                 f"the HTTP server wrote {self.stdout_bytes} bytes ({lines(self.stdout_lines)}) on its stdout,"
