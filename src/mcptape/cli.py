@@ -20,7 +20,7 @@ COMMANDS: dict[str, str] = {
     "record": "mcptape.commands.record:record_command",
     "check": "mcptape.commands.check:check_command",
     "replay": "mcptape.commands.replay:replay_command",
-    "diff": "mcptape.commands.replay:diff_command",
+    "diff": "mcptape.commands.diff:diff_command",
     "view": "mcptape.commands.view:view_command",
     "probe": "mcptape.commands.probe:probe_command",
     "redact": "mcptape.commands.share:redact_command",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mcptape.commands.replay import diff_command
+from mcptape.commands.diff import diff_command
 from mcptape.transcript.writer import new_header, write_transcript
 from tests.replay.events import Session
 

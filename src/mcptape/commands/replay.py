@@ -1,4 +1,4 @@
-"""`mcptape replay` and `mcptape diff` as click commands: options, output, exit codes."""
+"""`mcptape replay` as a click command: options, output, exit codes (`mcptape diff` is in diff.py)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from mcptape.textsafe import escape_controls
 if TYPE_CHECKING:
     from mcptape.commands.cireplay import Replayed
 
-_IGNORE_HELP = (
+IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
     "'tools/call:result.content[*].text|json.timestamp' "
     "(|json goes inside a JSON document held in a string). Repeatable; added to [tool.mcptape] ignore."
 )
 
 
-def _emit(payload: dict[str, Any] | str, as_json: bool) -> None:
+def emit(payload: dict[str, Any] | str, as_json: bool) -> None:
     """Print the report: the JSON document (`--json`) or the text."""
     if as_json:
         assert isinstance(payload, dict)
@@ -77,7 +77,7 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     metavar="SECONDS",
     help="After stdin is closed: wait this long before SIGTERM, then SIGKILL.",
 )
-@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=_IGNORE_HELP)
+@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=IGNORE_HELP)
 @click.option(
     "--learn",
     type=click.IntRange(2, 20),
@@ -253,7 +253,7 @@ def replay_command(
         raise SystemExit(code)
     result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
     if mode != "github":
-        _emit(result.to_json() if as_json else result.render(), as_json)
+        emit(result.to_json() if as_json else result.render(), as_json)
     if replayed is not None:
         from mcptape.commands.cireplay import Replayed
 
@@ -326,7 +326,7 @@ def _replay_folder(
             if as_json:
                 _emit_line({"file": str(path), "error": str(exc)})
             elif text:
-                _emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
+                emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
             if replayed is not None:
                 replayed.append(Replayed(str(path), error=str(exc)))
             continue
@@ -337,7 +337,7 @@ def _replay_folder(
             if as_json:
                 _emit_line({"file": str(path), "error": str(exc)})
             elif text:
-                _emit(f"not run     {name}: {escape_text(str(exc))}\n", False)
+                emit(f"not run     {name}: {escape_text(str(exc))}\n", False)
             if replayed is not None:
                 replayed.append(Replayed(str(path), error=f"not run: {exc}"))
             continue
@@ -349,10 +349,10 @@ def _replay_folder(
         elif not text:
             pass
         elif result.same:
-            _emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
+            emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
         else:
-            _emit(f"different   {name} ({result.run.seconds:.1f}s)\n", False)
-            _emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
+            emit(f"different   {name} ({result.run.seconds:.1f}s)\n", False)
+            emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
         if result.same:
             same += 1
         elif update and result.run.completed:
@@ -362,57 +362,14 @@ def _replay_folder(
         else:
             different += 1
     if text:
-        _emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
+        emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
         summary = f"{same} same, {different} different, {unreadable} unreadable"
         if failed:
             summary += f", {failed} not run"
-        _emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
+        emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
     return EXIT_ERROR if unreadable or failed else EXIT_FINDINGS if different else EXIT_OK
 
 
 def _emit_line(payload: dict[str, Any]) -> None:
     """One compact JSON object on a line of its own (a folder's replays, JSON Lines)."""
     write_json(payload, indent=False)
-
-
-@click.command(
-    "diff",
-    epilog="""\b
-Examples:
-  mcptape diff before.jsonl after.jsonl
-  mcptape diff before.jsonl after.jsonl --json --ignore 'tools/call:result._meta'
-
-Exit codes: 0 same, 1 different, 2 usage error or unreadable transcript.""",
-)
-@click.argument("old", type=click.Path(path_type=Path))
-@click.argument("new", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
-@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help=_IGNORE_HELP)
-@click.option("--stderr", "with_stderr", is_flag=True, help="Compare stderr lines too.")
-@click.option("--update", is_flag=True, help="After showing the diff, replace OLD with NEW.")
-@click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
-def diff_command(
-    old: Path,
-    new: Path,
-    as_json: bool,
-    ignore: tuple[str, ...],
-    with_stderr: bool,
-    update: bool,
-    no_config: bool,
-) -> None:
-    """Diff two transcripts of the same client session (nothing is run).
-
-    Responses are paired by request id and compared as JSON values (member order never matters);
-    notifications per method; then stdout cleanliness, executor calls, exec-after-reject and the
-    exit status (stderr with --stderr).
-    """
-    from mcptape.replay.api import diff_files, replace_with
-    from mcptape.replay.render import diff_to_json, render_diff_report
-
-    diff = diff_files(old, new, ignore=ignore, stderr=with_stderr, config=not no_config)
-    _emit(diff_to_json(diff) if as_json else render_diff_report(diff, str(old), str(new)), as_json)
-    if update and not diff.same:
-        replace_with(old, new)
-        click.echo(f"updated {escape_controls(str(old))} with {escape_controls(str(new))}", err=as_json)
-        raise SystemExit(EXIT_OK)
-    raise SystemExit(EXIT_OK if diff.same else EXIT_FINDINGS)

@@ -9,7 +9,7 @@ Every byte that comes from a transcript is shown through `textsafe.escape`.
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcptape.check.model import Finding, Frame
 from mcptape.check.report import finding_json, raw_json
@@ -22,7 +22,35 @@ from mcptape.replay.titles import show_value as show_value  # `render.show_value
 from mcptape.textsafe import escape, escape_text
 
 if TYPE_CHECKING:
-    from mcptape.replay.api import ReplayResult
+    from pathlib import Path
+
+    from mcptape.replay.driver import Run
+    from mcptape.replay.where import Server
+
+
+class ReplayResult(Protocol):
+    """What the report reads of a replay (`replay.api.ReplayResult` is one): declared here so that
+    rendering needs nothing of the code that runs a replay, and the API can render itself."""
+
+    @property
+    def original(self) -> Path: ...
+    @property
+    def new(self) -> Path: ...
+    @property
+    def command(self) -> list[str]: ...
+    @property
+    def run(self) -> Run: ...
+    @property
+    def diff(self) -> Diff: ...
+    @property
+    def notes(self) -> list[str]: ...
+    @property
+    def kept(self) -> bool: ...
+    @property
+    def server(self) -> Server | None: ...
+    @property
+    def same(self) -> bool: ...
+
 
 MAX_PAIRS = 50
 MAX_CHANGES = 20
