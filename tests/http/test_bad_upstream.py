@@ -114,3 +114,22 @@ def test_an_upstream_that_answers_garbage_passes_it_on(tmp_path: Path) -> None:
     assert exchanges(out, "http-out")[1] == b"this is not HTTP at all\r\n\r\n"
     lines = _mcptape_lines(rec.stderr)
     assert len(lines) == 1 and "exchange 1: the server answered what is not HTTP/1.1" in lines[0]
+
+
+def test_listen_without_http_upstream_is_refused(tmp_path: Path) -> None:
+    """`--listen` alone (fast path and click alike): one line, exit 2, nothing started or written."""
+    import subprocess
+
+    from tests.conftest import console_script
+
+    for args in (["--listen", "127.0.0.1:0", "--", "true"], ["--listen", "1", "--quiet", "--", "true"]):
+        done = subprocess.run(
+            [console_script(), "record", "-o", str(tmp_path / "t.jsonl"), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert (
+            done.returncode == 2
+            and done.stderr == "Error: --listen is for --http-upstream (add --http-upstream URL)\n"
+        )
+    assert not (tmp_path / "t.jsonl").exists()

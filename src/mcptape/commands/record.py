@@ -164,6 +164,4 @@ def record_command(
     )
     if not command and http_upstream is None:
         raise click.UsageError("Missing argument '-- CMD [ARGS]...'.")
-    if listen is not None and http_upstream is None:
-        raise click.UsageError("--listen is for --http-upstream")
     raise SystemExit(record(opts))

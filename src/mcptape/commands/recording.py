@@ -23,6 +23,10 @@ def record(opts: RecordOptions) -> int:
         from mcptape.recorder.httprun import record_http
 
         return record_http(opts)
+    if opts.listen is not None:
+        from mcptape.errors import UsageError
+
+        raise UsageError("--listen is for --http-upstream", hint="add --http-upstream URL")
     if opts.redact or opts.redact_keys or opts.redact_patterns:
         return run_recorder(opts, writer_opener=lambda: _redacting(opts))
     return run_recorder(opts)
