@@ -4,6 +4,7 @@ transcript keeps what came, and stderr has one clear line for it."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
@@ -133,3 +134,23 @@ def test_listen_without_http_upstream_is_refused(tmp_path: Path) -> None:
             and done.stderr == "Error: --listen is for --http-upstream (add --http-upstream URL)\n"
         )
     assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_sse_events_reach_the_client_as_they_come(tmp_path: Path) -> None:
+    """An event the server sends a second before the end of its stream reaches the client at once
+    through the proxy (no buffering), and the transcript times each event as it came."""
+    port = free_port()
+    out = tmp_path / "slow.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, planted(port, "slow-sse")) as rec:
+        start = time.monotonic()
+        arrivals = []
+        with httpx.stream(
+            "POST", rec.url, content=orjson.dumps(CALL), headers=HEADERS, timeout=10
+        ) as response:
+            for line in response.iter_lines():
+                if line.startswith("data:"):
+                    arrivals.append(time.monotonic() - start)
+        rec.stop()
+    assert len(arrivals) == 2 and arrivals[0] < 0.5 <= 0.9 < arrivals[1]
+    times = [r["t"] for r in records(out) if r["ch"] == "out"]
+    assert len(times) == 2 and times[1] - times[0] > 0.9

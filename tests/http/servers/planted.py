@@ -9,7 +9,8 @@ sockets so every byte it sends is the test's choice.
 * `no-validation`: answers whatever the headers say (a `Mcp-Method` that disagrees with the body too);
 * `garbage`: answers bytes that are not HTTP;
 * `reset`: sends the head and one SSE event of the answer, then resets the connection;
-* `close-early`: closes the connection without answering.
+* `close-early`: closes the connection without answering;
+* `slow-sse`: the SSE answer of `tools/call` sends a progress event, waits a second, then the answer.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 
 import h11
 import orjson
@@ -76,6 +78,20 @@ def respond(conn: socket.socket, message: dict[str, object]) -> bool:
         )
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         return False
+    if MODE == "slow-sse" and sse:  # a progress event, a pause, then the answer (chunked)
+        progress = (
+            b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n'
+        )
+        conn.sendall(
+            head(b"200 OK", b"text/event-stream", None).replace(
+                b"\r\n\r\n", b"\r\ntransfer-encoding: chunked\r\n\r\n"
+            )
+        )
+        conn.sendall(b"%x\r\n%s\r\n" % (len(progress), progress))
+        time.sleep(1.0)
+        final = b"event: message\ndata: " + body + b"\n\n"
+        conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(final), final))
+        return True
     if sse:
         stream = b"event: message\ndata: " + body + b"\n\n"
         if MODE == "bad-sse":
