@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import click
@@ -110,7 +111,7 @@ def check_command(
     from mcptape.errors import TranscriptError
     from mcptape.textsafe import escape_controls, escape_text
 
-    clean = findings = unreadable = 0
+    clean = below = findings = unreadable = 0
     for number, file in enumerate(files):
         if number and mode == "text":
             write("\n")
@@ -126,12 +127,15 @@ def check_command(
                 ci.unreadable.append((file, str(exc)))
             exc.show()
             continue
-        if ok:
+        if ok is Outcome.CLEAN:
             clean += 1
+        elif ok is Outcome.PASSING:
+            below += 1
         else:
             findings += 1
     if mode == "text":
-        summary = f"{clean} clean, {findings} with findings, {unreadable} unreadable"
+        passing = f"{below} passing with findings below the gate, " if below else ""
+        summary = f"{clean} clean, {passing}{findings} with findings, {unreadable} unreadable"
         write(f"\n{len(files)} transcripts: {summary}\n")
     _ci_outputs(ci, outputs, gate, mode)
     if unreadable:
@@ -210,9 +214,10 @@ def _check_one(
     several: bool = False,
     gate: tuple[str, str | None] = ("warning", None),
     ci: CiRun | None = None,
-) -> bool:
-    """Check one transcript and print its report; True when no finding fails the gate (severity
-    at least `gate[0]`, of party `gate[1]` when given); raises TranscriptError when unreadable."""
+) -> Outcome:
+    """Check one transcript and print its report; true when no finding fails the gate (severity
+    at least `gate[0]`, of party `gate[1]` when given): CLEAN without any finding, else PASSING;
+    raises TranscriptError when unreadable."""
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
 
@@ -241,7 +246,20 @@ def _check_one(
     else:
         write(render_text(analysis, header, file))
     counted = [f for f in analysis.findings if counts(f, gate)]
-    return not counted and not (analysis.findings_truncated and analysis.errors_truncated)
+    if counted or (analysis.findings_truncated and analysis.errors_truncated):
+        return Outcome.FAILING
+    return Outcome.CLEAN if not analysis.findings and not analysis.findings_truncated else Outcome.PASSING
+
+
+class Outcome(Enum):
+    """One file's verdict against the gate; true unless it fails it."""
+
+    CLEAN = "clean"  # no finding at all
+    PASSING = "passing"  # findings, none failing the gate (info, or below --fail-on)
+    FAILING = "failing"
+
+    def __bool__(self) -> bool:
+        return self is not Outcome.FAILING
 
 
 PROGRESS_FROM = 32 << 20  # files smaller than this are checked before anyone would wait
