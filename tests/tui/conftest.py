@@ -1,15 +1,29 @@
-"""Helpers for driving the viewer headless: open a transcript, wait until the check has run."""
+"""Helpers for driving the viewer headless: open a transcript, wait until the check has run; real
+HTTP transcripts recorded through `mcptape record --http-upstream`."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterator
 from html import unescape
+from pathlib import Path
 
+import anyio
+import httpx
+import orjson
+import pytest
+from mcp import Client
 from textual.app import App
 from textual.pilot import Pilot
 
 from mcptape.tui.app import ViewerApp
+from tests.conftest import PYTHON, server_everything
+from tests.http.helpers import HERE as HTTP_TESTS
+from tests.http.helpers import free_port, recording, sdk_server
+
+PLANTED = HTTP_TESTS / "servers" / "planted.py"
+PREFIX = "io.modelcontextprotocol"  # of the 2026-07-28 `_meta` keys
 
 
 async def settle(pilot: Pilot[None], timeout: float = 10.0) -> None:
@@ -45,3 +59,93 @@ def screen_text(app: App[None]) -> str:
     return "\n".join(
         "".join(t for _, t in sorted(runs)).replace("\xa0", " ") for _, runs in sorted(rows.items())
     )
+
+
+# -- real HTTP transcripts (`mcptape record --http-upstream`), recorded once per test session ------------
+
+
+async def _sdk_session(url: str) -> list[float]:
+    """A 2026-07-28 session (JSON answers), then a handshake one whose tool call streams its progress
+    on SSE before its answer; returns the progress the client saw."""
+    async with Client(url) as client:
+        await client.list_tools()
+        await client.call_tool("add", {"a": 2, "b": 40})
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with Client(url, mode="legacy") as client:
+        await client.call_tool("count", {"n": 3}, progress_callback=on_progress)
+    return seen
+
+
+@pytest.fixture(scope="session")
+def sdk_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official SDK client and an official SDK `MCPServer` over streamable-http, recorded through
+    `mcptape record --http-upstream URL -- server` (about a second)."""
+    port = free_port()
+    out = tmp_path_factory.mktemp("http") / "sdk.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
+        assert anyio.run(_sdk_session, rec.url) == [1, 2, 3]
+        rec.stop()
+    return out
+
+
+async def _everything_session(url: str) -> list[float]:
+    """An echo, then a long-running operation that streams three progress events before its answer."""
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with Client(url, mode="legacy") as client:
+        await client.call_tool("echo", {"message": "hi"})
+        await client.call_tool(
+            "trigger-long-running-operation", {"duration": 0.3, "steps": 3}, progress_callback=on_progress
+        )
+    return seen
+
+
+@pytest.fixture(scope="session")
+def everything_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """@modelcontextprotocol/server-everything in its Streamable HTTP mode, recorded through
+    `mcptape record --http-upstream URL -- node index.js streamableHttp` (it reads its port from PORT)."""
+    port = free_port()
+    out = tmp_path_factory.mktemp("http") / "everything.jsonl"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PORT", str(port))
+        command = [*server_everything()[:-1], "streamableHttp"]
+        with recording(f"http://127.0.0.1:{port}/mcp", out, command) as rec:
+            assert anyio.run(_everything_session, rec.url) == [1, 2, 3]
+            rec.stop()
+    yield out
+
+
+def planted_http_transcript(directory: Path, mode: str, headers: dict[str, str] | None = None) -> Path:
+    """A server-discover and a tools/call (httpx, 2026-07-28 headers) against the planted Streamable
+    HTTP server of tests/http (`mode` names its fault), recorded through `mcptape record --http-upstream`."""
+    meta = {f"{PREFIX}/protocolVersion": "2026-07-28", f"{PREFIX}/clientCapabilities": {}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "count", "arguments": {"n": 1}, "_meta": meta},
+    }
+    discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}
+    base = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+    }
+    port = free_port()
+    out = directory / f"{mode}.jsonl"
+    with recording(f"http://127.0.0.1:{port}/mcp", out, [PYTHON, str(PLANTED), str(port), mode]) as rec:
+        with httpx.Client(timeout=10) as client:
+            client.post(
+                rec.url, content=orjson.dumps(discover), headers={**base, "mcp-method": "server/discover"}
+            )
+            sent = {**base, "mcp-method": "tools/call", "mcp-name": "count", **(headers or {})}
+            client.post(rec.url, content=orjson.dumps(call), headers=sent)
+        rec.stop()
+    return out

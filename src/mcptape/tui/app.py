@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from mcptape.check.model import Finding
 from mcptape.errors import MCPTapeError
-from mcptape.textsafe import escape, escape_text
+from mcptape.textsafe import escape
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.bindings import APP_BINDINGS
 from mcptape.tui.filtering import FilterActions
@@ -38,10 +38,10 @@ from mcptape.tui.messages import (
 from mcptape.tui.model.facts import FactsCollector, RowFacts
 from mcptape.tui.model.landing import Landing
 from mcptape.tui.model.query import parse_query
-from mcptape.tui.model.rows import header_text
+from mcptape.tui.model.rows import Layout, header_text
 from mcptape.tui.model.safe import safe_text
 from mcptape.tui.model.search import find_bytes
-from mcptape.tui.model.summary import status_line, verdict
+from mcptape.tui.model.summary import session_line, status_line, verdict
 from mcptape.tui.model.viewer import ViewerModel
 from mcptape.tui.screens.help import ROW_STYLES, HelpScreen, binding_rows
 from mcptape.tui.screens.prompt import PromptScreen
@@ -77,7 +77,7 @@ class ViewerApp(FilterActions):
         yield SessionHeader(id="session")
         with Vertical(id="main"):
             with Vertical(id="lists"):
-                yield Static(Text(header_text()), id="columns")
+                yield Static(Text(header_text(Layout(http=self.model.http))), id="columns")
                 yield MessageList(self.model.line, self.model.build_view(self._row_filters()), id="messages")
                 yield MessageList(
                     self.model.line,
@@ -97,10 +97,8 @@ class ViewerApp(FilterActions):
         return self.query_one("#session", SessionHeader)
 
     def on_mount(self) -> None:
-        header = self.index.header
-        command = " ".join(header.command) or "(no command recorded)"
         self.header_widget.set(
-            session=escape_text(f"{self.index.path.name} — {command}"),
+            session=session_line(self.index),
             status="indexing…",
             verdict="verdict: pending",
             reason="",

@@ -25,6 +25,16 @@ CHANNEL_FILTERS: list[tuple[str, frozenset[str] | None]] = [
     ("stderr", frozenset({"err"})),
     ("executor (exec+http)", frozenset({"exec", "http"})),
 ]
+# An HTTP transcript (`record --http-upstream`): its messages, their raw exchanges, the server's own output.
+HTTP_CHANNEL_FILTERS: list[tuple[str, frozenset[str] | None]] = [
+    ("all channels", None),
+    ("protocol (in+out)", frozenset({"in", "out"})),
+    ("raw HTTP (http-in+http-out)", frozenset({"http-in", "http-out"})),
+    ("out: server to client", frozenset({"out"})),
+    ("in: client to server", frozenset({"in"})),
+    ("the server's stdout and stderr", frozenset({"stdout", "err"})),
+    ("executor (exec+http)", frozenset({"exec", "http"})),
+]
 
 
 class FilterActions(App[None]):
@@ -33,6 +43,7 @@ class FilterActions(App[None]):
     def __init__(self, model: ViewerModel) -> None:
         super().__init__()
         self.model = model
+        self.channel_filters = HTTP_CHANNEL_FILTERS if model.http else CHANNEL_FILTERS
         self.channel_filter = 0
         self.method_filter: str | None = None
         self.tool_filter: str | None = None
@@ -55,7 +66,7 @@ class FilterActions(App[None]):
             return Filters(only_stderr=True)
         rule = self.finding_rule if self.findings_filter >= 2 else None
         return Filters(
-            channels=CHANNEL_FILTERS[self.channel_filter][1],
+            channels=self.channel_filters[self.channel_filter][1],
             method=self.method_filter,
             tool=self.tool_filter,
             finding_rule=rule,
@@ -83,7 +94,7 @@ class FilterActions(App[None]):
         """The column header, laid out for the list's width, and the active filters."""
         labels = []
         if self.channel_filter:
-            labels.append(CHANNEL_FILTERS[self.channel_filter][0])
+            labels.append(self.channel_filters[self.channel_filter][0])
         if self.method_filter:
             labels.append(f"method {escape_text(self.method_filter)}")
         if self.tool_filter:
@@ -93,7 +104,7 @@ class FilterActions(App[None]):
         elif self.findings_filter >= 2:
             labels.append(f"finding {self.finding_rule}")
         width = self.messages.scrollable_content_region.width
-        columns = Text(header_text(layout_for(width, len(self.model.index))))
+        columns = Text(header_text(layout_for(width, len(self.model.index), http=self.model.http)))
         if labels:
             columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
         self.query_one("#columns", Static).update(columns)
@@ -111,7 +122,7 @@ class FilterActions(App[None]):
     def action_cycle_channel(self) -> None:
         if not self._need_facts("the channel filter"):
             return
-        self.channel_filter = (self.channel_filter + 1) % len(CHANNEL_FILTERS)
+        self.channel_filter = (self.channel_filter + 1) % len(self.channel_filters)
         self._apply_filters(keep_row=self.messages.current_row)
 
     def action_filter_findings(self) -> None:

@@ -23,19 +23,24 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcptape.check.model import Analysis, ExecCall, Finding, Kind, Message, Severity
+from mcptape.check.report import HTTP_FRAME_RULES
 from mcptape.check.rules import EXEC_AFTER_REJECT, FRAME_RULES
+from mcptape.transcript.events import WIRE_CHANNELS
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.order import IDENTITY, OrderBuilder, RowOrder
+from mcptape.tui.model.wirerows import ExchangeRows
 
 if TYPE_CHECKING:
     from mcptape.check.analyze import Analyzer
 
-CHANNELS = ("", "in", "out", "err", "exec", "http", "eof", "exit", "note")
+CHANNELS = ("", "in", "out", "err", "exec", "http", "eof", "exit", "note", "http-in", "http-out", "stdout")
 CHANNEL_CODE = {name: code for code, name in enumerate(CHANNELS)}
 OTHER_CHANNEL = len(CHANNELS)
 KIND_CODE = {name: code for code, name in enumerate(K.KINDS)}
+TAGGED = WIRE_CHANNELS | {"in", "out"}  # the channels whose records an HTTP transcript tags with `x`
+FIRST_LINE_RULES = FRAME_RULES | HTTP_FRAME_RULES  # a line, or an HTTP message, that is not protocol
 _CHUNK = 2048
 
 
@@ -67,6 +72,8 @@ class RowFacts:
     _codes: dict[tuple[str, str], int] = field(default_factory=dict)
     first_line: Callable[[Finding], None] | None = None
     """Called once, during the pass, with the first frame-level finding (the first bad line)."""
+    exchanges: ExchangeRows | None = None
+    """An HTTP transcript's exchanges: the rows of each (None until a record names one)."""
 
     def __post_init__(self) -> None:
         n, self.rows = self.rows, 0
@@ -82,6 +89,8 @@ class RowFacts:
         self.channel += bytearray(more)
         self.pair += array("i", [-1]) * more
         self.method += array("H", [0]) * more
+        if self.exchanges is not None:
+            self.exchanges.grow(rows)
         self.rows = rows
 
     def copy(self) -> RowFacts:
@@ -93,6 +102,7 @@ class RowFacts:
         snap.findings = {row: found[:] for row, found in self.findings.items()}
         snap.finding_rows, snap.finding_positions = self.finding_rows[:], self.finding_positions[:]
         snap.frame_start, snap.frame_rows = dict(self.frame_start), dict(self.frame_rows)
+        snap.exchanges = self.exchanges.copy() if self.exchanges is not None else None
         return snap
 
     # -- queries -------------------------------------------------------------------------------------
@@ -153,6 +163,12 @@ class RowFacts:
         return rows[i] if i >= 0 else rows[-1]
 
     # -- filling (called by the check core's callbacks) -----------------------------------------------
+    def tag(self, row: int, x: int) -> None:
+        """Row `row` belongs to HTTP exchange `x` (its record's `x`)."""
+        if self.exchanges is None:
+            self.exchanges = ExchangeRows(self.rows)
+        self.exchanges.add(row, x)
+
     def _raise_kind(self, row: int, kind: str) -> None:
         """Keep the most alarming kind a row has been given."""
         if 0 <= row < self.rows:
@@ -188,7 +204,7 @@ class RowFacts:
 
     def on_finding(self, finding: Finding) -> None:
         row = finding.event
-        if self.first_line is not None and finding.rule in FRAME_RULES:
+        if self.first_line is not None and finding.rule in FIRST_LINE_RULES:
             first_line, self.first_line = self.first_line, None
             first_line(finding)
         if finding.rule == EXEC_AFTER_REJECT:
@@ -320,6 +336,7 @@ class FactsCollector:
         badline = KIND_CODE[K.BADLINE]
         stderr = KIND_CODE[K.STDERR]
         control = KIND_CODE[K.CONTROL]
+        wire = KIND_CODE[K.WIRE]
         feed = self.analyzer.feed
         order, unreadable = self.order.add, self.order.add_unreadable
         while self.fed < total:
@@ -340,6 +357,13 @@ class FactsCollector:
                     facts.kind[row] = stderr
                 elif ch in ("eof", "exit", "note"):
                     facts.kind[row] = control
+                elif ch in WIRE_CHANNELS:
+                    facts.kind[row] = wire
+                fields = event.fields  # None on a stdio transcript's bytes: one comparison a row
+                if fields is not None and ch in TAGGED:
+                    x = fields.get("x")
+                    if type(x) is int:
+                        facts.tag(row, x)
                 feed(event)
             if progress is not None:
                 progress(self.fed, total)

@@ -13,6 +13,7 @@ import enum
 from typing import NamedTuple
 
 from mcptape.check.model import Finding
+from mcptape.check.report import HTTP_FRAME_RULES
 from mcptape.tui.model.facts import RowFacts
 from mcptape.tui.model.safe import safe_text
 from mcptape.tui.model.summary import first_non_protocol_row, landing
@@ -44,7 +45,12 @@ class Landing:
         if self.stage is Stage.SETTLED or user_moved or finding.event < 0:
             return None
         rule = finding.rule
-        what = "first non-protocol line" if rule.startswith("non-protocol") else f"first bad line ({rule})"
+        if rule.startswith("non-protocol"):
+            what = "first non-protocol line"
+        elif rule in HTTP_FRAME_RULES:
+            what = f"first non-protocol bytes on {finding.channel} ({rule})"
+        else:
+            what = f"first bad line ({rule})"
         return Move(finding.event, f"cursor: {what} — {safe_text(finding.message)} (still checking…)")
 
     def checked(self, facts: RowFacts, *, user_moved: bool) -> Move | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 # Row kinds, from least to most alarming; each has a component class on the message list.
 PENDING = "pending"  # not analysed yet
+WIRE = "wire"  # an HTTP transcript's raw bytes (http-in, http-out): the messages they carry are rows too
 PROTOCOL = "protocol"
 INFO = "info"  # a line only info findings point at (a client mistake the server handled well): dimmed
 CONTROL = "control"  # eof / exit / note
@@ -19,6 +20,7 @@ EXEC_AFTER_REJECT = "exec-after-reject"
 
 KINDS = (
     PENDING,
+    WIRE,
     PROTOCOL,
     INFO,
     CONTROL,
@@ -31,7 +33,7 @@ KINDS = (
     EXEC_AFTER_REJECT,
 )
 
-ARROWS = {"in": "→", "out": "←", "err": "!", "exec": "⚙", "http": "⇢"}
+ARROWS = {"in": "→", "out": "←", "err": "!", "exec": "⚙", "http": "⇢", "http-in": "→", "http-out": "←"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ class RowInfo:
     latency: str = ""
     status: str = ""
     kind: str = PENDING
+    exchange: str = ""
+    """HTTP transcripts: the exchange that carried the row (`x3 POST /mcp 200 sse`)..."""
+    exchange_short: str = ""
+    """... and without the path, for a narrow list (`x3 POST 200 sse`)."""
 
 
 COMPACT_BELOW = 110
@@ -59,17 +65,27 @@ class Layout:
 
     number: int = 6
     compact: bool = False
+    http: bool = False
+    """An HTTP transcript: wider channel names (`http-out`) and the exchange column."""
 
     @property
     def method_width(self) -> int:
         return 15 if self.compact else 20
 
+    @property
+    def channel_width(self) -> int:
+        return 8 if self.http else 4
+
+    @property
+    def exchange_width(self) -> int:
+        return 16 if self.compact else 24
+
     status_width = 19  # the longest rule id, non-protocol-output
 
 
-def layout_for(width: int, rows: int) -> Layout:
+def layout_for(width: int, rows: int, *, http: bool = False) -> Layout:
     """The layout for a list `width` cells wide over `rows` rows (row numbers are never cut)."""
-    return Layout(number=max(6, len(str(rows))), compact=width < COMPACT_BELOW)
+    return Layout(number=max(6, len(str(rows))), compact=width < COMPACT_BELOW, http=http)
 
 
 def fit(text: str, width: int, *, right: bool = False) -> str:
@@ -82,7 +98,9 @@ def header_text(layout: Layout = Layout()) -> str:
     cells = [fit("#", layout.number, right=True)]
     if not layout.compact:
         cells.append(fit("time", 8, right=True))
-    cells += [" ", fit("ch", 4), fit("method / id", layout.method_width)]
+    cells += [" ", fit("ch", layout.channel_width), fit("method / id", layout.method_width)]
+    if layout.http:
+        cells.append(fit("exchange", layout.exchange_width))
     if not layout.compact:
         cells += [fit("size", 6, right=True), fit("lat", 7, right=True)]
     cells += [fit("status", layout.status_width), "content"]
@@ -94,7 +112,13 @@ def row_text(info: RowInfo, layout: Layout = Layout()) -> str:
     cells = [fit(str(info.row + 1), layout.number, right=True)]
     if not layout.compact:
         cells.append(fit("" if info.t is None else f"{info.t:.3f}", 8, right=True))
-    cells += [ARROWS.get(info.ch, " "), fit(info.ch, 4), fit(info.label, layout.method_width)]
+    cells += [
+        ARROWS.get(info.ch, " "),
+        fit(info.ch, layout.channel_width),
+        fit(info.label, layout.method_width),
+    ]
+    if layout.http:
+        cells.append(fit(info.exchange_short if layout.compact else info.exchange, layout.exchange_width))
     if not layout.compact:
         cells += [fit(_size(info.size), 6, right=True), fit(info.latency, 7, right=True)]
     cells += [fit(info.status, layout.status_width), info.preview]

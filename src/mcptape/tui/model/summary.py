@@ -6,12 +6,23 @@ directly. Every transcript-derived string is escaped here.
 
 from __future__ import annotations
 
+from mcptape.check.report import HTTP_FRAME_RULES
 from mcptape.textsafe import escape_text
 from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.facts import KIND_CODE, RowFacts
 from mcptape.tui.model.safe import safe_text
+
+
+def session_line(index: TranscriptIndex) -> str:
+    """The header's first line: the file and the recorded command (and, over HTTP, the upstream)."""
+    header = index.header
+    line = f"{index.path.name} — "
+    http = header.extra.get("http")
+    if isinstance(http, dict):  # the addresses first: a server's command line can be long
+        line += f"HTTP {http.get('listen') or '?'} → {http.get('upstream') or '?'} — "
+    return escape_text(line + (" ".join(header.command) or "(no command recorded)"))
 
 
 def last_event_time(index: TranscriptIndex) -> float | None:
@@ -78,30 +89,57 @@ def _verdict(facts: RowFacts) -> tuple[str, str]:
     return f"verdict: {total} {noun} — {summary}", "bold red"
 
 
-def first_non_protocol_row(facts: RowFacts) -> int | None:
-    """The row of the first non-protocol line on stdout or stdin, if the check core saw one."""
+def _first_http(facts: RowFacts) -> tuple[int, str] | None:
+    """An HTTP transcript's first request or response that is not protocol (not HTTP, a body that is
+    not one JSON value, a malformed SSE stream: the report's first non-protocol section), with why."""
+    for row in facts.finding_rows:
+        for finding in facts.findings[row]:
+            if finding.rule in HTTP_FRAME_RULES:
+                return row, (
+                    f"cursor: first non-protocol bytes on {finding.channel} (exchange {finding.line}, "
+                    f"byte {finding.offset}): {safe_text(finding.message)}"
+                )
+    return None
+
+
+def _firsts(facts: RowFacts) -> list[tuple[int, str]]:
+    """The first non-protocol line on stdout and stdin, and the first HTTP message that is not
+    protocol, each with the header's sentence for it."""
     analysis = facts.analysis
     if analysis is None:
-        return None
-    rows = [fnp.frame.event for fnp in analysis.first_non_protocol.values() if fnp and fnp.frame.event >= 0]
-    return min(rows, default=None)
+        return []
+    found = []
+    for ch, fnp in analysis.first_non_protocol.items():
+        if fnp and fnp.frame.event >= 0:
+            where = {"out": "stdout", "in": "stdin"}.get(ch, ch)
+            found.append(
+                (
+                    fnp.frame.event,
+                    f"cursor: first non-protocol line on {where} (line {fnp.frame.line}, "
+                    f"byte {fnp.frame.offset}): {safe_text(fnp.problem)}",
+                )
+            )
+    http = _first_http(facts)
+    if http is not None:
+        found.append(http)
+    return found
+
+
+def first_non_protocol_row(facts: RowFacts) -> int | None:
+    """The row of the first non-protocol line on stdout or stdin (or, over HTTP, of the first
+    request or response that is not protocol), if the check core saw one."""
+    return min((row for row, _ in _firsts(facts)), default=None)
 
 
 def landing(facts: RowFacts) -> tuple[int | None, str]:
-    """Where the cursor opens: the first non-protocol line, else the first finding, else the first
-    unreadable transcript line; and why."""
-    analysis = facts.analysis
-    if analysis is None:
+    """Where the cursor opens: the first non-protocol line (over HTTP, the first non-protocol
+    request or response if it comes first), else the first finding, else the first unreadable
+    transcript line; and why."""
+    if facts.analysis is None:
         return None, ""
-    firsts = [(fnp.frame.event, ch, fnp) for ch, fnp in analysis.first_non_protocol.items() if fnp]
-    firsts = [item for item in firsts if item[0] >= 0]
+    firsts = _firsts(facts)
     if firsts:
-        row, ch, fnp = min(firsts, key=lambda item: item[0])
-        where = {"out": "stdout", "in": "stdin"}.get(ch, ch)
-        return row, (
-            f"cursor: first non-protocol line on {where} (line {fnp.frame.line}, "
-            f"byte {fnp.frame.offset}): {safe_text(fnp.problem)}"
-        )
+        return min(firsts, key=lambda item: item[0])
     if facts.finding_rows:
         row = facts.finding_rows[0]
         finding = facts.findings[row][0]

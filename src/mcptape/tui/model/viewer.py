@@ -14,13 +14,13 @@ from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, Message
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
-from mcptape.transcript.events import BYTE_CHANNELS, Event
+from mcptape.transcript.events import BYTE_CHANNELS, WIRE_CHANNELS, Event
 from mcptape.transcript.index import LRU, TranscriptIndex
 from mcptape.transcript.reader import BadLine
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.essence import essence
-from mcptape.tui.model.exchange import exchange_notes, exchange_of
+from mcptape.tui.model.exchange import Exchanges, exchange_of
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
@@ -62,6 +62,9 @@ class ViewerModel:
         self.index = index
         self.facts: RowFacts | None = None
         self._messages: LRU[int, object] = LRU(4096)
+        self.exchanges = Exchanges(index)
+        self.http = "http" in index.header.extra
+        """An HTTP transcript (`record --http-upstream`): rows name their exchange."""
 
     @property
     def version(self) -> str | None:
@@ -72,6 +75,7 @@ class ViewerModel:
     def set_facts(self, facts: RowFacts) -> None:
         self.facts = facts
         self._messages.clear()
+        self.exchanges.set_facts(facts)
 
     # -- per row -----------------------------------------------------------------------------------
     def frame_bytes(self, row: int, event: Event) -> bytes:
@@ -120,6 +124,8 @@ class ViewerModel:
             return K.STDERR
         if event.ch in ("exec", "http"):
             return K.EXEC
+        if event.ch in WIRE_CHANNELS:
+            return K.WIRE
         if event.ch not in BYTE_CHANNELS:
             return K.CONTROL
         if message is None:
@@ -132,7 +138,7 @@ class ViewerModel:
             return K.REJECT
         return K.PROTOCOL
 
-    def status(self, row: int, kind: str, message: Message | None) -> str:
+    def status(self, row: int, kind: str, message: Message | None, event: Event | None = None) -> str:
         facts = self.facts
         findings = facts.findings.get(row) if facts is not None else None
         if findings:
@@ -144,6 +150,9 @@ class ViewerModel:
             return f"(part of row {facts.frame_start[row] + 1})"
         if message is not None:
             return message.rule or message.kind.value
+        x = None if event is None or event.ch not in WIRE_CHANNELS else exchange_of(event)
+        if x is not None and event is not None:
+            return self.exchanges.piece(row, event.ch, x)
         return {K.EXEC: "executor call", K.STDERR: "stderr", K.CONTROL: "", K.BADLINE: "bad line"}.get(
             kind, ""
         )
@@ -163,16 +172,20 @@ class ViewerModel:
         else:
             preview = escape(dumps(event.fields or {}).encode(), PREVIEW)
         latency = self._latency(row, event)
+        x = exchange_of(event)
+        exchange, exchange_short = ("", "") if x is None else self.exchanges.cells(x)
         return RowInfo(
             row=row,
             t=event.t,
-            ch=escape(event.ch.encode("utf-8"), 4),
+            ch=escape(event.ch.encode("utf-8"), 8),
             size=event.size,
             preview=preview,
             label=self.label(row, message),
             latency="" if latency is None else _ms(latency),
-            status=self.status(row, kind, message),
+            status=self.status(row, kind, message, event),
             kind=kind,
+            exchange=exchange,
+            exchange_short=exchange_short,
         )
 
     def _method_answered(self, row: int, message: Message) -> str | None:
@@ -193,7 +206,7 @@ class ViewerModel:
     def line(self, row: int, width: int) -> tuple[str, str]:
         """A row as the message list draws it `width` cells wide: its text and its kind."""
         info = self.describe(row)
-        return row_text(info, layout_for(width, len(self.index))), info.kind
+        return row_text(info, layout_for(width, len(self.index), http=self.http)), info.kind
 
     def detail(self, row: int) -> Detail:
         info = self.describe(row)
@@ -221,8 +234,8 @@ class ViewerModel:
         if message is not None and message.problem and not findings:
             notes.append(("yellow", message.problem))
         exchange = exchange_of(event)
-        if exchange is not None:  # an HTTP transcript: the exchange's status and headers
-            notes.extend(exchange_notes(self.index, row, exchange))
+        if exchange is not None:  # an HTTP transcript: the exchange's heads and the messages it carried
+            notes.extend(self.exchanges.notes(row, exchange, self.describe))
         pretty = None
         if message is not None and message.value is not None:
             pretty = dumps(message.value, indent=True)  # any depth (jsonsafe)
