@@ -10,7 +10,7 @@ from pathlib import Path
 from mcptape.transcript import Event, Header
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.writer import write_transcript
-from mcptape.tui.model.facts import collect_facts
+from mcptape.tui.model.facts import FactsCollector, collect_facts
 from mcptape.tui.model.summary import landing
 from mcptape.tui.model.viewer import Filters, ViewerModel
 from tests.http.helpers import exchanges, records
@@ -36,6 +36,13 @@ def _event(model: ViewerModel, row: int) -> Event:
     event = model.index.event(row)
     assert isinstance(event, Event)
     return event
+
+
+def _x(model: ViewerModel, row: int) -> int:
+    fields = _event(model, row).fields
+    assert fields is not None
+    x: int = fields["x"]
+    return x
 
 
 def expected_cell(path: Path, x: int) -> str:
@@ -73,7 +80,7 @@ def test_every_message_row_names_the_exchange_that_carried_it(sdk_http_transcrip
         info = model.describe(row)
         assert info.exchange == expected_cell(path, x)
         assert info.exchange_short == info.exchange.replace(" /mcp", "")
-        assert f" x{x} POST /mcp " in model.line(row, 200)[0]  # the row as the list draws it
+        assert f" {info.exchange} " in model.line(row, 200)[0]  # the row as the list draws it
 
 
 def test_the_detail_of_a_progress_event_lists_the_stream_under_its_request(sdk_http_transcript: Path) -> None:
@@ -113,13 +120,19 @@ def test_raw_records_are_rows_with_their_bytes_escaped(sdk_http_transcript: Path
     wire = rows_of(model, "http-in") + rows_of(model, "http-out")
     infos = {r: model.describe(r) for r in wire}
     assert {info.kind for info in infos.values()} == {"wire"}
-    assert {info.status for info in infos.values()} == {
-        "http request",
-        "request body",
-        "http response",
-        "response body",
-        "sse",
-    }
+    first: dict[tuple[str, int], int] = {}  # where each message's bytes start (its head)
+    for r in sorted(wire):
+        first.setdefault((_event(model, r).ch, _x(model, r)), r)
+    for r, info in infos.items():
+        ch, x = _event(model, r).ch, _x(model, r)
+        if ch == "http-in":
+            assert info.status == ("http request" if first[ch, x] == r else "request body")
+        elif first[ch, x] == r:
+            assert info.status == "http response"
+        else:
+            streamed = expected_cell(model.index.path, x).endswith(" sse")
+            assert info.status == ("sse" if streamed else "response body")
+    assert {"http request", "http response", "sse"} <= {info.status for info in infos.values()}
     request = next(info for info in infos.values() if info.status == "http request")
     assert request.preview.startswith("POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:")
     assert all("\r" not in info.preview and "\n" not in info.preview for info in infos.values())
@@ -205,3 +218,33 @@ def test_hostile_heads_are_escaped_and_odd_exchange_numbers_do_not_matter(tmp_pa
     assert f"exchange {2**31 - 1}: not indexed (no such exchange number in this transcript)" in notes
     assert "exchange -5: not indexed (no such exchange number in this transcript)" in notes
     assert (model.describe(3).exchange, model.describe(4).exchange) == (f"x{2**31 - 1}", "x-5")
+
+
+def test_a_followed_recording_names_an_exchange_once_its_answer_is_written(
+    sdk_http_transcript: Path, tmp_path: Path
+) -> None:
+    """`view --follow` on an HTTP recording in progress: a request whose answer is not written yet says
+    `…` where the status goes; once the rest is written, the same row names the status, and the raw
+    answer's rows say what they are."""
+    lines = sdk_http_transcript.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b'"ch":"http-out"' in line)  # the first answer
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(b"".join(lines[:cut]))
+    index = TranscriptIndex(path)
+    index.scan()
+    model = ViewerModel(index)
+    collector = FactsCollector()
+    first = collector.collect(index)
+    assert first is not None
+    model.set_facts(first)
+    request = next(r for r in range(len(index)) if _event(model, r).ch == "in")
+    assert model.describe(request).exchange == "x1 POST /mcp …"
+    with path.open("ab") as grown:
+        grown.write(b"".join(lines[cut:]))
+    index.scan()
+    later = collector.collect(index)
+    assert later is not None
+    model.set_facts(later)
+    assert model.describe(request).exchange == expected_cell(sdk_http_transcript, 1)
+    answer = next(r for r in range(len(index)) if _event(model, r).ch == "http-out")
+    assert model.describe(answer).status == "http response"

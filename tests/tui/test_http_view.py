@@ -87,8 +87,9 @@ async def test_the_viewer_opens_on_the_first_http_finding(tmp_path: Path) -> Non
         )
         line = next(line for line in text.splitlines() if line.lstrip().startswith(f"{row + 1} "))
         assert "x1 POST /mcp 200 json" in line and "http-body-not-json" in line
-        assert "HTTP/1.1 200 OK\\r\\ncontent-type: application/json" in line
-        assert "http-body-not-json (http-out line 1, byte 0): exchange 1 (" in detail_text(app)
+        held = detail_text(app)
+        assert "http-body-not-json (http-out line 1, byte 0): exchange 1 (" in held
+        assert "debug: handling the request\\n{" in held  # the row's bytes, escaped
         await pilot.press("right_square_bracket")
         carried = app.messages.current_row
         assert carried is not None and channel(app, carried) == "out"

@@ -189,7 +189,9 @@ class Exchanges:
         """What a raw record is: the head of its message (`http request`, `http response`), or a
         part of its body (`request body`, `response body`, `sse` for an event stream's)."""
         heads = self.heads(x)
-        head = None if heads is None else heads.request if channel == HTTP_IN else heads.response
+        if heads is None:  # before the check pass indexed the rows
+            return ""
+        head = heads.request if channel == HTTP_IN else heads.response
         if channel == HTTP_IN:
             return "http request" if head is None or head.row == row else "request body"
         if head is None or head.row == row:
