@@ -16,7 +16,8 @@ from tests.probe.support import PB_SERVER, by_id, probe
 
 def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> None:
     """The first tool is strict; the second accepts an argument its schema forbids and acts on it."""
-    result, _ = probe(tmp_path, [*PB_SERVER, "--defect", "second-tool"], cases=["tools"])
+    command = [*PB_SERVER, "--defect", "second-tool"]
+    result, _ = probe(tmp_path, command, cases=["tools"], allow_mutating=True)
     rows = by_id(result)
     assert rows["unknown-arguments:notify"].verdict is Verdict.FAIL and result.failed
     assert any(
@@ -29,7 +30,8 @@ def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> N
 
 def test_acting_on_an_undeclared_argument_fails_even_where_the_schema_allows_it(tmp_path: Path) -> None:
     """Extra arguments are allowed by an open schema, but the value must not reach the executor."""
-    result, _ = probe(tmp_path, [*PB_SERVER, "--defect", "second-tool-open"], cases=["tools"])
+    command = [*PB_SERVER, "--defect", "second-tool-open"]
+    result, _ = probe(tmp_path, command, cases=["tools"], allow_mutating=True)
     row = by_id(result)["unknown-arguments:notify"]
     assert row.case.title.endswith("(its schema allows it)")
     assert row.verdict is Verdict.FAIL and row.executed == 1
@@ -82,19 +84,23 @@ def test_probe_of_mcp_server_time_without_args_does_not_exit_0(tmp_path: Path) -
     assert "refused before it: get_current_time" in done.stdout
 
 
-def test_the_valid_call_prefers_read_only_tools_and_recorded_calls() -> None:
-    """Read-only tools are tried first; a call recorded with --from wins over derived arguments."""
+def test_the_valid_call_is_a_read_only_tool_or_a_named_one() -> None:
+    """Only read-only tools are tried (all of them, read-only first, with --allow-mutating); a call
+    recorded with --from wins over derived arguments; --tool names any tool."""
     tools = [
         {"name": "create", "inputSchema": {"type": "object"}},
         {"name": "danger", "annotations": {"destructiveHint": True}},
         {"name": "look", "annotations": {"readOnlyHint": True}, "inputSchema": {"type": "object"}},
         {"name": "tidy", "annotations": {"destructiveHint": False}},
     ]
-    assert [c.tool for c in candidate_calls(None, None, [], tools)] == ["look", "tidy", "create"]
+    assert [c.tool for c in candidate_calls(None, None, [], tools)] == ["look"]
+    assert [c.tool for c in candidate_calls(None, None, [], tools, True)] == ["look", "tidy", "create"]
     recorded = [Call("create", {"a": 1}), Call("look", {"q": "x"})]
     assert candidate_calls(None, None, recorded, tools) == [Call("look", {"q": "x"})]
+    assert candidate_calls(None, None, recorded[:1], tools) == [Call("look", {})]
     assert candidate_calls("create", None, recorded, tools) == [Call("create", {"a": 1})]
     assert candidate_calls(None, {"z": 1}, [], tools) == [Call("look", {"z": 1})]
+    assert candidate_calls(None, None, [], tools[:2]) == [Call(None)]
 
 
 def test_calls_are_taken_from_a_recorded_session() -> None:

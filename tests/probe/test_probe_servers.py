@@ -34,7 +34,8 @@ def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
     assert "closed the session (exit 0)" in rows["truncated-eof"].did
     assert "server/discover answered" in rows["start-discover"].did
     assert {"wrong-types:deploy", "unknown-arguments:deploy", "string-params:deploy"} <= set(rows)
-    assert len(progress) == 19 and progress[0].startswith("mcptape probe: 15 cases")
+    assert len(progress) == 20 and progress[0].startswith("mcptape probe: 15 cases")
+    assert "18 cases in all" in progress[2]  # after the clean start: how many cases in all
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,8 @@ def answer(msg: dict[str, Any]) -> dict[str, Any]:
         info = {"name": "hostile", "version": "1"}
         return {"result": {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}}
     if method == "tools/list":
-        return {"result": {"tools": [{"name": NAME, "inputSchema": {"type": "object"}}]}}
+        tool = {"name": NAME, "annotations": {"readOnlyHint": True}, "inputSchema": {"type": "object"}}
+        return {"result": {"tools": [tool]}}
     if method == "tools/call":
         return {"result": {"content": [{"type": "text", "text": TEXT}]}}
     if method == "ping":

@@ -4,13 +4,19 @@
     python pb_server.py --defect concatenated    # one known defect (see DEFECTS)
     python pb_server.py --action http            # the tool acts by HTTP (through the proxy) not the tap
     python pb_server.py --close-on-reject        # strict, and ends the session after a bad line
+    python pb_server.py --mutating               # deploy declares itself destructive (not read-only)
+    python pb_server.py --delay 0.4              # each tools/call acts and answers 0.4 s later, in a
+                                                 # thread of its own (pings are answered meanwhile)
 
 Its one tool, `deploy(target: string)`, reports its action on the executor tap with
 `mcptape.tap.executed("deploy", request_id=...)` (or sends `GET http://deploy.invalid/<target>`
-with `--action http`). Strict means: each line is read as bytes with a size limit, decoded as UTF-8
-without replacement, parsed as exactly one JSON object, checked as a JSON-RPC request (string or
-integer id, object params, known tool, declared arguments only), and only then executed. A bad
-line gets a JSON-RPC error (id null when its id cannot be trusted) and executes nothing.
+with `--action http`, or runs `pb-deploy <target>` from PATH with `--action command`). It declares
+itself read-only (`readOnlyHint`: its one effect is that report), so the probe calls it;
+`--mutating` makes it say it is destructive. Strict means: each line is read as bytes with a size
+limit, decoded as UTF-8 without replacement, parsed as exactly one JSON object, checked as a
+JSON-RPC request (string or integer id, object params, known tool, declared arguments only), and
+only then executed. A bad line gets a JSON-RPC error (id null when its id cannot be trusted) and
+executes nothing.
 Standard library plus `mcptape.tap`, so it starts in a few tens of milliseconds.
 """
 
@@ -20,7 +26,9 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from typing import Any
@@ -34,6 +42,7 @@ META_VERSION = "io.modelcontextprotocol/protocolVersion"
 TOOL = {
     "name": "deploy",
     "description": "Deploy a preview (reports the action on the executor tap).",
+    "annotations": {"readOnlyHint": True},
     "inputSchema": {
         "type": "object",
         "properties": {"target": {"type": "string"}},
@@ -80,17 +89,28 @@ class Bad(Exception):
 
 
 class Server:
-    def __init__(self, defect: str | None, action: str, close_on_reject: bool = False) -> None:
+    def __init__(
+        self,
+        defect: str | None,
+        action: str,
+        close_on_reject: bool = False,
+        mutating: bool = False,
+        delay: float = 0.0,
+    ) -> None:
         self.defect = defect
         self.action = action
         self.close_on_reject = close_on_reject
+        self.mutating = mutating
+        self.delay = delay
         self.out = sys.stdout.buffer
+        self.lock = threading.Lock()  # --delay: answers come from the tool calls' threads too
         self.rejected: bytes | None = None
 
     # -- output ----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-        self.out.flush()
+        with self.lock:
+            self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self.out.flush()
 
     def error(self, rid: Any, code: int, message: str) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
@@ -211,6 +231,8 @@ class Server:
             self.result(rid, {})
         elif method == "tools/list":
             tools = [TOOL]
+            if self.mutating:
+                tools = [{**TOOL, "annotations": {"readOnlyHint": False, "destructiveHint": True}}]
             if self.defect == "second-tool":
                 tools.append(NOTIFY)
             elif self.defect == "second-tool-open":
@@ -218,6 +240,8 @@ class Server:
                     {**NOTIFY, "inputSchema": {**NOTIFY["inputSchema"], "additionalProperties": True}}
                 )
             self.result(rid, {"tools": tools})
+        elif method == "tools/call" and self.delay:
+            threading.Thread(target=self.later, args=(rid, params), daemon=True).start()
         elif method == "tools/call":
             self.call(rid, params)
         else:
@@ -227,6 +251,14 @@ class Server:
         if self.defect == "bool-id":
             return rid is not None
         return type(rid) is int or type(rid) is str
+
+    def later(self, rid: Any, params: dict[str, Any]) -> None:
+        """--delay: the call runs after a while, concurrently with the next messages."""
+        time.sleep(self.delay)
+        try:
+            self.call(rid, params)
+        except Bad as bad:
+            self.error(bad.rid, bad.code, str(bad))
 
     def result(self, rid: Any, result: dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})
@@ -256,6 +288,11 @@ class Server:
                 urllib.request.urlopen(f"http://deploy.invalid/{target}", timeout=5).close()
             except OSError:
                 pass  # the sink answers 502
+        elif self.action == "command":
+            try:
+                subprocess.run(["pb-deploy", target], capture_output=True, timeout=5, check=False)
+            except OSError:
+                pass  # not on PATH
         else:
             tap.executed("deploy", request_id=rid, target=target)
         self.result(rid, {"content": [{"type": "text", "text": f"deployed {target}"}]})
@@ -264,10 +301,12 @@ class Server:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--defect", choices=sorted(DEFECTS))
-    parser.add_argument("--action", choices=("tap", "http"), default="tap")
+    parser.add_argument("--action", choices=("tap", "http", "command"), default="tap")
     parser.add_argument("--close-on-reject", action="store_true", help="exit after answering a bad line")
+    parser.add_argument("--mutating", action="store_true", help="deploy declares destructiveHint")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before a tools/call acts")
     args = parser.parse_args()
-    Server(args.defect, args.action, args.close_on_reject).run()
+    Server(args.defect, args.action, args.close_on_reject, args.mutating, args.delay).run()
 
 
 if __name__ == "__main__":

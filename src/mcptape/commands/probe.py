@@ -24,11 +24,13 @@ Examples:
   mcptape probe -o probe-out --junit probe.xml -- npx -y @modelcontextprotocol/server-everything
   mcptape probe --tool get_current_time --args '{"timezone": "UTC"}' -- uvx mcp-server-time
   mcptape probe --from session.jsonl -- uvx mcp-server-time
+  mcptape probe --allow-mutating -- node dist/index.js /tmp/scratch-copy
 
-Each case runs in a server process with the executor tap and the HTTP sink on; its
-transcript is saved in DIR. Exit 0 when no case failed or was inconclusive (warnings allowed),
-1 when one did (a valid call that the server refuses makes the hard inputs built from it
-inconclusive), 2 on a usage error or when the server cannot be started.""",
+Only tools marked readOnlyHint (and --tool) are called, so the probe changes no data; the
+report names the tools it left alone. Each case runs in a server process with the executor
+tap and the HTTP sink on; its transcript is saved in DIR. Exit 0 when no case failed or was
+inconclusive (warnings allowed), 1 when one did (a valid call that the server refuses makes
+the hard inputs built from it inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "-o",
@@ -74,6 +76,19 @@ inconclusive), 2 on a usage error or when the server cannot be started.""",
     metavar="TRANSCRIPT",
     type=click.Path(dir_okay=False),
     help="Take the valid call from a recorded session: a tools/call the server answered with a success.",
+)
+@click.option(
+    "--allow-mutating",
+    is_flag=True,
+    help="Also call the tools that may change data (not marked readOnlyHint): the valid call, hard "
+    "inputs and all. Point the server at a scratch copy of its data.",
+)
+@click.option(
+    "--stub",
+    "stubs",
+    multiple=True,
+    metavar="NAME",
+    help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
 )
 @click.option(
     "--corpus",
@@ -153,6 +168,8 @@ def probe_command(
     command: tuple[str, ...],
     sarif: str | None = None,
     output_format: str = "text",
+    allow_mutating: bool = False,
+    stubs: tuple[str, ...] = (),
 ) -> None:
     """Probe a stdio MCP server against the hard inputs: the release gate in one command.
 
@@ -225,6 +242,8 @@ def probe_command(
         cases=cases,
         recorded=recorded,
         every_tool=not only or TOOLS in only,
+        allow_mutating=allow_mutating,
+        stubs=list(stubs),
     )
     result = run_probe(plan)
     document = json_text(to_json(result)) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -17,9 +18,10 @@ from typing import Any
 import orjson
 
 from mcptape.check.classify import classify
-from mcptape.check.model import Kind, Message
+from mcptape.check.model import Frame, Kind, Message
 from mcptape.check.protocol import META_VERSION_KEY, STATELESS_VERSION
 from mcptape.harness import Harness, ServerGone
+from mcptape.textsafe import escape_text
 
 PROPOSED_VERSION = "2025-06-18"
 CLIENT_INFO = {"name": "mcptape-probe", "version": "1"}
@@ -75,6 +77,7 @@ class Driver:
         self.start_timeout = max(timeout, start_timeout or timeout)  # the first answer waits for start-up
         self.version: str | None = None
         self.stateless = False
+        self.answered: list[Any] = []  # the id of every response seen, in order (None: a null id)
 
     # -- sending ---------------------------------------------------------------------------
     def send(self, data: bytes) -> Status | None:
@@ -138,11 +141,46 @@ class Driver:
                 if self.h.at_eof:  # every frame was handed out before the end is
                     return Reply(Status.GONE, waited=time.monotonic() - start)
                 continue
-            message = classify(frame, self.version)
+            message = self._take(frame)
             if message.kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE) and same_id(message.id, rid):
                 return Reply(Status.ANSWERED, message, time.monotonic() - start)
-            if message.kind is Kind.REQUEST:
-                self._answer_server(message)
+
+    def mark(self) -> int:
+        """Where the answers seen so far end: `settle(..., since=mark())` looks only after it."""
+        return len(self.answered)
+
+    def settle(self, ids: Sequence[Any], timeout: float, *, since: int = 0) -> bool:
+        """Wait, at most `timeout`, until each of `ids` is answered or an error with a null id came
+        after `since` (a frame refused whole). True when it did; False at the limit or the end.
+
+        The ping barrier says the server has read a frame, not that it is done with it: a server
+        that works concurrently answers the ping while the frame's action still runs."""
+        deadline = time.monotonic() + timeout
+        while not self._settled(ids, since):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            frame = self.h.next_frame(remaining)
+            if frame is None:
+                if self.h.at_eof:
+                    return False
+                continue
+            self._take(frame)
+        return True
+
+    def _settled(self, ids: Sequence[Any], since: int) -> bool:
+        if any(a is None for a in self.answered[since:]):
+            return True
+        return all(any(same_id(a, i) for a in self.answered) for i in ids)
+
+    def _take(self, frame: Frame) -> Message:
+        """Classify one stdout frame: note an answer's id, answer a request of the server."""
+        message = classify(frame, self.version)
+        if message.kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE):
+            self.answered.append(message.id)
+        elif message.kind is Kind.REQUEST:
+            self._answer_server(message)
+        return message
 
     def _answer_server(self, message: Message) -> None:
         if message.method == "ping":
@@ -170,3 +208,16 @@ class Driver:
             self.version = STATELESS_VERSION
             self.stateless = True
         return reply
+
+
+def refusal(reply: Reply) -> str | None:
+    """Why a call was not a success (an error, `isError`, `input_required`), or None."""
+    result = reply.result
+    if result is None:
+        error = reply.error or {}
+        return f"error {error.get('code')}: {escape_text(str(error.get('message')))[:80]}"
+    if result.get("isError") is True:
+        return "a result with isError: true"
+    if result.get("resultType") == "input_required":
+        return "input_required (it asks the user first)"
+    return None

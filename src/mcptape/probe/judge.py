@@ -9,8 +9,9 @@ marker, or, naming nothing, when it happened between the bad frame and the valid
 Verdicts: FAIL when the bad frame caused an action, was accepted (answered with a result), when the
 valid request after it made more calls than a valid call alone or carried the marker, when stdout
 held anything but protocol, or when the server hung. A warning when the server dropped the bad
-frame without a word (tolerant), accepted a well-formed but suspect frame without a visible action
-(lenient cases), or did not exit when stdin closed.
+frame without a word (tolerant), accepted a well-formed but suspect frame (lenient cases: the
+oversized line is a valid call, so running it is what a valid call does), or did not exit when
+stdin closed.
 """
 
 from __future__ import annotations
@@ -236,7 +237,16 @@ def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: i
         parts.append("no answer to it")
     result.http = sum(1 for c in bad_calls if c.frame.channel == HTTP)
     result.executed = len(bad_calls) - result.http
-    if bad_calls:
+    # A lenient frame is a well-formed call (padded, say): answered with a result, running is what
+    # a valid call does. No line limit is worth a warning, not a failure.
+    ran_as_valid = case.lenient and accepted > 0 and not rejected
+    if bad_calls and ran_as_valid:
+        parts.append(f"ran it ({result.executed} exec, {result.http} http)")
+        result.reasons.append(
+            f"warning: ran it as the valid call it is ({result.executed} executor call(s), {result.http} "
+            "HTTP attempt(s)): no limit on the length of a line"
+        )
+    elif bad_calls:
         first = bad_calls[0].frame
         parts.append(f"executed it ({result.executed} exec, {result.http} http)")
         result.reasons.append(
@@ -285,7 +295,8 @@ def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: i
         result.reasons = [r for r in result.reasons if not r.startswith("accepted")]
         parts.append(f"batches are allowed in {observed.version}")
     result.did = "; ".join(parts)
-    return {c.frame.event for c in bad_calls + inherited if c.frame.channel in EXECUTOR_CHANNELS}
+    flagged = inherited if ran_as_valid else bad_calls + inherited
+    return {c.frame.event for c in flagged if c.frame.channel in EXECUTOR_CHANNELS}
 
 
 def _answers(seen: Seen, t_bad: float | None, ids: tuple[Any, ...]) -> tuple[list[str], int]:

@@ -8,7 +8,8 @@ SHOULD reject "state presented on a request that does not match". One server pro
 (`mrtr-1.jsonl`), after `server/discover` declaring elicitation, sampling and roots:
 
 1. **Which tools use MRTR.** The tools it is safe to call are called once: the valid call's tool,
-   `--tool`, and the tools marked `readOnlyHint`. One that answers `input_required` with a
+   `--tool`, and the tools marked `readOnlyHint` (every tool with `--allow-mutating`), with their
+   recorded arguments (`--from`) or derived ones. One that answers `input_required` with a
    `requestState` uses MRTR (nothing may run for an `input_required` answer). A mutating tool that
    is not the valid call's is never called: name it with `--tool` to probe it.
 2. **For each of them, two cases**, each a fresh first round (`<id>-round1`) and then a retry with
@@ -39,7 +40,9 @@ from mcptape.probe.judge import CaseResult, exit_text
 from mcptape.probe.live import running
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
-from mcptape.probe.tools import SETTLE, ToolFrame, judge_frames
+from mcptape.probe.safety import callable_tools
+from mcptape.probe.tools import SETTLE
+from mcptape.probe.windows import ToolFrame, judge_frames
 from mcptape.textsafe import escape_text
 
 CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
@@ -124,7 +127,8 @@ Candidate = tuple[str, dict[str, Any]]
 
 
 def _candidates(plan: Plan, call: Call | None, tools: list[dict[str, Any]]) -> list[Candidate]:
-    """The tools safe to call, with their arguments: the valid call's, `--tool`, the read-only ones."""
+    """The tools safe to call, with their arguments: the valid call's, `--tool`, the read-only ones
+    (every tool with --allow-mutating), each with its recorded arguments or derived ones."""
     named = {t["name"]: t for t in tools if isinstance(t.get("name"), str)}
     picked: dict[str, dict[str, Any]] = {}
     if call is not None and call.tool is not None and call.tool in named:
@@ -132,10 +136,11 @@ def _candidates(plan: Plan, call: Call | None, tools: list[dict[str, Any]]) -> l
     tool = plan.tool
     if tool is not None and tool in named and tool not in picked:
         picked[tool] = dict(plan.arguments or {}) or minimal_arguments(named[tool].get("inputSchema"))
-    for name, entry in named.items():
-        hints = entry.get("annotations")
-        if isinstance(hints, dict) and hints.get("readOnlyHint") is True and name not in picked:
-            picked[name] = minimal_arguments(entry.get("inputSchema"))
+    for entry in callable_tools(named.values(), tool, plan.allow_mutating)[0]:
+        name = entry["name"]
+        if name not in picked:
+            mine = [c.arguments for c in plan.recorded if c.tool == name]
+            picked[name] = dict(mine[0]) if mine else minimal_arguments(entry.get("inputSchema"))
     return list(picked.items())[:MOST_TOOLS]
 
 
@@ -157,7 +162,9 @@ def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
     without the stateless revision or without such a tool."""
     path = plan.out_dir / "mrtr-1.jsonl"
     header = {"probe": {"case": "mrtr", "title": "altered and foreign requestState", "marker": plan.token}}
-    harness = Harness(list(plan.command), path, shutdown_timeout=plan.shutdown, header=header)
+    harness = Harness(
+        list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
+    )
     frames: list[ToolFrame] = []
     skipped: list[CaseResult] = []
     t0 = time.monotonic()

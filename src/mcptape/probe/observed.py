@@ -45,6 +45,7 @@ class Observed:
     call_error: str | None = None  # the valid call of a start case was answered with an error
     call_id: Any = CALL_ID  # the id of the valid call the start case counted (the last one tried)
     tried: list[str] = field(default_factory=list)  # valid calls tried and refused before it
+    call_seconds: float = 0.0  # how long the valid call of a start case took to be answered
     discover: str | None = None  # server/discover not supported (how it said so)
     lingered: float | None = None  # seconds waited after stdin closed, when the server stayed up
     status: ExitStatus | None = None

@@ -30,6 +30,8 @@ class Plan:
     token: str = field(default_factory=lambda: secrets.token_hex(4))
     recorded: Sequence[Call] = ()  # real calls taken from a transcript (--from), best first
     every_tool: bool = True  # send the per-tool hard inputs to every listed tool
+    allow_mutating: bool = False  # call tools that may change data too (docs/probe.md, safety.py)
+    stubs: Sequence[str] = ()  # commands replaced on the server's PATH by recording stubs (--stub)
 
     @property
     def shutdown(self) -> float:

@@ -44,10 +44,22 @@ def summary_line(probe: ProbeResult) -> str:
         parts.append(f"{tally[Verdict.NA.value]} not applicable")
     verdict = "FAIL" if probe.failed else "INCONCLUSIVE" if probe.inconclusive else "ok"
     line = f"{verdict}: {', '.join(parts)} in {probe.seconds:.1f}s"
-    if probe.inconclusive and not probe.failed:
+    if probe.skipped_tools:
+        n = len(probe.skipped_tools)
+        line += (
+            f"; {n} tool{'s' if n != 1 else ''} not probed ({'they' if n != 1 else 'it'} may change "
+            f"data; --allow-mutating includes {'them' if n != 1 else 'it'})"
+        )
+    if probe.inconclusive and not probe.failed and (probe.refused or not probe.refused_tools):
         line += (
             "\nthe valid request was refused, so the hard inputs built from it proved nothing: "
             "give arguments the tool accepts with --tool NAME --args JSON, or --from TRANSCRIPT"
+        )
+    if probe.inconclusive and not probe.failed and probe.refused_tools:
+        names = ", ".join(escape_text(t) for t in probe.refused_tools[:8])
+        line += (
+            f"\nthe arguments derived for {names} were refused, so the hard inputs built on them "
+            "proved nothing: give a recorded session that calls them with --from TRANSCRIPT"
         )
     return line
 
@@ -64,6 +76,11 @@ def render_table(probe: ProbeResult) -> str:
             else "tools/list"
         )
         lines.append(f"valid request: {what}; one valid call makes {probe.baseline} executor/HTTP calls")
+    if probe.skipped_tools:
+        left = ", ".join(f"{escape_text(name)} ({why})" for name, why in probe.skipped_tools)
+        lines.append(
+            "not probed, they may change data (--allow-mutating to include them, on a scratch copy): " + left
+        )
     lines.append("")
     vwidth = max(len("verdict"), *(len(r[1]) for r in rows)) if rows else len("verdict")
     lines.append(f"{'case':<{width}}  {'verdict':<{vwidth}}  what the server did")
@@ -135,6 +152,8 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "transcripts": str(probe.plan.out_dir),
         "valid_request": None if call is None else {"tool": call.tool, "arguments": call.arguments},
         "baseline_calls": probe.baseline,
+        "skipped_tools": [{"tool": name, "why": why} for name, why in probe.skipped_tools],
+        "allow_mutating": probe.plan.allow_mutating,
         "failed": probe.failed,
         "inconclusive": probe.inconclusive,
         "counts": counts(probe),

@@ -1,9 +1,11 @@
 """Run the cases: each in a fresh server process under a `Harness`, every wait bounded.
 
 The `start` case runs first, alone: it finds the tool the other cases call (unless `--tool` names
-it) and how many executor calls one valid call makes (the baseline). The others then run in a
-small thread pool (`jobs`), each judged by `judge` from its own transcript as soon as it ends.
-Progress goes to stderr, one line per case.
+it; only a tool it may call, `safety.callable_tools`) and how many executor calls one valid call
+makes (the baseline). The others then run in a small thread pool (`jobs`), each judged by `judge`
+from its own transcript as soon as it ends. Progress goes to stderr, one line per case: `[ 1/?]`
+until the server has listed its tools, then a line says how many cases there are in all (and
+another when the MRTR cases are found).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +28,20 @@ from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import INPUT, START, Call, Case
-from mcptape.probe.driver import Driver, Reply, Status
+from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.mrtr import run_mrtr
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed, Verdict
 from mcptape.probe.plan import Plan
+from mcptape.probe.safety import callable_tools
 from mcptape.probe.tools import run_tool_frames, tool_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
 TRIES = 3  # tools tried with derived arguments before the valid call counts as refused
+# How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
+# LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
+LINGER, LINGER_CALLS = 0.3, 4
 
 
 @dataclass
@@ -45,6 +51,9 @@ class ProbeResult:
     baseline: int | None
     results: list[CaseResult]
     seconds: float
+    skipped_tools: list[tuple[str, str]] = field(default_factory=list)  # left alone: (tool, why)
+    refused: str | None = None  # why the valid call was refused (its cases are inconclusive)
+    refused_tools: list[str] = field(default_factory=list)  # tools whose base arguments were refused
 
     @property
     def failed(self) -> bool:
@@ -79,8 +88,9 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     live.reset()
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
-    total = len(cases)
-    progress(f"mcptape probe: {total} cases, transcripts in {plan.out_dir}")
+    total: int | None = None  # unknown until the server has listed its tools
+    more = " and hard inputs to each tool it may call" if plan.every_tool else ""
+    progress(f"mcptape probe: {len(cases)} cases{more}, transcripts in {plan.out_dir}")
     first = next((c for c in cases if c.id == "start"), None)
     results: list[CaseResult] = []
     call: Call | None = _given_call(plan)
@@ -88,15 +98,16 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     tools: list[dict[str, Any]] = []
     refused: str | None = None
     blocked = False
+    linger = plan.timeout
     done = 0
 
     def report(result: CaseResult) -> None:
-        nonlocal done, total
+        nonlocal done
         done += 1
-        total = max(total, done)  # the MRTR cases are known once their process found the tools
         results.append(result)
+        shown = "?" if total is None else str(total)
         progress(
-            f"[{done:>2}/{total}] {result.case.id:<22} {result.verdict.value:<7} "
+            f"[{done:>2}/{shown}] {result.case.id:<22} {result.verdict.value:<7} "
             f"{result.seconds:5.1f}s  {escape_text(result.did)}"
         )
 
@@ -107,6 +118,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         call = observed.call or call
         baseline = start_result.baseline
         tools = observed.tools or []
+        linger = min(plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
         if observed.call_error and call is not None:
             refused = (
                 f"the valid call {escape_text(call.tool or 'tools/list')} "
@@ -117,22 +129,37 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         cases.remove(first)
         if start_result.blocking:
             blocked = True
+            total = done + len(cases)
             for case in cases:
                 report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
             cases = []
     if cases and call is None:
         call = Call(None)
-    frames = tool_frames(tools, call, plan.token) if plan.every_tool and tools and not blocked else []
-    total += len(frames)
+    allowed, skipped = callable_tools(tools, plan.tool, plan.allow_mutating)
+    every = plan.every_tool and bool(tools) and not blocked
+    frames = tool_frames(allowed, call, plan.token, plan.recorded) if every else []
+    good = {call.tool} if call is not None and call.tool is not None and refused is None else set()
+    if total is None:
+        total = done + len(cases) + sum(1 for f in frames if not f.base)
+        listed = f"{len(tools)} tools listed; " if every else ""
+        alone = f" ({len(skipped)} left alone: they may change data)" if every and skipped else ""
+        tried = len({f.tool for f in frames})
+        hard = f"hard inputs to {tried} of them{alone}; " if every else ""
+        later = ", plus the requestState cases of tools that use MRTR" if every else ""
+        progress(f"mcptape probe: {listed}{hard}{total} cases in all{later}")
     pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe")
     try:
         # The per-tool hard inputs first (the longest job: one process shared while it stays open).
-        futures = [pool.submit(run_tool_frames, plan, frames)] if frames else []
-        if plan.every_tool and tools and not blocked:  # altered and foreign requestState (MRTR tools)
-            futures.append(pool.submit(run_mrtr, plan, call))
-        futures += [pool.submit(_run_and_judge, case, plan, call, baseline) for case in cases]
+        futures = [pool.submit(run_tool_frames, plan, frames, good, linger)] if frames else []
+        mrtr = pool.submit(run_mrtr, plan, call) if every else None  # altered and foreign requestState
+        futures += [mrtr] if mrtr is not None else []
+        futures += [pool.submit(_run_and_judge, case, plan, call, baseline, linger) for case in cases]
         for future in as_completed(futures):
             outcome = future.result()
+            if future is mrtr and outcome:
+                total += len(outcome)
+                found = len({r.case.id.split(":", 1)[-1] for r in outcome})
+                progress(f"mcptape probe: {found} tools use MRTR: {len(outcome)} more cases, {total} in all")
             for result in outcome:
                 if refused is not None and result.case.uses_call and result.case.group == INPUT:
                     inconclusive(result, refused)
@@ -143,9 +170,21 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
         pool.shutdown(wait=True, cancel_futures=True)
+    tool_of = {id(f.case): f.tool for f in frames}
+    unsure = [tool_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
+    refused_tools = list(dict.fromkeys(t for t in unsure if t is not None))  # their base was refused
     order = {case.id: i for i, case in enumerate([*plan.cases, *(f.case for f in frames)])}
     results.sort(key=lambda r: order.get(r.case.id, len(order)))
-    return ProbeResult(plan, call, baseline, results, time.monotonic() - t0)
+    return ProbeResult(
+        plan,
+        call,
+        baseline,
+        results,
+        time.monotonic() - t0,
+        skipped_tools=skipped,
+        refused=refused,
+        refused_tools=refused_tools,
+    )
 
 
 def _given_call(plan: Plan) -> Call | None:
@@ -154,12 +193,17 @@ def _given_call(plan: Plan) -> Call | None:
     return Call(plan.tool, dict(plan.arguments) if plan.arguments is not None else {})
 
 
-def _run_and_judge(case: Case, plan: Plan, call: Call | None, baseline: int | None) -> list[CaseResult]:
-    return [judge(run_case(case, plan, call), baseline)]
+def _run_and_judge(
+    case: Case, plan: Plan, call: Call | None, baseline: int | None, linger: float
+) -> list[CaseResult]:
+    return [judge(run_case(case, plan, call, linger), baseline)]
 
 
-def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
-    """Run one case in a fresh server process; the transcript goes to OUT_DIR/<case>.jsonl."""
+def run_case(case: Case, plan: Plan, call: Call | None, linger: float | None = None) -> Observed:
+    """Run one case in a fresh server process; the transcript goes to OUT_DIR/<case>.jsonl.
+
+    `linger`: how long a bad frame that carries ids may take to be answered after the ping barrier
+    (default: --timeout)."""
     t0 = time.monotonic()
     marker = f"mcptape-probe-{case.id}-{plan.token}"
     env = dict(os.environ)
@@ -177,11 +221,17 @@ def run_case(case: Case, plan: Plan, call: Call | None) -> Observed:
             observed.command = command = absolute_paths(command)
         header = {"probe": {"case": case.id, "title": case.title, "marker": marker}}
         harness = Harness(
-            command, observed.path, env=env, cwd=cwd, shutdown_timeout=plan.shutdown, header=header
+            command,
+            observed.path,
+            env=env,
+            cwd=cwd,
+            shutdown_timeout=plan.shutdown,
+            header=header,
+            stubs=plan.stubs,
         )
         with harness, live.running(harness):
             driver = Driver(harness, plan.timeout, plan.start_timeout)
-            _drive(case, driver, observed, plan)
+            _drive(case, driver, observed, plan, plan.timeout if linger is None else linger)
             observed.version, observed.stateless = driver.version, driver.stateless
             harness.close_stdin()
             waited = time.monotonic()
@@ -219,7 +269,7 @@ def _ok(reply: Reply, what: str, observed: Observed, driver: Driver) -> bool:
     return True
 
 
-def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
+def _drive(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
     if case.idle:
         d.h.wait_exit(plan.idle)
     if case.discover:
@@ -250,7 +300,7 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
     observed.tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
     if case.group == START:
         candidates = (
-            candidate_calls(plan.tool, plan.arguments, plan.recorded, observed.tools)
+            candidate_calls(plan.tool, plan.arguments, plan.recorded, observed.tools, plan.allow_mutating)
             if case.id == "start"
             else [observed.call or Call(None)]
         )
@@ -260,6 +310,7 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
             reply = d.call(candidate.request(observed.call_id))
             if not _ok(reply, "the valid call", observed, d):
                 return
+            observed.call_seconds = reply.waited
             observed.call_error = refusal(reply)
             if observed.call_error is None:
                 return
@@ -268,6 +319,7 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
         return
     call = observed.call or Call(None)
     bad = observed.bad = case.build(call, observed.marker, plan.oversize) if case.build else None
+    mark = d.mark()
     sent = d.send(bad.data) if bad is not None else Status.GONE
     if sent is Status.TIMEOUT:
         size = len(bad.data) if bad is not None else 0
@@ -282,21 +334,13 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
         return
     if not _ok(d.request("ping", PING_ID), PING_STEP, observed, d):
         return
+    if bad is not None and bad.ids:
+        # The ping's answer says the frame was read, not that its work is over: a server that works
+        # concurrently may still be running it. Its answer (bounded) first, so that its late action
+        # is not counted against the valid request sent after it.
+        d.settle(bad.ids, linger, since=mark)
     d.h.wait_exit(SETTLE)
     _ok(d.call(call.request(AFTER_ID)), AFTER_STEP, observed, d)
-
-
-def refusal(reply: Reply) -> str | None:
-    """Why the valid call was not a success (an error, `isError`, `input_required`), or None."""
-    result = reply.result
-    if result is None:
-        error = reply.error or {}
-        return f"error {error.get('code')}: {escape_text(str(error.get('message')))[:80]}"
-    if result.get("isError") is True:
-        return "a result with isError: true"
-    if result.get("resultType") == "input_required":
-        return "input_required (it asks the user first)"
-    return None
 
 
 def preference(entry: dict[str, Any]) -> int:
@@ -315,13 +359,16 @@ def candidate_calls(
     arguments: dict[str, Any] | None,
     recorded: Sequence[Call],
     tools: list[dict[str, Any]],
+    allow_mutating: bool = False,
 ) -> list[Call]:
     """The valid calls to try, best first: the named tool, a recorded real call, or derived ones.
 
     `--tool` (with `--args`, a recorded call of it, or derived arguments) is tried alone; so is a
     call recorded with `--from`, and `--args` alone goes to the preferred tool. Otherwise up to
-    `TRIES` tools get derived arguments, read-only ones (`readOnlyHint`) first, then tools marked
-    non-destructive, in the server's order: the first one accepted is the valid call.
+    `TRIES` tools get derived arguments, in the server's order: the first one accepted is the valid
+    call. Only tools the probe may call are candidates (`safety.callable_tools`: read-only ones;
+    every tool with `allow_mutating`, the read-only ones first, then those marked non-destructive);
+    without one, the valid request is `tools/list`.
     """
     named = [t for t in tools if isinstance(t.get("name"), str)]
     names = [t["name"] for t in named]
@@ -334,12 +381,17 @@ def candidate_calls(
         mine = [c for c in recorded if c.tool == tool]
         schema = named[names.index(tool)].get("inputSchema")
         return mine[:1] or [Call(tool, minimal_arguments(schema))]
-    ranked = sorted(named, key=preference)
+    ranked = sorted(callable_tools(named, None, allow_mutating)[0], key=preference)
     if arguments is not None:
-        return [Call(ranked[0]["name"] if ranked else None, dict(arguments))]
-    real = [c for c in recorded if c.tool in names]
+        if not ranked:
+            raise UsageError(
+                "--args without --tool: the server lists no read-only tool to give them to",
+                hint="name the tool with --tool NAME (it is then called, whatever its annotations)",
+            )
+        return [Call(ranked[0]["name"], dict(arguments))]
+    rank = {t["name"]: preference(t) for t in ranked}
+    real = [c for c in recorded if c.tool in rank]
     if real:
-        rank = {t["name"]: preference(t) for t in named}
         return [min(real, key=lambda c: rank[c.tool])]
     calls = [Call(t["name"], minimal_arguments(t.get("inputSchema"))) for t in ranked[:TRIES]]
     return calls or [Call(None)]

@@ -1,6 +1,7 @@
-"""Hard inputs sent to every tool: they must execute nothing anywhere.
+"""Hard inputs sent to every tool the probe may call: they must execute nothing anywhere.
 
-The valid call goes to one tool; these go to each tool the server lists:
+The valid call goes to one tool; these go to each tool the server lists that the probe may call
+(`safety.callable_tools`: the read-only ones, `--tool`, or all with `--allow-mutating`):
 
 * `wrong-types:<tool>`: its typed properties given values of another JSON type (an object for a
   string, a string for a number, ...), values no lax coercion turns into the declared type;
@@ -9,7 +10,14 @@ The valid call goes to one tool; these go to each tool the server lists:
   on it (the undeclared value reaches the executor) is a failure everywhere;
 * `string-params:<tool>`: a `tools/call` whose `params` is a (JSON-encoded) string.
 
-The first two are request-level refusals: a server answers them and goes on, so they share one
+Each is built on the tool's own arguments (its base): the valid call's for its tool, else the
+tool's first successful call recorded in `--from TRANSCRIPT`, else arguments derived from its
+schema. A refusal of a frame built on arguments the server refuses anyway proves nothing, so
+after a tool's frames its base is called once (unless the valid call or the tool's
+`unknown-arguments` answer showed it works): when the server refuses it, the tool's cases built
+on it are inconclusive, not passes (a wrong-types frame that replaced every argument still counts).
+
+These are request-level refusals: a server answers them and goes on, so they share one
 server process. A server may close the session on a malformed frame (the seed's policy), so when
 the process ends, the frames not yet sent go to a new one: a new process only where the server's
 policy needs one. Each frame is judged in its own window of the shared transcript: an executor or
@@ -20,24 +28,23 @@ the next frame.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from mcptape.check.model import HTTP, OUT, ExecCall
-from mcptape.check.rules import FRAME_RULES
 from mcptape.check.schema import compile_schema
 from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
-from mcptape.probe.driver import Driver, Status, same_id
-from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Seen, call_names, exit_text
+from mcptape.probe.driver import Driver, Reply, Status, refusal
+from mcptape.probe.judge import CaseResult, exit_text, inconclusive
 from mcptape.probe.live import running
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
-from mcptape.textsafe import escape, escape_text
+from mcptape.probe.windows import ToolFrame, judge_frames
+from mcptape.textsafe import escape_text
 
 UNKNOWN = "mcptape_probe_unknown"
 SETTLE = 0.02  # seconds after an answer: a tap line written just before it is recorded first
@@ -52,38 +59,40 @@ WRONG = {  # a value of another type, per declared type, that no lax coercion ac
 }
 
 
-@dataclass
-class ToolFrame:
-    """One hard input for one tool, and what became of it in the shared process."""
-
-    case: Case
-    tool: str
-    rid: str
-    data: bytes
-    forbidden: bool  # the declared schema forbids these arguments (a result is a failure)
-    acted_on: bytes | None = None  # bytes that, in an executor line, show it acted on the bad part
-    accepted: str | None = None  # the reason when it is answered with a success (else: the schema's)
-    path: Path | None = None
-    sent_at: float = 0.0
-    closed: bool = False  # the session ended right after it: the server closed on the reject
-    hung: str | None = None
-    reply: Status | None = None
-    seconds: float = 0.0
-    extra: list[str] = field(default_factory=list)
-
-
-def tool_frames(tools: list[dict[str, Any]], call: Call | None, token: str) -> list[ToolFrame]:
-    """The hard inputs for every listed tool, in list order."""
+def tool_frames(
+    tools: list[dict[str, Any]], call: Call | None, token: str, recorded: Sequence[Call] = ()
+) -> list[ToolFrame]:
+    """The hard inputs for every tool of `tools` (those the probe may call), in list order, each
+    tool's followed by the call of its base arguments."""
     frames: list[ToolFrame] = []
     for entry in tools:
         name = entry.get("name")
         if not isinstance(name, str):
             continue
         schema = entry.get("inputSchema")
-        base = dict(call.arguments) if call is not None and call.tool == name else minimal_arguments(schema)
+        mine = [c for c in recorded if c.tool == name]
+        if call is not None and call.tool == name:
+            base, source = dict(call.arguments), "the valid call"
+        elif mine:
+            base, source = dict(mine[0].arguments), "recorded"
+        else:
+            base, source = minimal_arguments(schema), "derived from its schema"
         compiled = compile_schema(schema) if isinstance(schema, (dict, bool)) else None
         label = escape_text(name)[:60]
         marker = f"mcptape-probe-{len(frames)}-{token}"
+        rid = f"{marker}-string"
+        request = Call(name, base).request(rid)
+        request["params"] = orjson.dumps(request["params"]).decode()
+        frames.append(
+            ToolFrame(
+                Case(f"string-params:{label}", TOOL, f"{label}: tools/call with params as a string"),
+                name,
+                rid,
+                orjson.dumps(request) + b"\n",
+                forbidden=True,
+                uses_base=True,
+            )
+        )
         wrong = _wrong_types(schema, base)
         if wrong is not None and compiled is not None and compiled.violations(wrong):
             rid = f"{marker}-types"
@@ -94,6 +103,7 @@ def tool_frames(tools: list[dict[str, Any]], call: Call | None, token: str) -> l
                     rid,
                     Call(name, wrong).line(rid),
                     forbidden=True,
+                    uses_base=any(k in wrong and wrong[k] == v for k, v in base.items()),
                 )
             )
         value = f"{marker}-undeclared"
@@ -115,21 +125,25 @@ def tool_frames(tools: list[dict[str, Any]], call: Call | None, token: str) -> l
                 Call(name, unknown).line(rid),
                 forbidden=forbidden,
                 acted_on=value.encode(),
+                uses_base=True,
             )
         )
-        rid = f"{marker}-string"
-        request = Call(name, base).request(rid)
-        request["params"] = orjson.dumps(request["params"]).decode()
+        rid = f"{marker}-base"
         frames.append(
             ToolFrame(
-                Case(f"string-params:{label}", TOOL, f"{label}: tools/call with params as a string"),
+                Case(f"base:{label}", TOOL, f"{label}: its base arguments {_short(base)} ({source})"),
                 name,
                 rid,
-                orjson.dumps(request) + b"\n",
-                forbidden=True,
+                Call(name, base).line(rid),
+                forbidden=False,
+                base=source,
             )
         )
     return frames
+
+
+def _short(value: Any) -> str:
+    return escape_text(orjson.dumps(value).decode())[:120]
 
 
 def _wrong_types(schema: Any, base: dict[str, Any]) -> dict[str, Any] | None:
@@ -144,31 +158,56 @@ def _wrong_types(schema: Any, base: dict[str, Any]) -> dict[str, Any] | None:
     return wrong if wrong != base else None
 
 
-def run_tool_frames(plan: Plan, frames: list[ToolFrame]) -> list[CaseResult]:
-    """Send every frame, sharing a server process while it stays open; judge each in its window."""
+def run_tool_frames(
+    plan: Plan, frames: list[ToolFrame], good: set[str] | None = None, linger: float | None = None
+) -> list[CaseResult]:
+    """Send every frame, sharing a server process while it stays open; judge each in its window.
+
+    `good`: the tools whose base arguments are known to work (the valid call's); `linger`: how long
+    a frame refused by a ping barrier may still take to be answered (default: --timeout)."""
     results: list[CaseResult] = []
     waiting = list(frames)
+    known = set(good or ())
     process = 0
     while waiting:
         process += 1
         path = plan.out_dir / f"tools-{process}.jsonl"
-        sent = _run_process(plan, path, waiting)
+        sent = _run_process(plan, path, waiting, known, plan.timeout if linger is None else linger)
         if not sent:  # the server could not even take one frame: say so for each, do not loop
             for frame in waiting:
+                if frame.base is not None:
+                    continue
                 why = f"not run: the server's session ended before the hard input ({path.name})"
                 results.append(CaseResult(frame.case, Verdict.FAIL, why, [why], transcript=path, ran=False))
             break
         results.extend(judge_frames(path, sent))
         waiting = waiting[len(sent) :]
+    refused = {f.tool: f for f in frames if f.base is not None and f.refused is not None}
+    frame_of = {id(f.case): f for f in frames}
+    for result in results:
+        built = frame_of.get(id(result.case))
+        base = refused.get(built.tool) if built is not None and built.uses_base else None
+        if base is not None:
+            name = escape_text(base.tool)[:60]
+            inconclusive(
+                result,
+                f"the arguments it is built on ({base.case.title.split(': ', 1)[1]}) were refused too "
+                f"({base.refused}); give a recorded session that calls {name} successfully with "
+                "--from TRANSCRIPT (or --tool NAME --args JSON)",
+            )
     return results
 
 
-def _run_process(plan: Plan, path: Path, frames: list[ToolFrame]) -> list[ToolFrame]:
+def _run_process(
+    plan: Plan, path: Path, frames: list[ToolFrame], good: set[str], linger: float
+) -> list[ToolFrame]:
     """One server process: handshake, then frames until they are done or the session ends."""
     header = {"probe": {"case": "tools", "title": "hard inputs to every tool", "marker": frames[0].rid}}
     sent: list[ToolFrame] = []
     t0 = time.monotonic()
-    harness = Harness(list(plan.command), path, shutdown_timeout=plan.shutdown, header=header)
+    harness = Harness(
+        list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
+    )
     with harness, running(harness):
         d = Driver(harness, plan.timeout, plan.start_timeout)
         reply = d.initialize()
@@ -176,20 +215,33 @@ def _run_process(plan: Plan, path: Path, frames: list[ToolFrame]) -> list[ToolFr
             return []
         for n, frame in enumerate(frames):
             frame.path = path
+            if frame.base is not None and frame.tool in good:
+                frame.skipped = True  # its base is known to work: no need to call it
+                sent.append(frame)
+                continue
             started = time.monotonic()
+            mark = d.mark()
             if d.send(frame.data) is not None:
                 break  # gone (or not reading): this frame goes to the next process
             sent.append(frame)
             if frame.case.id.startswith("string-params:"):
                 frame.reply = d.request("ping", f"probe-ping-{n}").status
+                if frame.reply is Status.ANSWERED:
+                    # A frame read is not a frame done with: a concurrent server may run it after the
+                    # ping's answer; its answer (bounded) first, so its late action stays in its window.
+                    d.settle([frame.rid], linger, since=mark)
             else:
-                frame.reply = d.wait_for(frame.rid).status
+                answer = d.wait_for(frame.rid)
+                frame.reply = answer.status
+                _learn(frame, answer, good)
             frame.seconds = time.monotonic() - started
             if frame.reply is Status.GONE:
                 frame.closed = True
                 break
             if frame.reply is Status.TIMEOUT:
                 frame.hung = f"no answer within {plan.timeout:g}s"
+                if frame.base is not None:
+                    frame.refused = frame.hung
                 harness.note(f"mcptape probe: {frame.case.id}: {frame.hung}")
                 break
             harness.wait_exit(SETTLE)
@@ -203,123 +255,13 @@ def _run_process(plan: Plan, path: Path, frames: list[ToolFrame]) -> list[ToolFr
     return sent
 
 
-def judge_frames(path: Path, frames: list[ToolFrame]) -> list[CaseResult]:
-    """The verdict of each frame of one shared transcript."""
-    from mcptape.check.analyze import analyze_file
-
-    seen = Seen()
-    _, analysis = analyze_file(str(path), on_message=seen.keep, on_exec=seen.calls.append)
-    starts = []
-    for frame in frames:
-        rid = frame.rid.encode()
-        t = seen.first_in(lambda m, rid=rid: rid in m.frame.raw)
-        starts.append(t)
-    stderr = bytes(analysis.stderr.head[:STDERR_KEPT])
-    results = []
-    for i, frame in enumerate(frames):
-        t_bad = starts[i]
-        t_next = next((t for t in starts[i + 1 :] if t is not None), None)
-        mine = [c for c in seen.calls if _belongs(c, frame, t_bad, t_next)]
-        result = _judge_one(frame, mine, seen, t_bad)
-        out = [
-            f
-            for f in analysis.findings
-            if f.channel == OUT
-            and f.rule in FRAME_RULES
-            and t_bad is not None
-            and (f.t or 0) >= t_bad
-            and (t_next is None or (f.t or 0) < t_next)
-        ]
-        if out:
-            result.reasons.append(
-                f"stdout is not protocol-only: {out[0].message}: {escape(out[0].raw, SHOW)}"
-            )
-            result.findings = out
-        result.stderr = stderr
-        result.transcript = path
-        if any(not r.startswith("warning: ") for r in result.reasons):
-            result.verdict = Verdict.FAIL
-        elif result.reasons:
-            result.verdict = Verdict.WARN
-        results.append(result)
-    return results
-
-
-def _belongs(call: ExecCall, frame: ToolFrame, t_bad: float | None, t_next: float | None) -> bool:
-    if t_bad is None or call.frame.t < t_bad:
-        return False
-    if frame.rid.encode() in call.frame.raw or (
-        frame.acted_on is not None and frame.acted_on in call.frame.raw
-    ):
-        return True
-    named = call_names(call)
-    if named is not None:
-        return same_id(named, frame.rid)
-    return t_next is None or call.frame.t < t_next
-
-
-def _judge_one(frame: ToolFrame, mine: list[ExecCall], seen: Seen, t_bad: float | None) -> CaseResult:
-    result = CaseResult(frame.case, Verdict.PASS, "", seconds=frame.seconds, exit=frame.extra[-1])
-    answer = _answer(seen, frame.rid, t_bad)
-    parts: list[str] = []
-    if answer == "result":
-        parts.append("accepted it (answered with a result)")
-    elif answer:
-        parts.append(f"refused it ({answer})")
-    elif frame.closed:
-        parts.append("closed the session")  # a good answer to a bad frame: the next ones get a new process
-    elif frame.hung:
-        parts.append(f"hung: {frame.hung}")
-        result.reasons.append(f"hung: {frame.hung}")
-    else:
-        parts.append("no answer to it")
-        result.reasons.append("warning: tolerant: dropped the bad frame silently (no error response)")
-    result.http = sum(1 for c in mine if c.frame.channel == HTTP)
-    result.executed = len(mine) - result.http
-    acted = [c for c in mine if frame.acted_on is not None and frame.acted_on in c.frame.raw]
-    if acted:
-        first = acted[0].frame
-        parts.append("acted on the undeclared argument")
-        result.reasons.append(
-            f"the tool acted on an argument it does not declare: {first.channel} line {first.line}: "
-            f"{escape(first.body, SHOW)}"
-        )
-    elif mine and (frame.forbidden or answer != "result"):
-        first = mine[0].frame
-        parts.append(f"executed it ({result.executed} exec, {result.http} http)")
-        result.reasons.append(
-            f"the hard input caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
-            f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
-        )
-    elif mine:
-        parts.append(f"ran its declared arguments ({len(mine)} calls), not the undeclared one")
-    if answer == "result" and frame.accepted is not None and not mine:
-        result.reasons.append(frame.accepted)
-    elif answer == "result" and frame.forbidden and not mine:
-        result.reasons.append("accepted arguments its own inputSchema forbids (answered with a result)")
-    if frame.closed:
-        parts.append(frame.extra[-1])
-    result.did = "; ".join(parts)
-    return result
-
-
-def _answer(seen: Seen, rid: str, t_bad: float | None) -> str | None:
-    """How the server answered `rid`: "result", an error code, "isError result", or None."""
-    if t_bad is None:
-        return None
-    for message in seen.messages:
-        if message.channel != OUT or message.frame.t < t_bad or not isinstance(message.value, dict):
-            continue
-        value = message.value
-        if not same_id(value.get("id"), rid):
-            continue
-        error, result = value.get("error"), value.get("result")
-        if isinstance(error, dict):
-            return f"error {error.get('code')}"
-        if isinstance(result, dict):
-            if result.get("isError") is True:
-                return "isError result"
-            if result.get("resultType") == "input_required":
-                return "input_required"
-            return "result"
-    return None
+def _learn(frame: ToolFrame, answer: Reply, good: set[str]) -> None:
+    """What an answer says of the tool's base arguments: the base call refused (and why), or an
+    `unknown-arguments` frame answered with a success (the base works: no need to call it)."""
+    if frame.base is not None:
+        if answer.status is Status.GONE:
+            frame.refused = "the session ended before its answer"
+        elif answer.status is Status.ANSWERED:
+            frame.refused = refusal(answer)
+    elif frame.acted_on is not None and answer.status is Status.ANSWERED and refusal(answer) is None:
+        good.add(frame.tool)

@@ -1,0 +1,55 @@
+"""`probe --stub NAME` records a command instead of running it; the progress total is never a guess."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import orjson
+
+from tests.conftest import console_script
+from tests.probe.support import PB_SERVER, probe
+
+
+def fake_command(folder: Path, witness: Path) -> None:
+    """An executable `pb-deploy` on PATH that leaves a witness file when it really runs."""
+    folder.mkdir()
+    script = folder / "pb-deploy"
+    script.write_text(f"#!/bin/sh\ntouch {witness}\n")
+    script.chmod(0o755)
+
+
+def test_a_stubbed_command_is_recorded_not_run(tmp_path: Path) -> None:
+    """The tool runs `pb-deploy`: under --stub it is an exec line (the baseline counts it), never run."""
+    witness = tmp_path / "ran"
+    fake_command(tmp_path / "bin", witness)
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    options = ["--json", "-o", str(tmp_path / "out"), "--timeout", "5", "--case", "debug-line"]
+    server = [*PB_SERVER, "--action", "command"]
+    done = subprocess.run(
+        [console_script(), "probe", *options, "--stub", "pb-deploy", "--", *server],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert orjson.loads(done.stdout)["baseline_calls"] == 1
+    assert not witness.exists()
+    records = [orjson.loads(line) for line in (tmp_path / "out" / "start.jsonl").read_bytes().splitlines()]
+    stubbed = [orjson.loads(r["data"]) for r in records if r.get("ch") == "exec" and "data" in r]
+    assert [(s["stub"], s["argv"]) for s in stubbed] == [("pb-deploy", ["pb-deploy", "mcptape-probe"])]
+
+
+def test_the_progress_total_is_unknown_until_the_tools_are_listed(tmp_path: Path) -> None:
+    """`[ 1/?]` for the clean start; then one line says how many cases there are, and every later
+    counter uses that total."""
+    _, lines = probe(tmp_path, PB_SERVER, cases=["tools", "debug-line", "concatenated"])
+    counters = [(line, re.match(r"\[\s*(\d+)/(\S+)\]", line)) for line in lines]
+    numbered = [(line, m) for line, m in counters if m]
+    assert numbered[0][1].group(2) == "?", numbered[0][0]
+    totals = {m.group(2) for _, m in numbered[1:]}
+    assert totals == {str(len(numbered))}, lines
+    announced = [line for line, m in counters if not m and f"{len(numbered)} cases in all" in line]
+    assert announced and lines.index(announced[0]) < lines.index(numbered[1][0]), lines
