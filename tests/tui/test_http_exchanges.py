@@ -248,3 +248,46 @@ def test_a_followed_recording_names_an_exchange_once_its_answer_is_written(
     assert model.describe(request).exchange == expected_cell(sdk_http_transcript, 1)
     answer = next(r for r in range(len(index)) if _event(model, r).ch == "http-out")
     assert model.describe(answer).status == "http response"
+
+
+def test_a_long_stream_is_listed_around_the_selected_event(tmp_path: Path) -> None:
+    """A GET stream of 500 events: the detail of event 300 lists the 200 events around it (with the
+    `id` each came with), says how many it left out before and after, and marks the row."""
+    events = [
+        Event(
+            0.0,
+            "http-in",
+            text="GET /mcp HTTP/1.1\r\nHost: a\r\naccept: text/event-stream\r\n\r\n",
+            fields={"x": 1},
+        ),
+        Event(
+            0.0,
+            "http-out",
+            text="HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n",
+            fields={"x": 1},
+        ),
+    ]
+    for i in range(500):
+        params = f'{{"level":"info","data":"tick {i}"}}'
+        note = f'{{"jsonrpc":"2.0","method":"notifications/message","params":{params}}}'
+        events.append(Event(0.001 * i, "http-out", text=f"id: e{i}\ndata: {note}\n\n", fields={"x": 1}))
+        events.append(Event(0.001 * i, "out", text=note + "\n", fields={"x": 1}))
+    events.append(Event(1.0, "eof", fields={"of": "http-in"}))
+    path = tmp_path / "stream.jsonl"
+    http = {"upstream": "http://127.0.0.1:1/mcp", "listen": "http://127.0.0.1:2/mcp"}
+    write_transcript(path, Header(1, HEADER.started, [], "/", HEADER.recorder, {"http": http}), events)
+    model = open_model(path)
+    outs = rows_of(model, "out")
+    notes = [text for _, text in model.detail(outs[300]).notes]
+    start = notes.index(
+        "exchange 1 carried 500 messages: 0 from the client, 500 from the server (its SSE stream's events)"
+    )
+    assert notes[start + 1] == "    ... 200 earlier"
+    listed = notes[start + 2 : start + 202]
+    assert [line.split(" · ")[0] for line in listed] == [f"    ← row {r + 1}" for r in outs[200:400]]
+    assert [
+        f"· id e{i} ·" in line and f"info: tick {i}" in line
+        for i, line in zip(range(200, 400), listed, strict=True)
+    ] == [True] * 200
+    assert [line.endswith("◂ this row") for line in listed].index(True) == 100
+    assert notes[start + 202] == "    ... 100 more"

@@ -19,6 +19,8 @@ for its head, the first `STREAM_READ` bytes of a response for its events.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING
 from mcptape.textsafe import escape, escape_text
 from mcptape.transcript.events import HTTP_IN, HTTP_OUT, Event
 from mcptape.transcript.index import LRU, TranscriptIndex
-from mcptape.transcript.wire import SSE_TYPE, SseEvent, is_json_type
+from mcptape.transcript.wire import SSE_TYPE, is_json_type
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import ARROWS, RowInfo
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from mcptape.check.exchanges import HttpMessage
 
 HEAD_READ = 64 * 1024  # bytes of a message read to find its head
-STREAM_READ = 8 << 20  # bytes of a response read to name its SSE events
+STREAM_READ = 1 << 20  # bytes of a response read to name its SSE events
 LISTED = 200  # messages of an exchange listed in the detail pane
 MAX_HEADERS = 64
 SHOWN = 200  # bytes of a header line shown
@@ -68,23 +70,16 @@ class Heads:
 
 
 @dataclass
-class Carried:
-    """A message the exchange carried: its row, `in` or `out`, and the SSE event it came in."""
-
-    row: int
-    channel: str
-    event: SseEvent | None = None
-
-
-@dataclass
 class Stream:
-    """The messages an exchange carried, in file order (the first `LISTED`), and how many in all."""
+    """The messages an exchange carried, in file order: what the client sent (`in`, a request body),
+    what the server answered (`out`, a JSON body or each SSE event), and the `event` type and `id` of
+    the SSE events decoded (the k-th `out` row is the k-th event)."""
 
-    messages: list[Carried] = field(default_factory=list)
-    total: int = 0
-    sent: int = 0  # of which from the client (`in`)
+    sent: array[int] = field(default_factory=lambda: array("i"))
+    answered: array[int] = field(default_factory=lambda: array("i"))
     sse: bool = False
-    undecoded: bool = False  # the stream is longer than STREAM_READ: later events are not named
+    events: list[tuple[str, str | None]] = field(default_factory=list)
+    undecoded: bool = False  # the stream is longer than STREAM_READ: the events past it are not named
 
 
 def _reader(*, request: bool) -> HttpMessage:
@@ -199,7 +194,7 @@ class Exchanges:
         return "sse" if head.media == SSE_TYPE else "response body"
 
     def stream(self, x: int) -> Stream:
-        """The messages exchange `x` carried, with the SSE event each came in."""
+        """The messages exchange `x` carried, and the SSE events of its response's first STREAM_READ bytes."""
         found = self._streams.get(x)
         if found is not None:
             return found
@@ -208,15 +203,13 @@ class Exchanges:
         if facts is None or facts.exchanges is None:
             return stream
         reader = _reader(request=False)
-        events: list[SseEvent] = []
         read = 0
         for row in facts.exchanges.rows(x):
             code = facts.channel[row]
-            if code in (_IN, _OUT):
-                stream.total += 1
-                stream.sent += code == _IN
-                if len(stream.messages) < LISTED:
-                    stream.messages.append(Carried(row, "in" if code == _IN else "out"))
+            if code == _IN:
+                stream.sent.append(row)
+            elif code == _OUT:
+                stream.answered.append(row)
             elif code == _HTTP_OUT and reader.broken is None and not reader.complete:
                 if read >= STREAM_READ or (reader.head is not None and reader.sse is None):
                     stream.undecoded = read >= STREAM_READ
@@ -225,13 +218,12 @@ class Exchanges:
                 if isinstance(event, Event):
                     read += event.size
                     reader.feed(event.data, row, event.t)
-                    events.extend(reader.events)
+                    stream.events += [
+                        (e.event[:SHOWN], None if e.id is None else e.id[:SHOWN]) for e in reader.events
+                    ]
         stream.sse = reader.sse is not None
-        out = iter(events)
-        for carried in stream.messages:
-            if carried.channel == "out" and stream.sse:
-                carried.event = next(out, None)
-        self._streams.put(x, stream, 64 * len(stream.messages))
+        weight = 4 * (len(stream.sent) + len(stream.answered)) + 100 * len(stream.events)
+        self._streams.put(x, stream, weight)
         return stream
 
     def notes(self, row: int, x: int, describe: Callable[[int], RowInfo]) -> list[tuple[str, str]]:
@@ -259,33 +251,49 @@ class Exchanges:
         return notes
 
     def _carried(self, row: int, x: int, describe: Callable[[int], RowInfo]) -> list[tuple[str, str]]:
+        """The messages, each under the client's: the first LISTED, or LISTED around `row`."""
         stream = self.stream(x)
-        if not stream.total:
+        sent, answered = stream.sent, stream.answered
+        if not sent and not answered:
             return [("dim", f"exchange {x} carried no message")]
-        sent, answered = stream.sent, stream.total - stream.sent
         how = " (its SSE stream's events)" if stream.sse and answered else ""
-        total = f"{stream.total} message{'s' if stream.total != 1 else ''}"
-        notes = [
-            ("bold", f"exchange {x} carried {total}: {sent} from the client, {answered} from the server{how}")
-        ]
-        for carried in stream.messages:
-            info = describe(carried.row)
-            parts = [f"row {carried.row + 1}", carried.channel]
-            event = carried.event
-            if event is not None:
-                parts.append(f"event {escape(event.event.encode(), 40)}")
-                if event.id is not None:
-                    parts.append(f"id {escape(event.id.encode(), 40)}")
-            parts += [p for p in (info.label, info.status, info.preview[:120]) if p]
-            indent = "  " if carried.channel == "in" else "    "
-            here = carried.row == row
-            mark = "   ◂ this row" if here else ""
-            text = f"{indent}{ARROWS.get(carried.channel, ' ')} {' · '.join(parts)}{mark}"
-            notes.append(("bold" if here else "", text))
-        if stream.total > len(stream.messages):
-            notes.append(("dim", f"    ... {stream.total - len(stream.messages)} more messages"))
-        if stream.undecoded:
-            notes.append(
-                ("dim", f"    (the stream's events past its first {STREAM_READ >> 20} MiB are not named)")
-            )
+        total = len(sent) + len(answered)
+        said = f"{len(sent)} from the client, {len(answered)} from the server{how}"
+        notes = [("bold", f"exchange {x} carried {total} message{'s' if total != 1 else ''}: {said}")]
+        for at in sent[:LISTED]:
+            notes.append(self._message(at, "in", None, row, describe))
+        if len(sent) > LISTED:
+            notes.append(("dim", f"  ... {len(sent) - LISTED} more from the client"))
+        first = max(0, min(bisect_left(answered, row) - LISTED // 2, len(answered) - LISTED))
+        last = min(len(answered), first + LISTED)
+        if first:
+            notes.append(("dim", f"    ... {first} earlier"))
+        for k in range(first, last):
+            event = stream.events[k] if stream.sse and k < len(stream.events) else None
+            notes.append(self._message(answered[k], "out", event, row, describe))
+        if last < len(answered):
+            notes.append(("dim", f"    ... {len(answered) - last} more"))
+        if stream.undecoded and last > len(stream.events):
+            past = f"past its first {STREAM_READ >> 20} MiB"
+            notes.append(("dim", f"    (the `event` and `id` of the stream's events {past} are not read)"))
         return notes
+
+    @staticmethod
+    def _message(
+        at: int,
+        channel: str,
+        event: tuple[str, str | None] | None,
+        row: int,
+        describe: Callable[[int], RowInfo],
+    ) -> tuple[str, str]:
+        """A message of the list: its row, its SSE event, what it says; the selected one marked."""
+        info = describe(at)
+        parts = [f"row {at + 1}", channel]
+        if event is not None:
+            parts.append(f"event {escape_text(event[0])}")
+            if event[1] is not None:
+                parts.append(f"id {escape_text(event[1])}")
+        parts += [p for p in (info.label, info.status, info.preview[:120]) if p]
+        indent = "  " if channel == "in" else "    "
+        mark = "   ◂ this row" if at == row else ""
+        return ("bold" if at == row else "", f"{indent}{ARROWS.get(channel, ' ')} {' · '.join(parts)}{mark}")
