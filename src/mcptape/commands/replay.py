@@ -129,6 +129,9 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     "(-- CMD starts the server first) and diff the two sessions (see docs/http.md).",
 )
 @click.option(
+    "--http-allow-remote", is_flag=True, help="Let --http-upstream name a host that is not loopback."
+)
+@click.option(
     "--http-match",
     default=None,
     metavar="FIELDS",
@@ -170,6 +173,7 @@ def replay_command(
     junit: str | None = None,
     sarif: str | None = None,
     http_upstream: str | None = None,
+    http_allow_remote: bool = False,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -197,31 +201,10 @@ def replay_command(
         "announce": _announce,
         "http_match": http_match,
     }
-    if http_upstream is not None:  # an HTTP transcript, replayed over HTTP (commands/replayhttp.py)
-        from mcptape.commands.replayhttp import replay_over_http
+    if http_upstream is not None:
+        from mcptape.commands.replayhttp import refuse_for_http
 
-        if learn is not None or update or view or junit or sarif or output_format == "github" or pace:
-            raise UsageError(
-                "--http-upstream does not take --learn, --update, --view, --pace, --junit, --sarif "
-                "or --format github yet",
-                hint="see docs/http.md",
-            )
-
-        raise SystemExit(
-            replay_over_http(
-                transcript,
-                http_upstream,
-                list(command),
-                output,
-                overwrite=overwrite,
-                as_json=as_json,
-                ignore=ignore,
-                stderr=bool(with_stderr),
-                config=not no_config,
-                step_timeout=step_timeout,
-                shutdown_timeout=shutdown_timeout,
-            )
-        )
+        refuse_for_http(transcript, learn, common)
     if save and learn is None:
         raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
     if as_json and output_format == "github":
@@ -251,7 +234,14 @@ def replay_command(
         code = _replay_folder(transcript, list(command) or None, common, mode, update, replayed)
         _ci_outputs(replayed, outputs, mode)
         raise SystemExit(code)
-    result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
+    if http_upstream is not None:  # an HTTP transcript, replayed over HTTP (commands/replayhttp.py)
+        from mcptape.commands.replayhttp import replay_http_transcript
+
+        result = replay_http_transcript(
+            transcript, http_upstream, list(command), output, overwrite, http_allow_remote, common
+        )
+    else:
+        result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
     if mode != "github":
         emit(result.to_json() if as_json else result.render(), as_json)
     if replayed is not None:

@@ -1,62 +1,61 @@
-"""`mcptape replay FILE --http-upstream URL [-- CMD]`, wired: the HTTP replay (replay/overhttp.py)
-records the new session, then the diff `mcptape diff` prints compares it with the recording."""
+"""`mcptape replay FILE --http-upstream URL [--http-allow-remote] [-- CMD]`, wired: the options an HTTP
+replay does not take are refused before any work, then `replay.httpapi.replay_over_http` replays and
+diffs, and `replay` reports its result as it reports a stdio one (text, JSON, CI formats, --view,
+--update)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import click
+from mcptape.errors import UsageError
 
-from mcptape.commands.output import write, write_json
-from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from mcptape.textsafe import escape_text
+if TYPE_CHECKING:
+    from mcptape.replay.api import ReplayResult
 
 
-def replay_over_http(
+def refuse_for_http(transcript: Path, learn: int | None, common: dict[str, Any]) -> None:
+    """Refuse, before any work, what an HTTP replay does not take."""
+    if transcript.is_dir():
+        raise UsageError("--http-upstream replays one transcript, not a folder", hint="give one .jsonl file")
+    refused = [
+        name
+        for name, given in (
+            ("--learn", learn is not None),
+            ("--pace", common.get("pace") is not None),
+            ("--stub", bool(common.get("stubs"))),
+            ("--secret", bool(common.get("secrets"))),
+            ("--http-match", common.get("http_match") is not None),
+        )
+        if given
+    ]
+    if refused:
+        raise UsageError(f"--http-upstream does not take {', '.join(refused)} yet", hint="see docs/http.md")
+
+
+def replay_http_transcript(
     transcript: Path,
     upstream: str,
     command: list[str],
     output: Path | None,
-    *,
     overwrite: bool,
-    as_json: bool,
-    ignore: tuple[str, ...],
-    stderr: bool,
-    config: bool,
-    step_timeout: float | None,
-    shutdown_timeout: float,
-) -> int:
-    """Replay, diff, print; the exit code (0 same, 1 different or incomplete)."""
-    from mcptape.replay.api import diff_files
-    from mcptape.replay.overhttp import replay_http
-    from mcptape.replay.render import diff_to_json, render_diff_report
+    allow_remote: bool,
+    common: dict[str, Any],
+) -> ReplayResult:
+    """Replay one HTTP transcript over HTTP (`common`: the replay command's shared options)."""
+    from mcptape.replay.httpapi import replay_over_http
 
-    if transcript.is_dir():
-        raise UsageError("--http-upstream replays one transcript, not a folder")
-    temporary = output is None
-    target = output if output is not None else Path(tempfile.mkdtemp(prefix="mcptape-replay-")) / "new.jsonl"
-    issues = replay_http(
+    return replay_over_http(
         transcript,
         upstream,
         command,
-        target,
+        output=output,
+        ignore=common["ignore"],
+        step_timeout=common["step_timeout"],
+        shutdown_timeout=common["shutdown_timeout"],
+        stderr=common["stderr"],
+        config=common["config"],
         overwrite=overwrite,
-        step_timeout=step_timeout or 10.0,
-        shutdown_timeout=shutdown_timeout,
+        keep_dir=common["keep_dir"],
+        allow_remote=allow_remote,
     )
-    diff = diff_files(transcript, target, ignore=ignore, stderr=stderr, config=config)
-    same = diff.same and not issues
-    if as_json:
-        write_json(
-            {**diff_to_json(diff), "issues": issues, "new": str(target) if not (same and temporary) else None}
-        )
-    else:
-        for issue in issues:
-            click.echo(f"mcptape replay: {escape_text(issue)}", err=True)
-        write(render_diff_report(diff, str(transcript), str(target)))
-    if same and temporary:
-        os.unlink(target)
-        os.rmdir(target.parent)
-    return EXIT_OK if same else EXIT_FINDINGS

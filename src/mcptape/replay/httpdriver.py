@@ -1,0 +1,378 @@
+"""Drive a new build over Streamable HTTP with a recorded client (`httpplan.HttpPlan`).
+
+Each recorded exchange's request is sent on a connection of its own to the recording proxy in front
+of the new server, and its response read as it comes (`httpwire.ResponseReader`): the messages a
+JSON body or SSE events carry are classified by the check core and aligned as the diff aligns them,
+so that what the recorded client sent back of the recorded server's values is replaced by what the
+new server sent at the same place (`diff.minted`), the id of a server request it answers by the new
+server's id for that request, and its `Mcp-Session-Id` by the one the new server assigned.
+
+Pacing is causal. The recording's timeline is walked in order: a request is sent once the new
+server has answered the requests whose responses the recorded client had seen (or the exchange that
+carried one has ended without it), has sent the server requests the client had seen (bounded: a
+warning when one never comes), and once each exchange whose response had ended by itself before the
+request began has ended again. An exchange the recorded client closed (its response cut, as a client
+closes a stream it no longer wants) is closed at its place in that timeline, once it carried as many
+messages as it did then. What is still open at the end is closed.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from mcptape.check.classify import classify_line
+from mcptape.check.model import Kind, Message, RequestId
+from mcptape.diff.minted import Use, get, is_token
+from mcptape.diff.sessions import Side
+from mcptape.replay.driver import (
+    MISSING_SERVER_REQUEST,
+    SERVER_EXITED,
+    STEP_TIMEOUT,
+    UNANSWERABLE_REQUEST,
+    UNMINTED_VALUE,
+    Issue,
+    Run,
+    Substitution,
+)
+from mcptape.replay.httpplan import HttpPlan, Key, Step
+from mcptape.replay.httpwire import ResponseReader
+from mcptape.replay.plan import is_answer, is_server_request
+
+READ = 65536
+LAUNCH, CUT = 1, 0  # at the same time, a close comes before a send
+
+
+@dataclass
+class Live:
+    """An exchange sent again: its connection, its response as it comes."""
+
+    step: Step
+    reader: ResponseReader
+    sock: socket.socket | None = None
+    delivered: int = 0  # messages its response carried so far
+    done: threading.Event = field(default_factory=threading.Event)  # ended, failed or closed
+    thread: threading.Thread | None = None
+
+
+class HttpDriver:
+    """Replays `plan` through the proxy at `host`:`port`; `gone` is set when the server exited."""
+
+    def __init__(
+        self,
+        plan: HttpPlan,
+        host: str,
+        port: int,
+        run: Run,
+        *,
+        step_timeout: float = 10.0,
+        recorded_host: str | None = None,
+        gone: threading.Event | None = None,
+    ) -> None:
+        self.plan = plan
+        self.address = (host, port)
+        self.authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        self.recorded_host = recorded_host
+        self.run = run
+        self.step_timeout = step_timeout
+        self.gone = gone or threading.Event()
+        self.cond = threading.Condition()
+        self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
+        self.asked: dict[str, list[RequestId]] = {}  # its own requests, by method, in order
+        self.sessions: dict[str, str] = {}  # recorded Mcp-Session-Id -> the new server's
+        self.sources = _Sources(plan.sources)
+        self.live: dict[int, Live] = {}
+        self.stopped = False
+
+    def server_exited(self) -> None:
+        """The server started for the replay exited: every wait ends now."""
+        with self.cond:
+            self.gone.set()
+            self.cond.notify_all()
+
+    # -- the timeline ------------------------------------------------------------------------
+    def drive(self) -> None:
+        timeline = sorted(
+            [(s.start, LAUNCH, k) for k, s in enumerate(self.plan.steps)]
+            + [(s.end, CUT, k) for k, s in enumerate(self.plan.steps) if not s.whole and s.end is not None],
+        )
+        ended = sorted(
+            (s for s in self.plan.steps if s.whole and s.end is not None),
+            key=lambda s: s.end or 0.0,
+        )
+        waited = 0  # ended[:waited] have been waited for
+        for t, kind, k in timeline:
+            while waited < len(ended) and (ended[waited].end or 0.0) <= t:
+                self._wait_ended(ended[waited], t)
+                waited += 1
+            step = self.plan.steps[k]
+            if kind == CUT:
+                self._cut(step)
+            elif not self._launch(step):
+                self.stopped = True
+                break
+        if not self.stopped and self._wait_responses(len(self.plan.responses), "at the end"):
+            for step in ended[waited:]:
+                self._wait_ended(step, None)
+            self.run.completed = not self.gone.is_set()
+        self.close()
+
+    def close(self) -> None:
+        """Close every connection still open and let the readers end."""
+        time.sleep(0.05)
+        for live in list(self.live.values()):
+            _shut(live.sock)
+        for live in list(self.live.values()):
+            if live.thread is not None:
+                live.thread.join(self.step_timeout)
+
+    # -- waiting -----------------------------------------------------------------------------
+    def _wait(self, done: Callable[[], bool]) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: done() or self.gone.is_set(), self.step_timeout) and done()
+
+    def _wait_ended(self, step: Step, before: float | None) -> None:
+        live = self.live.get(step.x)
+        if live is None or self._wait(live.done.is_set):
+            return
+        if self.gone.is_set():
+            return
+        when = "before the end" if before is None else "before the requests after it"
+        message = (
+            f"exchange {step.x} ({step.request.method} {step.request.target}) did not end within "
+            f"{self.step_timeout:g}s (--step-timeout); the recorded one had ended {when}"
+        )
+        self.run.issues.append(Issue(STEP_TIMEOUT, message, error=False))
+
+    def _responded(self, upto: int) -> bool:
+        required: Counter[RequestId] = Counter(self.plan.responses[:upto])
+        for rid, n in required.items():
+            if self.answered[rid] >= n:
+                continue
+            carriers = [self.live.get(x) for x in self.plan.carriers.get(rid, ())]
+            if not carriers or any(c is None or not c.done.is_set() for c in carriers):
+                return False  # its exchange may still answer
+        return True
+
+    def _wait_responses(self, upto: int, when: str) -> bool:
+        if self._wait(lambda: self._responded(upto)):
+            return True
+        with self.cond:
+            required: Counter[RequestId] = Counter(self.plan.responses[:upto])
+            missing = sorted((r for r, n in required.items() if self.answered[r] < n), key=str)
+        ids = ", ".join(repr(r) for r in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        if self.gone.is_set():
+            why = f"the new server exited: it never answered request {ids}"
+            self.run.issues.append(Issue(SERVER_EXITED, f"{why}; replay stopped after {self._sent()}"))
+        else:
+            message = (
+                f"no response to request {ids} within {self.step_timeout:g}s (--step-timeout) {when}; "
+                f"replay stopped after {self._sent()}"
+            )
+            self.run.issues.append(Issue(STEP_TIMEOUT, message))
+        return False
+
+    def _sent(self) -> str:
+        return f"{self.run.sent} of {self.run.total} requests"
+
+    def _wait_asked(self, step: Step) -> None:
+        """Wait (bounded) for the server requests the recorded client had seen; a warning for one
+        that never came (the replay goes on)."""
+        wanted: Counter[str] = Counter(self.plan.server_requests[: step.asked])
+
+        def have() -> bool:
+            return all(len(self.asked.get(m, ())) >= n for m, n in wanted.items())
+
+        if self._wait(have) or self.gone.is_set():
+            return
+        with self.cond:
+            short = {m: n for m, n in wanted.items() if len(self.asked.get(m, ())) < n}
+        for method, n in sorted(short.items()):
+            message = (
+                f"the recording shows the server's {method} request #{n} before exchange {step.x}; the "
+                f"new server sent {len(self.asked.get(method, ()))} within {self.step_timeout:g}s "
+                "(--step-timeout), and the replay went on without it"
+            )
+            if not any(i.message == message for i in self.run.issues):
+                self.run.issues.append(Issue(MISSING_SERVER_REQUEST, message, error=False))
+
+    # -- sending -----------------------------------------------------------------------------
+    def _launch(self, step: Step) -> bool:
+        if self.gone.is_set() or not self._wait_responses(step.ready, f"before exchange {step.x}"):
+            if self.gone.is_set() and not any(i.kind == SERVER_EXITED for i in self.run.issues):
+                message = f"the new server exited; replay stopped after {self._sent()}"
+                self.run.issues.append(Issue(SERVER_EXITED, message))
+            return False
+        self._wait_asked(step)
+        if step.uses:
+            wanted = {use.source for use in step.uses}
+            self._wait(lambda: wanted.issubset(self.sources.values))
+        with self.cond:
+            data = self._request(step)
+            for request in step.requests:  # before any answer is read: the diff's numbering
+                self.sources.on_message(request)
+            reader = ResponseReader(step.request.method, on_line=lambda line: self._line(live, line))
+            live = Live(step, reader)
+            self.live[step.x] = live
+        thread = threading.Thread(target=self._exchange, args=(live, data), name="mcptape-replay-http")
+        thread.daemon = True
+        live.thread = thread
+        thread.start()
+        self.run.sent += 1
+        return True
+
+    def _request(self, step: Step) -> bytes:
+        """The recorded request with the new session's values (holding the lock)."""
+        request = step.request
+        body: bytes | None = None
+        swapped: dict[str, str] = {}
+        if request.whole and (step.uses or step.answers):
+            body = request.body
+            for use in step.uses:
+                new = get(self.sources.values.get(use.source), use.source_path)
+                if type(new) is not str or not is_token(new):
+                    self._unminted(use, step)
+                    continue
+                if new != use.value:
+                    body, reencoded = _substitute(body, use, new)
+                    swapped[use.value] = new
+                    self.run.substitutions.append(Substitution(use, new, reencoded))
+            for answer in step.answers:
+                ids = self.asked.get(answer.method, [])
+                if len(ids) < answer.nth:
+                    message = (
+                        f"exchange {step.x} answers the server's {answer.method} request #{answer.nth}; "
+                        "the new server did not send it, so the answer went with the recorded id"
+                    )
+                    self.run.issues.append(Issue(UNANSWERABLE_REQUEST, message, error=False))
+                    continue
+                body = _with_id(body, answer.id, ids[answer.nth - 1])
+                self.run.answered += 1
+            if body == request.body:
+                body = None
+        origin = (self.recorded_host, self.authority) if self.recorded_host else None
+        return request.rebuilt(
+            host=self.authority, session=self.sessions.get, body=body, values=swapped, origin=origin
+        )
+
+    def _unminted(self, use: Use, step: Step) -> None:
+        message = (
+            f"exchange {step.x} sends back a value the recorded server minted ({use.value[:40]!r}); the "
+            "new server sent nothing there, so the recorded value was sent"
+        )
+        self.run.issues.append(Issue(UNMINTED_VALUE, message, error=False))
+
+    def _cut(self, step: Step) -> None:
+        """The recorded client closed this exchange here: close it once it carried as much."""
+        live = self.live.get(step.x)
+        if live is None:
+            return
+        self._wait(lambda: live.done.is_set() or live.delivered >= step.carried)
+        _shut(live.sock)
+
+    # -- one exchange ------------------------------------------------------------------------
+    def _exchange(self, live: Live, data: bytes) -> None:
+        reader = live.reader
+        try:
+            sock = socket.create_connection(self.address, timeout=None)
+            live.sock = sock
+            sock.sendall(data)
+            while not (reader.ended or reader.failed):
+                chunk = sock.recv(READ)
+                if not chunk:
+                    reader.close()
+                    break
+                with self.cond:
+                    reader.feed(chunk)
+                    self._head(live)
+        except OSError:
+            pass  # what the new server did is in the new transcript
+        finally:
+            with self.cond:
+                live.done.set()
+                self.cond.notify_all()
+            _shut(live.sock)
+            if live.sock is not None:
+                live.sock.close()
+
+    def _head(self, live: Live) -> None:
+        old, new = live.step.assigned, live.reader.header("mcp-session-id")
+        if old is not None and new is not None and old not in self.sessions:
+            self.sessions[old] = new
+
+    def _line(self, live: Live, line: bytes) -> None:
+        """A message the response carried (called holding the lock)."""
+        live.delivered += 1
+        msg = classify_line(line, "out")
+        if self.plan.sources:
+            self.sources.on_message(msg)
+        for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            if is_answer(one):
+                self.answered[one.id] += 1  # type: ignore[index]
+            elif is_server_request(one):
+                assert one.method is not None and one.id is not None
+                self.asked.setdefault(one.method, []).append(one.id)
+        self.cond.notify_all()
+
+
+class _Sources(Side):
+    """The new session aligned as the diff aligns it, keeping the messages at the keys where the
+    recorded server minted a value its client sent back."""
+
+    def __init__(self, wanted: set[Key]) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.values: dict[Key, Any] = {}
+
+    def add(self, key: Key, kind: str, scope: str, item: Any) -> None:
+        if key in self.wanted and isinstance(item, Message) and key not in self.values:
+            self.values[key] = item.value
+
+
+def _shut(sock: socket.socket | None) -> None:
+    if sock is None:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _substitute(body: bytes, use: Use, new: str) -> tuple[bytes, bool]:
+    """`body` with the recorded value made `new`: the JSON string's bytes where they stand, else the
+    body written again with the value at its path."""
+    old = orjson.dumps(use.value)
+    if old in body:
+        return body.replace(old, orjson.dumps(new)), False
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return body, False
+    target = get(value, use.path[:-1]) if use.path else None
+    last = use.path[-1] if use.path else None
+    in_object = isinstance(target, dict) and isinstance(last, str) and last in target
+    in_array = isinstance(target, list) and isinstance(last, int) and 0 <= last < len(target)
+    if not (in_object or in_array):
+        return body, False
+    target[last] = new  # type: ignore[index]
+    return orjson.dumps(value), True
+
+
+def _with_id(body: bytes, old: RequestId, new: RequestId) -> bytes:
+    """An answer's body with the new server's request id (members in their recorded order)."""
+    if old == new:
+        return body
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return body
+    if type(value) is dict and value.get("id") == old:
+        return orjson.dumps({k: (new if k == "id" else v) for k, v in value.items()})
+    return body

@@ -1,0 +1,180 @@
+"""What to replay of an HTTP transcript (pure): its exchanges, in the order their requests began,
+and what the recorded client had seen before it sent each one.
+
+* `steps`: each exchange's recorded request (`RecordedRequest`), when it began, whether and when
+  its response ended (`end`; `whole`: h11 read the response to its end, else the connection was
+  closed under it, as a client closes a stream it no longer wants), and the session id it assigned.
+* Causal pacing, as stdio replay's (`replay.plan`): a step carries how many of the recorded
+  server's responses to the client's requests had arrived before it began (`ready`, into
+  `responses`) and how many of the server's own requests (`asked`, into `server_requests`).
+* The server's requests the client answered (`answers`: a POST whose body is a response): the
+  method and the how-manieth of that method, so the new server's id can be put in its place.
+* Server-minted values (`mcptape.diff.minted`): the values a step's body sends back that the
+  recorded server had minted (`uses`), and where they were minted (`sources`, keyed as the diff
+  aligns messages).
+
+Framing and classification are the check core's (`messages`), alignment and minted values the
+diff's (`Side`), the request and response bytes read by h11 (`httpwire`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.check.analyze import messages
+from mcptape.check.model import IN, OUT, Kind, Message, RequestId
+from mcptape.diff.minted import Use
+from mcptape.diff.sessions import Side
+from mcptape.replay.httpwire import RecordedRequest, ResponseReader
+from mcptape.replay.plan import is_answer, is_server_request
+from mcptape.transcript.events import Event
+from mcptape.transcript.wire import EXCHANGE, HTTP_IN, HTTP_OUT
+
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A client's answer to the server's request: the recorded id, the request's method, and which
+    request of that method it was (1 for the first)."""
+
+    id: RequestId
+    method: str
+    nth: int
+
+
+@dataclass
+class Step:
+    """One exchange to send again."""
+
+    x: int
+    request: RecordedRequest
+    start: float
+    end: float | None = None  # the time of its response's last byte (None: no response at all)
+    whole: bool = False  # the response ended by itself (h11 read it to its end)
+    assigned: str | None = None  # the Mcp-Session-Id its response assigned
+    carried: int = 0  # the messages its response carried (on `out`)
+    ready: int = 0  # the client had seen responses[:ready] when it began
+    asked: int = 0  # ... and server_requests[:asked]
+    requests: tuple[Message, ...] = ()  # the client requests its body carries
+    uses: tuple[Use, ...] = ()  # the minted values its body sends back
+    answers: tuple[Answer, ...] = ()  # the server requests its body answers
+
+
+@dataclass
+class HttpPlan:
+    steps: list[Step] = field(default_factory=list)
+    responses: list[RequestId] = field(default_factory=list)  # ids the server answered, in time order
+    carriers: dict[RequestId, list[int]] = field(default_factory=dict)  # id -> exchanges carrying it
+    server_requests: list[str] = field(default_factory=list)  # their methods, in time order
+    sources: set[Key] = field(default_factory=set)
+
+
+class _Exchange:
+    """An exchange read from the records: the request's bytes, the response read as it came."""
+
+    def __init__(self, x: int, t: float) -> None:
+        self.x = x
+        self.start = t
+        self.raw = bytearray()
+        self.reader: ResponseReader | None = None
+        self.end: float | None = None
+
+    def response(self, data: bytes, t: float) -> None:
+        if self.reader is None:
+            self.reader = ResponseReader(RecordedRequest.read(bytes(self.raw)).method)
+        self.reader.feed(data)
+        self.end = t
+
+
+def make_http_plan(events: Callable[[], Iterable[Event]]) -> HttpPlan:
+    """The replay plan of an HTTP transcript (`events` gives its events afresh: read twice)."""
+    plan = HttpPlan()
+    x_of: dict[int, int] = {}  # `in`/`out` event index -> its exchange
+    found: dict[int, _Exchange] = {}
+    for event in events():
+        x = (event.fields or {}).get(EXCHANGE)
+        if type(x) is not int:
+            continue
+        if event.ch == IN or event.ch == OUT:
+            x_of[event.index] = x
+        elif event.ch == HTTP_IN:
+            item = found.get(x)
+            if item is None:
+                item = found[x] = _Exchange(x, event.t)
+            item.raw += event.data
+        elif event.ch == HTTP_OUT and x in found:
+            found[x].response(event.data, event.t)
+    steps: dict[int, Step] = {}
+    for x in sorted(found, key=lambda k: (found[k].start, k)):
+        item = found[x]
+        reader = item.reader
+        if reader is not None:
+            reader.close()
+        steps[x] = Step(
+            x,
+            RecordedRequest.read(bytes(item.raw)),
+            item.start,
+            item.end,
+            whole=reader is not None and reader.ended,
+            assigned=reader.header("mcp-session-id") if reader is not None else None,
+        )
+    plan.steps = list(steps.values())
+    _messages(plan, steps, x_of, events)
+    return plan
+
+
+def _messages(
+    plan: HttpPlan, steps: dict[int, Step], x_of: dict[int, int], events: Callable[[], Iterable[Event]]
+) -> None:
+    """What the messages say: responses and server requests in time order, each step's requests,
+    answers and minted values."""
+    side = Side()
+    client_ids: set[RequestId] = set()
+    pending: dict[RequestId, tuple[str, int]] = {}  # server request id -> (method, nth)
+    per_method: Counter[str] = Counter()
+    answered_at: list[float] = []
+    asked_at: list[float] = []
+    for msg in messages(events()):
+        side.on_message(msg)
+        carrier = steps.get(x_of.get(msg.frame.event, -1))
+        if msg.channel == OUT and carrier is not None:
+            carrier.carried += 1  # a line (a batch is one)
+        for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            step = carrier
+            if one.channel == IN and step is not None:
+                if one.kind is Kind.REQUEST and one.id is not None:
+                    client_ids.add(one.id)
+                    step.requests += (one,)
+                    plan.carriers.setdefault(one.id, []).append(step.x)
+                elif one.id in pending and is_answer(one):
+                    assert one.id is not None
+                    method, nth = pending.pop(one.id)
+                    step.answers += (Answer(one.id, method, nth),)
+            elif one.channel == OUT:
+                if one.id is not None and one.id in client_ids and is_answer(one):
+                    plan.responses.append(one.id)
+                    answered_at.append(one.frame.t)
+                elif one.method is not None and one.id is not None and is_server_request(one):
+                    per_method[one.method] += 1
+                    pending[one.id] = (one.method, per_method[one.method])
+                    plan.server_requests.append(one.method)
+                    asked_at.append(one.frame.t)
+    for use in side.minted.uses:
+        step = steps.get(x_of.get(use.event, -1))
+        if step is not None:
+            step.uses += (use,)
+            plan.sources.add(use.source)
+    order = sorted(range(len(answered_at)), key=answered_at.__getitem__)  # stable: file order on ties
+    plan.responses = [plan.responses[i] for i in order]
+    answered_at = [answered_at[i] for i in order]
+    asked = sorted(range(len(asked_at)), key=asked_at.__getitem__)
+    plan.server_requests = [plan.server_requests[i] for i in asked]
+    asked_at = [asked_at[i] for i in asked]
+    for step in plan.steps:
+        step.ready = bisect_left(answered_at, step.start)  # seen strictly before it began
+        step.asked = bisect_left(asked_at, step.start)
