@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcptape.check.model import Finding
 from mcptape.transcript import Event, Header
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.writer import write_transcript
 from mcptape.tui.model.facts import FactsCollector, collect_facts
+from mcptape.tui.model.landing import Landing
 from mcptape.tui.model.summary import landing
 from mcptape.tui.model.viewer import Filters, ViewerModel
 from tests.http.helpers import exchanges, records
@@ -291,3 +293,19 @@ def test_a_long_stream_is_listed_around_the_selected_event(tmp_path: Path) -> No
     ] == [True] * 200
     assert [line.endswith("◂ this row") for line in listed].index(True) == 100
     assert notes[start + 202] == "    ... 100 more"
+
+
+def test_the_first_http_finding_moves_the_cursor_before_the_check_ends(tmp_path: Path) -> None:
+    """As for a stdio transcript's first bad line, the check pass reports the first HTTP message that
+    is not protocol as soon as it is found, and the landing goes there at once, saying so."""
+    path = planted_http_transcript(tmp_path, "log-before-json")
+    index = TranscriptIndex(path)
+    index.scan(final=True)
+    heard: list[Finding] = []
+    FactsCollector(first_line=heard.append).collect(index, final=True)
+    assert [(f.rule, f.channel, f.line) for f in heard] == [("http-body-not-json", "http-out", 1)]
+    move = Landing().first_line(heard[0], user_moved=False)
+    assert move is not None and move.row == heard[0].event
+    assert move.reason.startswith(
+        "cursor: first non-protocol bytes on http-out (http-body-not-json) — exchange 1 ("
+    )
