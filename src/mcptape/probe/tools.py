@@ -170,6 +170,10 @@ def run_tool_frames(
     known = set(good or ())
     process = 0
     while waiting:
+        if waiting[0].base is not None and (waiting[0].skipped or waiting[0].tool in known):
+            waiting[0].skipped = True  # a base call not needed (or not worth it): no process for it
+            waiting.pop(0)
+            continue
         process += 1
         path = plan.out_dir / f"tools-{process}.jsonl"
         sent = _run_process(plan, path, waiting, known, plan.timeout if linger is None else linger)
@@ -182,7 +186,10 @@ def run_tool_frames(
             break
         results.extend(judge_frames(path, sent))
         waiting = waiting[len(sent) :]
+    # A tool whose unknown-arguments frame was answered with a success (late, say) takes its base.
+    works = {f.tool for f in frames if f.acted_on is not None and f.answer == "result"}
     refused = {f.tool: f for f in frames if f.base is not None and f.refused is not None}
+    refused = {tool: base for tool, base in refused.items() if tool not in works}
     frame_of = {id(f.case): f for f in frames}
     for result in results:
         built = frame_of.get(id(result.case))
@@ -191,8 +198,8 @@ def run_tool_frames(
             name = escape_text(base.tool)[:60]
             inconclusive(
                 result,
-                f"the arguments it is built on ({base.case.title.split(': ', 1)[1]}) were refused too "
-                f"({base.refused}); give a recorded session that calls {name} successfully with "
+                f"the arguments it is built on ({base.case.title.split(': ', 1)[1]}) were not accepted "
+                f"either ({base.refused}); give a recorded session that calls {name} successfully with "
                 "--from TRANSCRIPT (or --tool NAME --args JSON)",
             )
     return results
@@ -215,8 +222,8 @@ def _run_process(
             return []
         for n, frame in enumerate(frames):
             frame.path = path
-            if frame.base is not None and frame.tool in good:
-                frame.skipped = True  # its base is known to work: no need to call it
+            if frame.base is not None and (frame.skipped or frame.tool in good):
+                frame.skipped = True  # its base is known to work (or would hang too): not called
                 sent.append(frame)
                 continue
             started = time.monotonic()
@@ -242,6 +249,9 @@ def _run_process(
                 frame.hung = f"no answer within {plan.timeout:g}s"
                 if frame.base is not None:
                     frame.refused = frame.hung
+                elif frame.acted_on is not None:  # its base would take as long: not worth calling
+                    base = next(f for f in frames[n:] if f.base is not None and f.tool == frame.tool)
+                    base.skipped, base.refused = True, f"its unknown-arguments call: {frame.hung}"
                 harness.note(f"mcptape probe: {frame.case.id}: {frame.hung}")
                 break
             harness.wait_exit(SETTLE)

@@ -35,6 +35,7 @@ class ToolFrame:
     sent_at: float = 0.0
     closed: bool = False  # the session ended right after it: the server closed on the reject
     hung: str | None = None
+    answer: str | None = None  # how the transcript shows it answered: "result", "error -32602"...
     reply: Status | None = None
     seconds: float = 0.0
     extra: list[str] = field(default_factory=list)
@@ -103,7 +104,7 @@ def _belongs(call: ExecCall, frame: ToolFrame, t_bad: float | None, t_next: floa
 
 def _judge_one(frame: ToolFrame, mine: list[ExecCall], seen: Seen, t_bad: float | None) -> CaseResult:
     result = CaseResult(frame.case, Verdict.PASS, "", seconds=frame.seconds, exit=frame.extra[-1])
-    answer = _answer(seen, frame.rid, t_bad)
+    answer = frame.answer = _answer(seen, frame.rid, t_bad)
     parts: list[str] = []
     if answer == "result":
         parts.append("accepted it (answered with a result)")
