@@ -109,15 +109,17 @@ class HttpDriver:
         )
         waited = 0  # ended[:waited] have been waited for
         for t, kind, k in timeline:
+            step = self.plan.steps[k]
+            if kind == LAUNCH and not self._ready(step):
+                self.stopped = True
+                break
             while waited < len(ended) and (ended[waited].end or 0.0) <= t:
                 self._wait_ended(ended[waited], t)
                 waited += 1
-            step = self.plan.steps[k]
             if kind == CUT:
                 self._cut(step)
-            elif not self._launch(step):
-                self.stopped = True
-                break
+            else:
+                self._launch(step)
         if not self.stopped and self._wait_responses(len(self.plan.responses), "at the end"):
             for step in ended[waited:]:
                 self._wait_ended(step, None)
@@ -204,7 +206,9 @@ class HttpDriver:
                 self.run.issues.append(Issue(MISSING_SERVER_REQUEST, message, error=False))
 
     # -- sending -----------------------------------------------------------------------------
-    def _launch(self, step: Step) -> bool:
+    def _ready(self, step: Step) -> bool:
+        """Wait until the new server answered what the recorded client had seen before `step`
+        (False: it did not, the replay stops), then for the server requests and minted values."""
         if self.gone.is_set() or not self._wait_responses(step.ready, f"before exchange {step.x}"):
             if self.gone.is_set() and not any(i.kind == SERVER_EXITED for i in self.run.issues):
                 message = f"the new server exited; replay stopped after {self._sent()}"
@@ -214,6 +218,9 @@ class HttpDriver:
         if step.uses:
             wanted = {use.source for use in step.uses}
             self._wait(lambda: wanted.issubset(self.sources.values))
+        return True
+
+    def _launch(self, step: Step) -> None:
         with self.cond:
             data = self._request(step)
             for request in step.requests:  # before any answer is read: the diff's numbering
@@ -221,12 +228,20 @@ class HttpDriver:
             reader = ResponseReader(step.request.method, on_line=lambda line: self._line(live, line))
             live = Live(step, reader)
             self.live[step.x] = live
-        thread = threading.Thread(target=self._exchange, args=(live, data), name="mcptape-replay-http")
+        try:  # sent from here, one after the other: the proxy numbers the exchanges as recorded
+            live.sock = socket.create_connection(self.address, timeout=self.step_timeout)
+            live.sock.sendall(data)
+            live.sock.settimeout(None)
+        except OSError as exc:
+            why = exc.strerror or str(exc) or type(exc).__name__
+            self.run.issues.append(Issue(STEP_TIMEOUT, f"exchange {step.x} could not be sent: {why}"))
+            self._finished(live)
+            return
+        thread = threading.Thread(target=self._exchange, args=(live,), name="mcptape-replay-http")
         thread.daemon = True
         live.thread = thread
         thread.start()
         self.run.sent += 1
-        return True
 
     def _request(self, step: Step) -> bytes:
         """The recorded request with the new session's values (holding the lock)."""
@@ -278,12 +293,10 @@ class HttpDriver:
         _shut(live.sock)
 
     # -- one exchange ------------------------------------------------------------------------
-    def _exchange(self, live: Live, data: bytes) -> None:
-        reader = live.reader
+    def _exchange(self, live: Live) -> None:
+        reader, sock = live.reader, live.sock
+        assert sock is not None
         try:
-            sock = socket.create_connection(self.address, timeout=None)
-            live.sock = sock
-            sock.sendall(data)
             while not (reader.ended or reader.failed):
                 chunk = sock.recv(READ)
                 if not chunk:
@@ -295,12 +308,15 @@ class HttpDriver:
         except OSError:
             pass  # what the new server did is in the new transcript
         finally:
-            with self.cond:
-                live.done.set()
-                self.cond.notify_all()
-            _shut(live.sock)
-            if live.sock is not None:
-                live.sock.close()
+            self._finished(live)
+
+    def _finished(self, live: Live) -> None:
+        with self.cond:
+            live.done.set()
+            self.cond.notify_all()
+        _shut(live.sock)
+        if live.sock is not None:
+            live.sock.close()
 
     def _head(self, live: Live) -> None:
         old, new = live.step.assigned, live.reader.header("mcp-session-id")
