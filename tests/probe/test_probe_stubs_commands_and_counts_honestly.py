@@ -53,3 +53,14 @@ def test_the_progress_total_is_unknown_until_the_tools_are_listed(tmp_path: Path
     assert totals == {str(len(numbered))}, lines
     announced = [line for line, m in counters if not m and f"{len(numbered)} cases in all" in line]
     assert announced and lines.index(announced[0]) < lines.index(numbered[1][0]), lines
+
+
+def test_the_client_probe_refuses_the_server_options(tmp_path: Path) -> None:
+    """--stub and --allow-mutating act on a server: with --client they are a usage error, not ignored."""
+    for option in (["--stub", "ssh"], ["--allow-mutating"]):
+        done = subprocess.run(
+            [console_script(), "probe", "--client", *option, "-o", str(tmp_path), "--", "true"],
+            capture_output=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and b"are for servers" in done.stderr, done.stderr

@@ -194,6 +194,8 @@ def probe_command(
             raise UsageError(
                 "--client writes --json and --junit; --sarif and --format github are for servers"
             )
+        if allow_mutating or stubs:
+            raise UsageError("--allow-mutating and --stub are for servers", hint="drop them with --client")
         from mcptape.commands.serve import probe_client
 
         probe_client(
