@@ -153,7 +153,8 @@ class ReverseProxy:
             socket.create_connection((self.host, self.port), timeout=1).close()
         except OSError:
             pass
-        self._acceptor.join(grace)
+        if self._acceptor.ident is not None:  # a proxy never started (its server never listened)
+            self._acceptor.join(grace)
         self._listener.close()
         deadline = time.monotonic() + grace
         with self._lock:
