@@ -4,6 +4,7 @@ ends the replay in bounded time with the reason."""
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -102,3 +103,22 @@ def test_nothing_listening_without_a_command_is_different_not_a_hang(auto_tape: 
     )  # fmt: skip
     assert done.returncode == 1 and "no answer in the new session" in done.stdout
     assert done.stdout.rstrip().endswith("different")
+
+
+def test_a_port_already_taken_is_refused_when_a_command_would_start_the_server(
+    auto_tape: Tape, tmp_path: Path
+) -> None:
+    """Something else listens at the URL: the replay would reach it, not the build CMD starts, so
+    exit 2 and one line; CMD never runs."""
+    marker = tmp_path / "started"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = mcptape(
+            "replay", str(auto_tape.path), "--http-upstream", f"http://127.0.0.1:{port}/mcp",
+            "-o", str(tmp_path / "new.jsonl"), "--", PYTHON, "-c", f"open({str(marker)!r}, 'w')",
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert f"Error: something already accepts connections on 127.0.0.1:{port}" in done.stderr
+    assert not marker.exists()

@@ -155,13 +155,13 @@ class HttpDriver:
 
     def _responded(self, upto: int) -> bool:
         required: Counter[RequestId] = Counter(self.plan.responses[:upto])
-        for rid, n in required.items():
-            if self.answered[rid] >= n:
-                continue
-            carriers = [self.live.get(x) for x in self.plan.carriers.get(rid, ())]
-            if not carriers or any(c is None or not c.done.is_set() for c in carriers):
-                return False  # its exchange may still answer
-        return True
+        # each answered, or past answering (its exchange ended without it)
+        return all(self.answered[rid] >= n or self._carried_out(rid) for rid, n in required.items())
+
+    def _carried_out(self, rid: RequestId) -> bool:
+        """Every exchange that carried request `rid` was sent and has ended."""
+        carriers = [self.live.get(x) for x in self.plan.carriers.get(rid, ())]
+        return bool(carriers) and all(c is not None and c.done.is_set() for c in carriers)
 
     def _wait_responses(self, upto: int, when: str) -> bool:
         if self._wait(lambda: self._responded(upto)):
@@ -217,8 +217,12 @@ class HttpDriver:
         self._wait_asked(step)
         if step.uses:
             wanted = {use.source for use in step.uses}
-            self._wait(lambda: wanted.issubset(self.sources.values))
+            self._wait(lambda: all(key in self.sources.values or self._settled(key) for key in wanted))
         return True
+
+    def _settled(self, key: Key) -> bool:
+        """A response that can no longer come: every exchange that carried its request has ended."""
+        return key[0] == "id" and self._carried_out(key[1])
 
     def _launch(self, step: Step) -> None:
         with self.cond:

@@ -33,9 +33,7 @@ from mcptape.transcript.reader import open_transcript
 from mcptape.transcript.wire import HTTP_IN, STDOUT
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
-REMOTE_HINT = (
-    "replay only against a server you run; pass --http-allow-remote to send the requests there anyway"
-)
+REMOTE_HINT = "replay against a server you run; --http-allow-remote sends the recorded requests there anyway"
 
 
 def is_loopback(host: str) -> bool:
@@ -78,6 +76,9 @@ def run_http(
         raise UsageError(
             f"--http-upstream {upstream_url!r} is not on this machine (loopback)", hint=REMOTE_HINT
         )
+    if command and upstream.accepts():  # the replay would reach that one, not the server it starts
+        where = f"something already accepts connections on {upstream.authority}"
+        raise UsageError(where, hint="stop it, or give the new server another port (in CMD and the URL)")
     transcript = open_transcript(path)
     plan = make_http_plan(transcript.events)
     if not plan.steps:
