@@ -190,10 +190,6 @@ def probe_command(
         raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
     mode = "json" if as_json else output_format
     if client:
-        if sarif is not None or mode == "github":
-            raise UsageError(
-                "--client writes --json and --junit; --sarif and --format github are for servers"
-            )
         if allow_mutating or stubs:
             raise UsageError("--allow-mutating and --stub are for servers", hint="drop them with --client")
         from mcptape.commands.serve import probe_client
@@ -202,8 +198,9 @@ def probe_command(
             list(command),
             transcript=from_transcript,
             out_dir=out_dir,
-            as_json=as_json,
+            mode=mode,
             junit=junit,
+            sarif=sarif,
             timeout=timeout,
             jobs=jobs,
             only=only,

@@ -168,19 +168,24 @@ def probe_client(
     *,
     transcript: str | None,
     out_dir: str,
-    as_json: bool,
+    mode: str,
     junit: str | None,
+    sarif: str | None,
     timeout: float,
     jobs: int,
     only: tuple[str, ...],
 ) -> NoReturn:
     """`mcptape probe --client --from TRANSCRIPT -- CLIENT...`: every hard output against a client
-    command that takes the server command as its last arguments. Exit 0 when no case failed or was
-    inconclusive (warnings allowed), 1 when one did, 2 on a usage error."""
+    command that takes the server command as its last arguments. stdout gets the table, JSON
+    (`mode` "json") or GitHub annotations ("github"); --junit and --sarif through the one CI writer.
+    Exit 0 when no case failed or was inconclusive (warnings allowed), 1 when one did, 2 on a
+    usage error."""
+    from mcptape.commands.ciclient import client_probe_report
+    from mcptape.commands.ciformats import check_destinations, github, write_outputs
     from mcptape.commands.output import json_text, write
     from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
     from mcptape.serve.clientprobe import ClientPlan, run_client_probe
-    from mcptape.serve.clientreport import junit_xml, render_table, to_json
+    from mcptape.serve.clientreport import render_table, to_json
     from mcptape.serve.pool import load_pool
 
     if transcript is None:
@@ -194,6 +199,8 @@ def probe_client(
     if unknown:
         raise UsageError(f"unknown client case {unknown[0]!r}", hint=f"cases: {', '.join(CASE_IDS)}")
     load_pool([Path(transcript)])  # an unreadable or answerless transcript: exit 2 before any run
+    outputs = {"junit": junit, "sarif": sarif}
+    check_destinations(outputs, [transcript])  # a typo fails before the client runs
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -210,9 +217,13 @@ def probe_client(
     result = run_client_probe(plan)
     document = json_text(to_json(result)) + "\n"
     _save(out / "probe-client.json", document.encode())
-    if junit:
-        _save(Path(junit), junit_xml(result))
-    write(document if as_json else render_table(result))
+    if junit or sarif or mode == "github":
+        report = client_probe_report(result)
+        write_outputs(report, outputs)
+        if mode == "github":
+            write(github(report))
+    if mode != "github":
+        write(document if mode == "json" else render_table(result))
     raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 

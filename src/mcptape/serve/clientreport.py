@@ -1,18 +1,17 @@
-"""The client probe's reports: a table like the server probe's, JSON, and JUnit XML.
+"""The client probe's reports: a table like the server probe's, and JSON. JUnit XML, SARIF and
+GitHub annotations are the one CI writer's (`commands/ciformats.py`, fed by `commands/ciclient.py`).
 
-Every byte the client wrote goes through `textsafe` before it reaches a terminal; XML carries text
-escaped by its own rules (and through `textsafe` when it holds a character XML cannot).
+Every byte the client wrote goes through `textsafe` before it reaches a terminal.
 """
 
 from __future__ import annotations
 
 import shlex
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from mcptape.serve.clientprobe import ClientProbe, ClientResult, summary_counts
 from mcptape.serve.judge import FAIL, INCONCLUSIVE, NA, PASS, WARN
-from mcptape.textsafe import escape, escape_text, has_unsafe
+from mcptape.textsafe import escape, escape_text
 
 
 def summary_line(probe: ClientProbe) -> str:
@@ -88,55 +87,3 @@ def to_json(probe: ClientProbe) -> dict[str, Any]:
         "seconds": round(probe.seconds, 3),
         "cases": [case_json(r) for r in probe.results],
     }
-
-
-def junit_xml(probe: ClientProbe) -> bytes:
-    """One testcase per case (`mcptape.probe.client`): failures as <failure>, inconclusive as
-    <error>, n/a and not run as <skipped>, the rest's words in <system-out>, the client's stderr in
-    <system-err>."""
-    tally = summary_counts(probe.results)
-    skipped = sum(1 for r in probe.results if not r.ran)
-    suite = ET.Element(
-        "testsuite",
-        name="mcptape probe --client",
-        tests=str(len(probe.results)),
-        failures=str(tally[FAIL] - skipped),
-        errors=str(tally[INCONCLUSIVE]),
-        skipped=str(tally[NA] + skipped),
-        time=f"{probe.seconds:.3f}",
-    )
-    props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="client", value=_safe(shlex.join(probe.plan.client)))
-    for result in probe.results:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname="mcptape.probe.client",
-            name=result.case.id,
-            time=f"{result.run.seconds:.3f}",
-        )
-        text = "\n".join([result.case.title, f"did: {result.did}", *result.reasons])
-        if not result.ran or result.verdict == NA:
-            ET.SubElement(case, "skipped", message=_safe(result.did))
-        elif result.verdict == FAIL:
-            failure = ET.SubElement(
-                case, "failure", message=_safe(result.reasons[0] if result.reasons else result.did)
-            )
-            failure.text = _safe(text)
-        elif result.verdict == INCONCLUSIVE:
-            error = ET.SubElement(case, "error", message=_safe(result.did), type="inconclusive")
-            error.text = _safe(text)
-        else:
-            ET.SubElement(case, "system-out").text = _safe(text)
-        if result.run.stderr:
-            ET.SubElement(case, "system-err").text = _safe(
-                result.run.stderr.decode("utf-8", "backslashreplace")
-            )
-    ET.indent(suite)
-    body: bytes = ET.tostring(suite, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"
-
-
-def _safe(text: str) -> str:
-    """Text XML 1.0 can hold and a CI page shows as it is (textsafe's one definition)."""
-    return escape_text(text) if has_unsafe(text, "\n\t") else text
