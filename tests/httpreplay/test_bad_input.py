@@ -67,13 +67,15 @@ def test_a_folder_is_refused(auto_tape: Tape) -> None:
 
 
 def test_a_server_that_exits_before_listening_is_named(auto_tape: Tape, tmp_path: Path) -> None:
-    """The command exits at once: exit 2 and how it ended, without waiting the 30 s."""
+    """The command exits at once: exit 2, how it ended and its last stderr line, without waiting the
+    30 s."""
     started = time.monotonic()
     done = mcptape(
         "replay", str(auto_tape.path), "--http-upstream", f"http://127.0.0.1:{free_port()}/mcp",
-        "-o", str(tmp_path / "new.jsonl"), "--", PYTHON, "-c", "raise SystemExit(3)",
+        "-o", str(tmp_path / "new.jsonl"), "--", PYTHON, "-c", "import sys; sys.exit('no config\\x1b[2J')",
     )  # fmt: skip
-    assert done.returncode == 2 and "the server exited (code 3) before accepting connections" in done.stderr
+    assert done.returncode == 2 and "the server exited (code 1) before accepting connections" in done.stderr
+    assert "its stderr ends: no config\\x1b[2J" in done.stderr  # its last line, escaped
     assert time.monotonic() - started < 20
 
 

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from mcptape.errors import UsageError
+from mcptape.errors import MCPTapeError, UsageError
 from mcptape.recorder.httprun import Server, parse_upstream, wait_for
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.pumps import Pump
@@ -28,11 +28,13 @@ from mcptape.recorder.spool import Spool
 from mcptape.replay.driver import Run
 from mcptape.replay.httpdriver import HttpDriver
 from mcptape.replay.httpplan import make_http_plan
+from mcptape.textsafe import escape_text
 from mcptape.transcript.files import open_output
 from mcptape.transcript.reader import open_transcript
 from mcptape.transcript.wire import HTTP_IN, STDOUT
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
+MAX_SAID = 300  # bytes of the server's last stderr line said in an error
 REMOTE_HINT = "replay against a server you run; --http-allow-remote sends the recorded requests there anyway"
 
 
@@ -114,14 +116,14 @@ def run_http(
         recorded_host=_listen_authority(recorded_http),
         gone=gone,
     )
+    failed = None
     try:
         if server is not None:
             server.start(on_exit=driver.server_exited)
             failed = wait_for(upstream, server, gone)
-            if failed is not None:
-                raise UsageError(failed, hint="check the server command and the --http-upstream port")
-        proxy.start()
-        driver.drive()
+        if failed is None:
+            proxy.start()
+            driver.drive()
     finally:
         if server is not None:
             recorded_signal = (ended.fields or {}).get("signal") if ended is not None else None
@@ -133,8 +135,22 @@ def run_http(
         spool.close()
         writer.close()
         run.write_error = writer.failed
+    if failed is not None:
+        last = _last_stderr_line(output)
+        said = f"; its stderr ends: {escape_text(last)}" if last else ""
+        raise UsageError(failed + said, hint="check the server command and the --http-upstream port")
     run.seconds = time.monotonic() - started
     return run
+
+
+def _last_stderr_line(path: Path) -> str:
+    """The last non-blank line the server wrote on its stderr (recorded in the new session)."""
+    try:
+        err = b"".join(e.data for e in open_transcript(path).events() if e.ch == "err")
+    except MCPTapeError:
+        return ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    return lines[-1][:MAX_SAID].decode("utf-8", "replace").strip() if lines else ""
 
 
 def replay_http(
