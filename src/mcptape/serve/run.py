@@ -43,9 +43,11 @@ def serve(
     quiet: bool = False,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    on_session: Callable[[Session], None] | None = None,
 ) -> Outcome:
     """Serve one client from the recordings at `paths`; MCPTapeError for unreadable input or an
-    output that cannot be written (checked before the session starts)."""
+    output that cannot be written (checked before the session starts). `on_session` is given the
+    session before it runs."""
     pool = load_pool(paths)
     if not quiet:
         for note in pool.notes:
@@ -57,6 +59,8 @@ def serve(
         _write(report, dumps(started, indent=True).encode("utf-8", "surrogatepass") + b"\n")
     try:
         session = Session(pool, options, log=log, writer=writer, stdin_fd=stdin_fd, stdout_fd=stdout_fd)
+        if on_session is not None:  # serve over HTTP looks up which recording answered a request
+            on_session(session)
         served = session.run()
         code = exit_code(served)
         if writer is not None:
