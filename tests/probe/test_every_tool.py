@@ -15,9 +15,10 @@ from tests.probe.support import PB_SERVER, by_id, probe
 
 
 def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> None:
-    """The first tool is strict; the second accepts an argument its schema forbids and acts on it."""
+    """The first tool is strict; the second (it may change data, so not called by default) accepts an
+    argument its schema forbids and acts on it: a frame a correct server refuses, so sent by default."""
     command = [*PB_SERVER, "--defect", "second-tool"]
-    result, _ = probe(tmp_path, command, cases=["tools"], allow_mutating=True)
+    result, _ = probe(tmp_path, command, cases=["tools"])
     rows = by_id(result)
     assert rows["unknown-arguments:notify"].verdict is Verdict.FAIL and result.failed
     assert any(
@@ -35,6 +36,17 @@ def test_acting_on_an_undeclared_argument_fails_even_where_the_schema_allows_it(
     row = by_id(result)["unknown-arguments:notify"]
     assert row.case.title.endswith("(its schema allows it)")
     assert row.verdict is Verdict.FAIL and row.executed == 1
+
+
+def test_a_second_tool_tolerant_of_wrong_types_fails_by_default(tmp_path: Path) -> None:
+    """notify may change data and allows extras: unknown-arguments (a correct server may run it) is
+    not sent to it by default, but wrong-types is, and acting on it fails."""
+    result, _ = probe(tmp_path, [*PB_SERVER, "--defect", "second-tool-open"], cases=["tools"])
+    rows = by_id(result)
+    assert "unknown-arguments:notify" not in rows
+    assert rows["wrong-types:notify"].verdict is Verdict.FAIL and rows["wrong-types:notify"].executed == 1
+    assert rows["string-params:notify"].verdict is Verdict.PASS
+    assert result.failed
 
 
 def test_request_level_refusals_share_one_process(tmp_path: Path) -> None:

@@ -47,10 +47,12 @@ def summary_line(probe: ProbeResult) -> str:
     if probe.skipped_tools:
         n = len(probe.skipped_tools)
         line += (
-            f"; {n} tool{'s' if n != 1 else ''} not probed ({'they' if n != 1 else 'it'} may change "
-            f"data; --allow-mutating includes {'them' if n != 1 else 'it'})"
+            f"; {n} tool{'s' if n != 1 else ''} not called ({'they' if n != 1 else 'it'} may change "
+            f"data: only hard inputs a correct server refuses; --allow-mutating calls "
+            f"{'them' if n != 1 else 'it'})"
         )
-    if probe.inconclusive and not probe.failed and (probe.refused or not probe.refused_tools):
+    unsure = probe.refused_tools or probe.unchecked_tools
+    if probe.inconclusive and not probe.failed and (probe.refused or not unsure):
         line += (
             "\nthe valid request was refused, so the hard inputs built from it proved nothing: "
             "give arguments the tool accepts with --tool NAME --args JSON, or --from TRANSCRIPT"
@@ -60,6 +62,13 @@ def summary_line(probe: ProbeResult) -> str:
         line += (
             f"\nthe arguments derived for {names} were refused, so the hard inputs built on them "
             "proved nothing: give a recorded session that calls them with --from TRANSCRIPT"
+        )
+    if probe.inconclusive and not probe.failed and probe.unchecked_tools:
+        names = ", ".join(escape_text(t) for t in probe.unchecked_tools[:8])
+        line += (
+            f"\nthe arguments derived for {names} (they may change data) were not called to check "
+            "them, so unknown-arguments on them proved nothing: give a recorded session that calls "
+            "them with --from TRANSCRIPT (or --allow-mutating, on a scratch copy of the data)"
         )
     return line
 
@@ -79,7 +88,8 @@ def render_table(probe: ProbeResult) -> str:
     if probe.skipped_tools:
         left = ", ".join(f"{escape_text(name)} ({why})" for name, why in probe.skipped_tools)
         lines.append(
-            "not probed, they may change data (--allow-mutating to include them, on a scratch copy): " + left
+            "not called, they may change data (sent only hard inputs a correct server refuses; "
+            "--allow-mutating calls them, on a scratch copy): " + left
         )
     lines.append("")
     vwidth = max(len("verdict"), *(len(r[1]) for r in rows)) if rows else len("verdict")
@@ -153,6 +163,7 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "valid_request": None if call is None else {"tool": call.tool, "arguments": call.arguments},
         "baseline_calls": probe.baseline,
         "skipped_tools": [{"tool": name, "why": why} for name, why in probe.skipped_tools],
+        "unchecked_tools": probe.unchecked_tools,
         "allow_mutating": probe.plan.allow_mutating,
         "failed": probe.failed,
         "inconclusive": probe.inconclusive,

@@ -54,6 +54,8 @@ class ProbeResult:
     skipped_tools: list[tuple[str, str]] = field(default_factory=list)  # left alone: (tool, why)
     refused: str | None = None  # why the valid call was refused (its cases are inconclusive)
     refused_tools: list[str] = field(default_factory=list)  # tools whose base arguments were refused
+    # tools that may change data, whose derived base was not called: their unknown-arguments is unsure
+    unchecked_tools: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -89,7 +91,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
     total: int | None = None  # unknown until the server has listed its tools
-    more = " and hard inputs to each tool it may call" if plan.every_tool else ""
+    more = " and hard inputs to each tool" if plan.every_tool else ""
     progress(f"mcptape probe: {len(cases)} cases{more}, transcripts in {plan.out_dir}")
     first = next((c for c in cases if c.id == "start"), None)
     results: list[CaseResult] = []
@@ -137,12 +139,17 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         call = Call(None)
     allowed, skipped = callable_tools(tools, plan.tool, plan.allow_mutating)
     every = plan.every_tool and bool(tools) and not blocked
-    frames = tool_frames(allowed, call, plan.token, plan.recorded) if every else []
+    names = {t["name"] for t in allowed}  # the rest get only the inputs a correct server refuses
+    frames = tool_frames(tools, call, plan.token, plan.recorded, names) if every else []
     good = {call.tool} if call is not None and call.tool is not None and refused is None else set()
     if total is None:
         total = done + len(cases) + sum(1 for f in frames if not f.base)
         listed = f"{len(tools)} tools listed; " if every else ""
-        alone = f" ({len(skipped)} left alone: they may change data)" if every and skipped else ""
+        alone = (
+            f" ({len(skipped)} that may change data get only those a correct server refuses)"
+            if every and skipped
+            else ""
+        )
         tried = len({f.tool for f in frames})
         hard = f"hard inputs to {tried} of them{alone}; " if every else ""
         later = ", plus the requestState cases of tools that use MRTR" if every else ""
@@ -170,9 +177,11 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
         pool.shutdown(wait=True, cancel_futures=True)
-    tool_of = {id(f.case): f.tool for f in frames}
-    unsure = [tool_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
-    refused_tools = list(dict.fromkeys(t for t in unsure if t is not None))  # their base was refused
+    frame_of = {id(f.case): f for f in frames}
+    unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
+    # Tools whose base was refused, and tools that may change data whose derived base went unchecked.
+    refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None and f.unproven is None))
+    unchecked = list(dict.fromkeys(f.tool for f in unsure if f is not None and f.unproven is not None))
     order = {case.id: i for i, case in enumerate([*plan.cases, *(f.case for f in frames)])}
     results.sort(key=lambda r: order.get(r.case.id, len(order)))
     return ProbeResult(
@@ -184,6 +193,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         skipped_tools=skipped,
         refused=refused,
         refused_tools=refused_tools,
+        unchecked_tools=unchecked,
     )
 
 

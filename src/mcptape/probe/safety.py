@@ -1,13 +1,16 @@
 """Which tools the probe may call: a release gate must not change the user's data.
 
 A request that a correct server may run goes only to a tool that declares `readOnlyHint: true`,
-to the tool named with `--tool`, or, with `--allow-mutating`, to any tool. That is the valid call
-(and every hard input built from it, and the valid request after each reject), the per-tool hard
-inputs, and the MRTR first rounds. The per-tool hard inputs are requests a correct server refuses,
-but a tolerant one runs them: on a tool that writes, the probe would find that bug by doing the
-damage to the user's real files. So a tool that may change data gets nothing by default; the
-report names it and says why (its annotations), and `--allow-mutating` (on a scratch copy of the
-data) includes it.
+to the tool named with `--tool`, or, with `--allow-mutating`, to any tool: the valid call (and
+every hard input built from it, and the valid request after each reject), `unknown-arguments`
+where the schema allows extras, the call that checks a tool's base arguments, and the MRTR first
+rounds. A tool that may change data gets none of these by default; the report names it and says
+why (its annotations), and `--allow-mutating` (on a scratch copy of the data) includes it.
+
+The inputs a correct server refuses whatever the arguments are (`wrong-types`, `string-params`,
+`unknown-arguments` where the schema forbids extras) go to every tool, these included
+(`probe/tools.py`): a correct server acts on none of them, so no data changes; only a tolerant one
+acts, which is the failure the gate exists to catch.
 """
 
 from __future__ import annotations

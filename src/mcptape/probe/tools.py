@@ -1,7 +1,6 @@
-"""Hard inputs sent to every tool the probe may call: they must execute nothing anywhere.
+"""Hard inputs sent to every tool: they must execute nothing anywhere.
 
-The valid call goes to one tool; these go to each tool the server lists that the probe may call
-(`safety.callable_tools`: the read-only ones, `--tool`, or all with `--allow-mutating`):
+The valid call goes to one tool; these go to each tool the server lists:
 
 * `wrong-types:<tool>`: its typed properties given values of another JSON type (an object for a
   string, a string for a number, ...), values no lax coercion turns into the declared type;
@@ -10,12 +9,22 @@ The valid call goes to one tool; these go to each tool the server lists that the
   on it (the undeclared value reaches the executor) is a failure everywhere;
 * `string-params:<tool>`: a `tools/call` whose `params` is a (JSON-encoded) string.
 
+A tool the probe may call (`safety.callable_tools`: read-only, `--tool`, or all with
+`--allow-mutating`) gets all three. A tool that may change data gets only the inputs a correct
+server refuses whatever the arguments are: `wrong-types`, `string-params`, and `unknown-arguments`
+where its schema forbids extras. A correct server acts on none of them, so no data changes; only a
+tolerant one acts, which is the failure the gate exists to catch (`unknown-arguments` with extras
+allowed may run: not sent to it).
+
 Each is built on the tool's own arguments (its base): the valid call's for its tool, else the
 tool's first successful call recorded in `--from TRANSCRIPT`, else arguments derived from its
 schema. A refusal of a frame built on arguments the server refuses anyway proves nothing, so
-after a tool's frames its base is called once (unless the valid call or the tool's
+after a callable tool's frames its base is called once (unless the valid call or the tool's
 `unknown-arguments` answer showed it works): when the server refuses it, the tool's cases built
 on it are inconclusive, not passes (a wrong-types frame that replaced every argument still counts).
+A tool that may change data gets no base call: its recorded call proves its base; on derived
+arguments its `unknown-arguments` refusal proves nothing about the extra key (inconclusive), while
+any refusal of `wrong-types` or `string-params` is right and judged as such.
 
 These are request-level refusals: a server answers them and goes on, so they share one
 server process. A server may close the session on a malformed frame (the seed's policy), so when
@@ -28,7 +37,7 @@ the next frame.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +69,23 @@ WRONG = {  # a value of another type, per declared type, that no lax coercion ac
 
 
 def tool_frames(
-    tools: list[dict[str, Any]], call: Call | None, token: str, recorded: Sequence[Call] = ()
+    tools: list[dict[str, Any]],
+    call: Call | None,
+    token: str,
+    recorded: Sequence[Call] = (),
+    callable_names: Collection[str] | None = None,
 ) -> list[ToolFrame]:
-    """The hard inputs for every tool of `tools` (those the probe may call), in list order, each
-    tool's followed by the call of its base arguments."""
+    """The hard inputs for every tool of `tools`, in list order.
+
+    A tool in `callable_names` (default: all) gets every hard input, followed by the call of its
+    base arguments; any other (it may change data) only those a correct server refuses whatever
+    its arguments, and no base call."""
     frames: list[ToolFrame] = []
     for entry in tools:
         name = entry.get("name")
         if not isinstance(name, str):
             continue
+        calls = callable_names is None or name in callable_names
         schema = entry.get("inputSchema")
         mine = [c for c in recorded if c.tool == name]
         if call is not None and call.tool == name:
@@ -90,7 +107,7 @@ def tool_frames(
                 rid,
                 orjson.dumps(request) + b"\n",
                 forbidden=True,
-                uses_base=True,
+                uses_base=calls,
             )
         )
         wrong = _wrong_types(schema, base)
@@ -103,7 +120,7 @@ def tool_frames(
                     rid,
                     Call(name, wrong).line(rid),
                     forbidden=True,
-                    uses_base=any(k in wrong and wrong[k] == v for k, v in base.items()),
+                    uses_base=calls and any(k in wrong and wrong[k] == v for k, v in base.items()),
                 )
             )
         value = f"{marker}-undeclared"
@@ -111,6 +128,8 @@ def tool_frames(
         forbidden = compiled is not None and len(compiled.violations(unknown)) > len(
             compiled.violations(base)
         )
+        if not calls and not forbidden:
+            continue  # extras allowed: a correct server may run it, so a tool that may write gets none
         rid = f"{marker}-unknown"
         frames.append(
             ToolFrame(
@@ -125,9 +144,12 @@ def tool_frames(
                 Call(name, unknown).line(rid),
                 forbidden=forbidden,
                 acted_on=value.encode(),
-                uses_base=True,
+                uses_base=calls,
+                unproven=None if calls or source == "recorded" else _unproven(name),
             )
         )
+        if not calls:
+            continue  # a tool that may change data is not called to check its base
         rid = f"{marker}-base"
         frames.append(
             ToolFrame(
@@ -140,6 +162,16 @@ def tool_frames(
             )
         )
     return frames
+
+
+def _unproven(tool: str) -> str:
+    name = escape_text(tool)[:60]
+    return (
+        f"built on arguments derived from its schema, which are not called to check them ({name} may "
+        "change data): a refusal may be for them, not for the unknown argument; give a recorded "
+        f"session that calls {name} successfully with --from TRANSCRIPT (or --allow-mutating, on a "
+        "scratch copy of the data)"
+    )
 
 
 def _short(value: Any) -> str:
@@ -193,6 +225,8 @@ def run_tool_frames(
     frame_of = {id(f.case): f for f in frames}
     for result in results:
         built = frame_of.get(id(result.case))
+        if built is not None and built.unproven is not None:
+            inconclusive(result, built.unproven)
         base = refused.get(built.tool) if built is not None and built.uses_base else None
         if base is not None:
             name = escape_text(base.tool)[:60]
@@ -250,8 +284,9 @@ def _run_process(
                 if frame.base is not None:
                     frame.refused = frame.hung
                 elif frame.acted_on is not None:  # its base would take as long: not worth calling
-                    base = next(f for f in frames[n:] if f.base is not None and f.tool == frame.tool)
-                    base.skipped, base.refused = True, f"its unknown-arguments call: {frame.hung}"
+                    base = next((f for f in frames[n:] if f.base is not None and f.tool == frame.tool), None)
+                    if base is not None:
+                        base.skipped, base.refused = True, f"its unknown-arguments call: {frame.hung}"
                 harness.note(f"mcptape probe: {frame.case.id}: {frame.hung}")
                 break
             harness.wait_exit(SETTLE)
