@@ -135,7 +135,7 @@ def sent_calls(path: Path) -> list[tuple[str, str | None]]:
 
 
 def test_the_summary_says_what_was_left_alone_and_the_opt_in_calls_it(tmp_path: Path) -> None:
-    """The summary names the tools not probed; --allow-mutating makes the destructive one the valid call."""
+    """The summary names the tools not called; --allow-mutating makes the destructive one the valid call."""
     base = [console_script(), "probe", "--timeout", "3", "--case", "start", "--json"]
     command = ["--", *PB_SERVER, "--mutating"]
     alone = subprocess.run([*base, "-o", str(tmp_path / "a"), *command], capture_output=True, timeout=60)
