@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mcptape.probe.candidates import candidate_calls
 from mcptape.probe.cases import Call, corpus_case
 from mcptape.probe.observed import Verdict
 from mcptape.probe.recorded import recorded_calls
-from mcptape.probe.runner import candidate_calls
 from tests.conftest import ROOT, console_script
 from tests.probe.support import PB_SERVER, by_id, probe
 

@@ -26,8 +26,8 @@ Examples:
   mcptape probe --from session.jsonl -- uvx mcp-server-time
   mcptape probe --allow-mutating -- node dist/index.js /tmp/scratch-copy
 
-Only tools marked readOnlyHint (and --tool) are called, so the probe changes no data; the
-report names the tools it left alone. Each case runs in a server process with the executor
+Only tools marked readOnlyHint (and --tool) are called; the others get only the hard inputs
+a correct server refuses, so a correct server's data is unchanged; the report names them. Each case runs in a server process with the executor
 tap and the HTTP sink on; its transcript is saved in DIR. Exit 0 when no case failed or was
 inconclusive (warnings allowed), 1 when one did (a valid call that the server refuses makes
 the hard inputs built from it inconclusive), 2 on a usage error or when the server cannot be started.""",
@@ -80,8 +80,8 @@ the hard inputs built from it inconclusive), 2 on a usage error or when the serv
 @click.option(
     "--allow-mutating",
     is_flag=True,
-    help="Also call the tools that may change data (not marked readOnlyHint): the valid call, hard "
-    "inputs and all. Point the server at a scratch copy of its data.",
+    help="Also call the tools that may change data (not marked readOnlyHint): the valid call, base "
+    "checks, open-schema unknown arguments. Point the server at a scratch copy of its data.",
 )
 @click.option(
     "--stub",

@@ -23,10 +23,9 @@ from typing import Any
 
 import orjson
 
-from mcptape.errors import UsageError
 from mcptape.harness import Harness
 from mcptape.probe import live
-from mcptape.probe.args import minimal_arguments
+from mcptape.probe.candidates import candidate_calls
 from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
@@ -38,7 +37,6 @@ from mcptape.probe.tools import run_tool_frames, tool_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
-TRIES = 3  # tools tried with derived arguments before the valid call counts as refused
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
 # LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
 LINGER, LINGER_CALLS = 0.3, 4
@@ -351,57 +349,3 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float)
         d.settle(bad.ids, linger, since=mark)
     d.h.wait_exit(SETTLE)
     _ok(d.call(call.request(AFTER_ID)), AFTER_STEP, observed, d)
-
-
-def preference(entry: dict[str, Any]) -> int:
-    """The order tools are tried in: read-only first, then non-destructive, then the rest."""
-    hints = entry.get("annotations")
-    hints = hints if isinstance(hints, dict) else {}
-    if hints.get("readOnlyHint") is True:
-        return 0
-    if hints.get("destructiveHint") is False:
-        return 1
-    return 2
-
-
-def candidate_calls(
-    tool: str | None,
-    arguments: dict[str, Any] | None,
-    recorded: Sequence[Call],
-    tools: list[dict[str, Any]],
-    allow_mutating: bool = False,
-) -> list[Call]:
-    """The valid calls to try, best first: the named tool, a recorded real call, or derived ones.
-
-    `--tool` (with `--args`, a recorded call of it, or derived arguments) is tried alone; so is a
-    call recorded with `--from`, and `--args` alone goes to the preferred tool. Otherwise up to
-    `TRIES` tools get derived arguments, in the server's order: the first one accepted is the valid
-    call. Only tools the probe may call are candidates (`safety.callable_tools`: read-only ones;
-    every tool with `allow_mutating`, the read-only ones first, then those marked non-destructive);
-    without one, the valid request is `tools/list`.
-    """
-    named = [t for t in tools if isinstance(t.get("name"), str)]
-    names = [t["name"] for t in named]
-    if tool is not None:
-        if tool not in names:
-            listed = ", ".join(escape_text(str(n)) for n in names[:10]) or "none"
-            raise UsageError(f"--tool {tool}: the server lists no such tool", hint=f"it lists: {listed}")
-        if arguments is not None:
-            return [Call(tool, dict(arguments))]
-        mine = [c for c in recorded if c.tool == tool]
-        schema = named[names.index(tool)].get("inputSchema")
-        return mine[:1] or [Call(tool, minimal_arguments(schema))]
-    ranked = sorted(callable_tools(named, None, allow_mutating)[0], key=preference)
-    if arguments is not None:
-        if not ranked:
-            raise UsageError(
-                "--args without --tool: the server lists no read-only tool to give them to",
-                hint="name the tool with --tool NAME (it is then called, whatever its annotations)",
-            )
-        return [Call(ranked[0]["name"], dict(arguments))]
-    rank = {t["name"]: preference(t) for t in ranked}
-    real = [c for c in recorded if c.tool in rank]
-    if real:
-        return [min(real, key=lambda c: rank[c.tool])]
-    calls = [Call(t["name"], minimal_arguments(t.get("inputSchema"))) for t in ranked[:TRIES]]
-    return calls or [Call(None)]
