@@ -90,6 +90,12 @@ transcript. stdout carries only what serve plays; its own messages go to stderr.
 )
 @click.option("--overwrite", is_flag=True, help="Replace NEW if it exists.")
 @click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    help="Speak Streamable HTTP on HOST:PORT (PORT alone: on 127.0.0.1; 0: a free port) instead of "
+    "stdio, until SIGINT or SIGTERM; the URL is printed on stderr (see docs/serve.md).",
+)
+@click.option(
     "-q", "--quiet", is_flag=True, help="No summary on stderr (a request without an answer is still told)."
 )
 @click.option(
@@ -122,6 +128,7 @@ def serve_command(
     quiet: bool,
     pause: float,
     hold: float,
+    listen: str | None = None,
 ) -> None:
     """Speak stdio as the recorded server: answer each client request with the recorded response.
 
@@ -150,6 +157,15 @@ def serve_command(
         pause=pause,
         hold=hold,
     )
+    if listen is not None:  # the same session, over Streamable HTTP (serve/listen.py)
+        from mcptape.serve.listen import serve_http
+
+        said = serve_http(
+            list(transcripts), options, listen, log=_log, report=report, output=output,
+            overwrite=overwrite, command=["mcptape", "serve", *sys.argv[2:]], quiet=quiet,
+            ready=lambda url: _log(f"mcptape serve: listening on {url}"),
+        )  # fmt: skip
+        raise SystemExit(said.code)
     outcome = serve(
         list(transcripts),
         options,
