@@ -20,6 +20,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
+from http import HTTPStatus
 from pathlib import Path
 
 import h11
@@ -237,7 +238,8 @@ class HttpFront:
         if last and not (accepts_sse and self._recorded_sse(rid)):
             _send(conn, sock, 200, [("content-type", "application/json"), *extra], first.rstrip(b"\n"))
             return
-        conn_send(conn, sock, h11.Response(status_code=200, headers=[("content-type", SSE_TYPE), *extra]))
+        head = [("content-type", SSE_TYPE), ("cache-control", "no-cache"), *extra]
+        conn_send(conn, sock, h11.Response(status_code=200, headers=head, reason=b"OK"))
         line = first
         while line:
             event = b"event: message\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n"
@@ -323,7 +325,8 @@ def _send(
     conn: h11.Connection, sock: socket.socket, status: int, headers: list[tuple[str, str]], body: bytes
 ) -> None:
     headers = [*headers, ("content-length", str(len(body)))]
-    conn_send(conn, sock, h11.Response(status_code=status, headers=headers))
+    reason = HTTPStatus(status).phrase.encode()
+    conn_send(conn, sock, h11.Response(status_code=status, headers=headers, reason=reason))
     if body:
         conn_send(conn, sock, h11.Data(data=body))
     conn_send(conn, sock, h11.EndOfMessage())
