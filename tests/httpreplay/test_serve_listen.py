@@ -17,7 +17,10 @@ from pathlib import Path
 import anyio
 import orjson
 
+from mcptape.check.analyze import analyze_file
+from mcptape.replay.api import diff_files
 from tests.conftest import console_script
+from tests.http.helpers import free_port, recording
 from tests.httpreplay.helpers import Tape, mcptape, notes_session
 
 LISTENING = re.compile(r"listening on (http://\S+)")
@@ -162,3 +165,22 @@ def test_bad_listen_options_are_refused(auto_tape: Tape) -> None:
     assert bad.returncode == 2 and "is not HOST:PORT" in bad.stderr
     inject = mcptape("serve", str(auto_tape.path), "--listen", "0", "--inject", "banner-same-line")
     assert inject.returncode == 2 and "--inject is for stdio clients" in inject.stderr
+
+
+def test_the_served_session_recorded_through_the_proxy_is_clean_and_the_recorded_one(
+    tape: Tape, tmp_path: Path
+) -> None:
+    """`mcptape record --http-upstream` in front of `serve --listen`, the SDK client through it: the
+    transport rules find nothing in what serve sent, and every message is the recording's (only
+    the exit differs: serve ends with 0 where the recorded server died of its signal)."""
+    port = free_port()
+    out = tmp_path / "served.jsonl"
+    serve = [console_script(), "serve", str(tape.path), "--listen", f"127.0.0.1:{port}"]
+    with recording(f"http://127.0.0.1:{port}/mcp", out, serve) as rec:
+        seen = anyio.run(notes_session, rec.url, "auto" if "auto" in tape.path.name else "legacy")
+        rec.stop(signal.SIGTERM)
+    assert seen == tape.seen
+    _, analysis = analyze_file(str(out))
+    assert analysis.findings == []
+    diff = diff_files(tape.path, out)
+    assert [p for p in diff.pairs if p.differs] == [] and diff.exit_differs
