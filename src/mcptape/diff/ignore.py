@@ -101,6 +101,18 @@ class Rule:
         return len(pattern) > n and pattern[n] is JSON and _prefix(pattern, path)
 
 
+def target_of(params: Any) -> str | None:
+    """What a rule's `METHOD[TARGET]` names for a request: its tool or prompt `name`, or its
+    resource `uri` (from the request's `params`)."""
+    if type(params) is not dict:
+        return None
+    for name in ("name", "uri"):
+        value = params.get(name)
+        if type(value) is str:
+            return value
+    return None
+
+
 def _prefix(pattern: Pattern, path: Path) -> bool:
     for want, got in zip(pattern, path, strict=False):
         if want is JSON or got is JSON:

@@ -33,7 +33,7 @@ from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame
 from mcptape.check.rules import FRAME_RULES, INCOMPLETE_CAPTURE, UNANSWERED_REQUEST
 from mcptape.diff.channels import NOT_OBSERVED, why_unobserved
 from mcptape.diff.compare import Change, Hidden, compare
-from mcptape.diff.ignore import BUILTIN, Rule
+from mcptape.diff.ignore import BUILTIN, Rule, target_of
 from mcptape.diff.minted import Carried, Minted, carry, places, restore
 from mcptape.transcript.events import Event
 
@@ -278,7 +278,7 @@ def diff_sides(
         pair = Pair(kind, scope, key, o[2] if o else None, n[2] if n else None)
         if kind == RESPONSE:
             pair.request = old.request_msgs.get(key) or new.request_msgs.get(key)
-            pair.target = _target(pair.request.value if pair.request is not None else None)
+            pair.target = target_of(_params(pair.request))
         elif kind == NOTIFICATION and len(key) == 4:
             pair.target = str(key[3])
         if kind == EXECUTOR:
@@ -338,16 +338,10 @@ def _stream(value: Any) -> str | int | None:
     return None
 
 
-def _target(request: Any) -> str | None:
-    """What `METHOD[TARGET]` names for a request: its tool or prompt `name`, or resource `uri`."""
-    params = request.get("params") if type(request) is dict else None
-    if type(params) is not dict:
-        return None
-    for name in ("name", "uri"):
-        target = params.get(name)
-        if type(target) is str:
-            return target
-    return None
+def _params(request: Message | None) -> Any:
+    """A request's `params` (None when there is no request or its value is not an object)."""
+    value = request.value if request is not None else None
+    return value.get("params") if type(value) is dict else None
 
 
 def _request_method_change(old: Message | None, new: Message | None) -> list[Change]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from mcptape.check.model import Message
 from mcptape.diff.compare import Change, Hidden, compare
-from mcptape.diff.ignore import Rule
+from mcptape.diff.ignore import Rule, target_of
 from mcptape.serve.pool import Entry, Pool
 
 MODES = ("params", "method", "strict")
@@ -45,17 +45,6 @@ class Match:
     hidden: list[Hidden] = field(default_factory=list)  # what the rules kept from comparing
     closest: Entry | None = None  # on a miss: the nearest recorded request of the same method
     changes: list[Change] = field(default_factory=list)  # ... and how it differs
-
-
-def target_of(params: Any) -> str | None:
-    """What a rule's `METHOD[TARGET]` names: the tool or prompt `name`, or the resource `uri`."""
-    if type(params) is not dict:
-        return None
-    for name in ("name", "uri"):
-        value = params.get(name)
-        if type(value) is str:
-            return value
-    return None
 
 
 class Matcher:
