@@ -7,6 +7,8 @@ import base64
 
 import h11
 
+from mcptape.diff.minted import Use
+from mcptape.replay.httpvalues import substitute, with_id
 from mcptape.replay.httpwire import RecordedRequest, ResponseReader
 
 BODY = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{"h":"old-token-1234"}}}'
@@ -115,3 +117,20 @@ def test_a_head_request_has_no_body_to_wait_for() -> None:
     reader = ResponseReader("HEAD")
     reader.feed(b"HTTP/1.1 200 OK\r\ncontent-length: 99\r\n\r\n")
     assert reader.ended
+
+
+def test_a_minted_value_is_replaced_where_it_stands_or_at_its_path() -> None:
+    """Its JSON string's bytes replaced (every other byte kept); a value the recording escaped
+    differently is put at its path, the body written again."""
+    use = Use("tok-12345678", ("id", 1, 1), "tools/call", ("result",), 2, 5, ("params", "h"))
+    body = b'{"jsonrpc":"2.0", "params": {"h":"tok-12345678"}}'
+    assert substitute(body, use, "tok-87654321") == (body.replace(b"12345678", b"87654321"), False)
+    escaped = b'{"params":{"h":"tok-\\u0031\\u0032345678"}}'
+    assert substitute(escaped, use, "new-99999999") == (b'{"params":{"h":"new-99999999"}}', True)
+
+
+def test_an_answer_goes_under_the_new_servers_request_id() -> None:
+    """The members in their recorded order; the same id leaves the bytes alone."""
+    body = b'{"jsonrpc":"2.0","id":1,"result":{"action":"accept"}}'
+    assert with_id(body, 1, 1) is body
+    assert with_id(body, 1, "srv-7") == b'{"jsonrpc":"2.0","id":"srv-7","result":{"action":"accept"}}'

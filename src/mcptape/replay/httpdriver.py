@@ -24,14 +24,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import orjson
 
 from mcptape.check.classify import classify_line
-from mcptape.check.model import Kind, Message, RequestId
+from mcptape.check.model import Kind, RequestId
 from mcptape.diff.minted import Use, get, is_token
-from mcptape.diff.sessions import Side
 from mcptape.replay.driver import (
     MISSING_SERVER_REQUEST,
     SERVER_EXITED,
@@ -43,6 +39,7 @@ from mcptape.replay.driver import (
     Substitution,
 )
 from mcptape.replay.httpplan import HttpPlan, Key, Step
+from mcptape.replay.httpvalues import Sources, substitute, with_id
 from mcptape.replay.httpwire import ResponseReader
 from mcptape.replay.plan import is_answer, is_server_request
 
@@ -87,7 +84,7 @@ class HttpDriver:
         self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
         self.asked: dict[str, list[RequestId]] = {}  # its own requests, by method, in order
         self.sessions: dict[str, str] = {}  # recorded Mcp-Session-Id -> the new server's
-        self.sources = _Sources(plan.sources)
+        self.sources = Sources(plan.sources)
         self.live: dict[int, Live] = {}
         self.stopped = False
 
@@ -260,7 +257,7 @@ class HttpDriver:
                     self._unminted(use, step)
                     continue
                 if new != use.value:
-                    body, reencoded = _substitute(body, use, new)
+                    body, reencoded = substitute(body, use, new)
                     swapped[use.value] = new
                     self.run.substitutions.append(Substitution(use, new, reencoded))
             for answer in step.answers:
@@ -272,7 +269,7 @@ class HttpDriver:
                     )
                     self.run.issues.append(Issue(UNANSWERABLE_REQUEST, message, error=False))
                     continue
-                body = _with_id(body, answer.id, ids[answer.nth - 1])
+                body = with_id(body, answer.id, ids[answer.nth - 1])
                 self.run.answered += 1
             if body == request.body:
                 body = None
@@ -293,7 +290,16 @@ class HttpDriver:
         live = self.live.get(step.x)
         if live is None:
             return
-        self._wait(lambda: live.done.is_set() or live.delivered >= step.carried)
+        if (
+            not self._wait(lambda: live.done.is_set() or live.delivered >= step.carried)
+            and not self.gone.is_set()
+        ):
+            message = (
+                f"exchange {step.x} ({step.request.method} {step.request.target}): the recorded client "
+                f"closed it after {step.carried} message(s); the new server sent {live.delivered} within "
+                f"{self.step_timeout:g}s (--step-timeout), and it was closed then"
+            )
+            self.run.issues.append(Issue(STEP_TIMEOUT, message, error=False))
         _shut(live.sock)
 
     # -- one exchange ------------------------------------------------------------------------
@@ -342,20 +348,6 @@ class HttpDriver:
         self.cond.notify_all()
 
 
-class _Sources(Side):
-    """The new session aligned as the diff aligns it, keeping the messages at the keys where the
-    recorded server minted a value its client sent back."""
-
-    def __init__(self, wanted: set[Key]) -> None:
-        super().__init__()
-        self.wanted = wanted
-        self.values: dict[Key, Any] = {}
-
-    def add(self, key: Key, kind: str, scope: str, item: Any) -> None:
-        if key in self.wanted and isinstance(item, Message) and key not in self.values:
-            self.values[key] = item.value
-
-
 def _shut(sock: socket.socket | None) -> None:
     if sock is None:
         return
@@ -363,36 +355,3 @@ def _shut(sock: socket.socket | None) -> None:
         sock.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
-
-
-def _substitute(body: bytes, use: Use, new: str) -> tuple[bytes, bool]:
-    """`body` with the recorded value made `new`: the JSON string's bytes where they stand, else the
-    body written again with the value at its path."""
-    old = orjson.dumps(use.value)
-    if old in body:
-        return body.replace(old, orjson.dumps(new)), False
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return body, False
-    target = get(value, use.path[:-1]) if use.path else None
-    last = use.path[-1] if use.path else None
-    in_object = isinstance(target, dict) and isinstance(last, str) and last in target
-    in_array = isinstance(target, list) and isinstance(last, int) and 0 <= last < len(target)
-    if not (in_object or in_array):
-        return body, False
-    target[last] = new  # type: ignore[index]
-    return orjson.dumps(value), True
-
-
-def _with_id(body: bytes, old: RequestId, new: RequestId) -> bytes:
-    """An answer's body with the new server's request id (members in their recorded order)."""
-    if old == new:
-        return body
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return body
-    if type(value) is dict and value.get("id") == old:
-        return orjson.dumps({k: (new if k == "id" else v) for k, v in value.items()})
-    return body
