@@ -27,10 +27,11 @@ Examples:
   mcptape probe --allow-mutating -- node dist/index.js /tmp/scratch-copy
 
 Only tools marked readOnlyHint (and --tool) are called; the others get only the hard inputs
-a correct server refuses, so a correct server's data is unchanged; the report names them. Each case runs in a server process with the executor
-tap and the HTTP sink on; its transcript is saved in DIR. Exit 0 when no case failed or was
-inconclusive (warnings allowed), 1 when one did (a valid call that the server refuses makes
-the hard inputs built from it inconclusive), 2 on a usage error or when the server cannot be started.""",
+a correct server refuses, so a correct server's data is unchanged; the report names them.
+Each case runs in a server process with the executor tap and the HTTP sink on; its
+transcript is saved in DIR. Exit 0 when no case failed or was inconclusive (warnings
+allowed), 1 when one did (a valid call that the server refuses makes the hard inputs built
+from it inconclusive), 2 on a usage error or when the server cannot be started.""",
 )
 @click.option(
     "-o",
