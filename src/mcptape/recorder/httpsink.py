@@ -29,10 +29,10 @@ import json
 import re
 import socket
 import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
+from mcptape.recorder.listener import Workers, listen, stop_accepting
 from mcptape.recorder.sinks import Sink
 
 CHANNEL = "http"
@@ -232,14 +232,11 @@ class HttpSink:
         self.sink = sink
         self.reply = reply
         self.requests = 0  # requests recorded (bad requests included)
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind((host, 0))
-        self._listener.listen(128)
+        self._listener = listen(host)
         self.host, self.port = self._listener.getsockname()[:2]
         self._stopping = threading.Event()
         self._lock = threading.Lock()
-        self._workers: set[threading.Thread] = set()
+        self._workers = Workers()
         self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-http-sink", daemon=True)
 
     @property
@@ -259,18 +256,8 @@ class HttpSink:
         if self._stopping.is_set():
             return
         self._stopping.set()
-        try:  # wake the blocked accept()
-            socket.create_connection((self.host, self.port), timeout=1).close()
-        except OSError:
-            pass
-        if self._acceptor.is_alive():
-            self._acceptor.join(grace)
-        self._listener.close()
-        with self._lock:
-            workers = list(self._workers)
-        deadline = time.monotonic() + grace
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
+        stop_accepting(self._listener, self._acceptor, grace)
+        self._workers.join(grace)
 
     # -- serving ---------------------------------------------------------------------------
     def _accept_loop(self) -> None:
@@ -279,7 +266,7 @@ class HttpSink:
                 conn, _ = self._listener.accept()
             except OSError:
                 return
-            self._spawn_worker(conn)
+            self._workers.start(self._serve, conn, "mcptape-http-conn")
             if self._stopping.is_set():
                 break
         # Stopping: serve what was already queued (connections made before stop()), then return.
@@ -290,13 +277,7 @@ class HttpSink:
             except OSError:
                 return
             conn.setblocking(True)
-            self._spawn_worker(conn)
-
-    def _spawn_worker(self, conn: socket.socket) -> None:
-        worker = threading.Thread(target=self._serve, args=(conn,), name="mcptape-http-conn", daemon=True)
-        with self._lock:
-            self._workers.add(worker)
-        worker.start()
+            self._workers.start(self._serve, conn, "mcptape-http-conn")
 
     def _serve(self, conn: socket.socket) -> None:
         try:
@@ -306,8 +287,6 @@ class HttpSink:
             pass  # the client went away before reading the answer; its request was recorded
         finally:
             conn.close()
-            with self._lock:
-                self._workers.discard(threading.current_thread())
 
     def _handle(self, conn: socket.socket) -> None:
         reader = _Reader(conn)

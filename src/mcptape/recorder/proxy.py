@@ -19,7 +19,6 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +38,7 @@ from mcptape.recorder.httpmsg import (
     text,
 )
 from mcptape.recorder.httpsink import CHANNEL, proxy_env
+from mcptape.recorder.listener import Workers, listen, stop_accepting
 from mcptape.recorder.sinks import Sink
 
 TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
@@ -66,17 +66,14 @@ class CassetteProxy:
 
         self.ca = SessionCA.create()
         try:
-            self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            self._listener.bind((host, 0))
-            self._listener.listen(128)
+            self._listener = listen(host)
         except BaseException:
             self.ca.close()
             raise
         self.host, self.port = self._listener.getsockname()[:2]
         self._stopping = threading.Event()
         self._lock = threading.Lock()
-        self._workers: set[threading.Thread] = set()
+        self._workers = Workers()
         self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-cassette", daemon=True)
 
     @property
@@ -98,18 +95,8 @@ class CassetteProxy:
         if self._stopping.is_set():
             return
         self._stopping.set()
-        try:  # wake the blocked accept()
-            socket.create_connection((self.host, self.port), timeout=1).close()
-        except OSError:
-            pass
-        if self._acceptor.is_alive():
-            self._acceptor.join(grace)
-        self._listener.close()
-        with self._lock:
-            workers = list(self._workers)
-        deadline = time.monotonic() + grace
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
+        stop_accepting(self._listener, self._acceptor, grace)
+        self._workers.join(grace)
         self.ca.close()
 
     # -- accepting -------------------------------------------------------------------------
@@ -122,12 +109,7 @@ class CassetteProxy:
             if self._stopping.is_set():
                 conn.close()
                 return
-            worker = threading.Thread(
-                target=self._serve, args=(conn,), name="mcptape-cassette-conn", daemon=True
-            )
-            with self._lock:
-                self._workers.add(worker)
-            worker.start()
+            self._workers.start(self._serve, conn, "mcptape-cassette-conn")
 
     def _serve(self, conn: socket.socket) -> None:
         session = self.backend.session()
@@ -140,8 +122,6 @@ class CassetteProxy:
         finally:
             session.close()
             conn.close()
-            with self._lock:
-                self._workers.discard(threading.current_thread())
 
     # -- one connection ----------------------------------------------------------------------
     def _http(

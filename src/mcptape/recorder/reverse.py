@@ -19,10 +19,10 @@ import socket
 import ssl
 import struct
 import threading
-import time
 from collections.abc import Callable
 
 from mcptape.recorder.hostrewrite import HostRewriter, is_loopback
+from mcptape.recorder.listener import Workers, listen, stop_accepting
 from mcptape.recorder.sinks import Target
 from mcptape.recorder.wiretap import Exchanges, Tap
 
@@ -117,21 +117,13 @@ class ReverseProxy:
         self.upstream = upstream
         self.say = say
         self.exchanges = Exchanges()
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._listener = socket.socket(family, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self._listener.bind((host, port))
-            self._listener.listen(128)
-        except BaseException:
-            self._listener.close()
-            raise
+        self._listener = listen(host, port)
         self.host, self.port = self._listener.getsockname()[:2]
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._said: set[str] = set()
         self._sockets: set[socket.socket] = set()
-        self._workers: set[threading.Thread] = set()
+        self._workers = Workers()
         self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-http-accept", daemon=True)
 
     @property
@@ -149,18 +141,8 @@ class ReverseProxy:
         if self._stopping.is_set():
             return
         self._stopping.set()
-        try:  # wake the blocked accept()
-            socket.create_connection((self.host, self.port), timeout=1).close()
-        except OSError:
-            pass
-        if self._acceptor.ident is not None:  # a proxy never started (its server never listened)
-            self._acceptor.join(grace)
-        self._listener.close()
-        deadline = time.monotonic() + grace
-        with self._lock:
-            workers = list(self._workers)
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
+        stop_accepting(self._listener, self._acceptor, grace)
+        self._workers.join(grace)
         with self._lock:
             sockets = list(self._sockets)
         for sock in sockets:  # the connections still open: their threads see the end and record it
@@ -168,10 +150,7 @@ class ReverseProxy:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        with self._lock:
-            workers = list(self._workers)
-        for worker in workers:
-            worker.join(1.0)
+        self._workers.join(1.0, each=True)
 
     # -- accepting -----------------------------------------------------------------------------
     def _accept_loop(self) -> None:
@@ -183,10 +162,7 @@ class ReverseProxy:
             if self._stopping.is_set():
                 conn.close()
                 return
-            worker = threading.Thread(target=self._serve, args=(conn,), name="mcptape-http-conn", daemon=True)
-            with self._lock:
-                self._workers.add(worker)
-            worker.start()
+            self._workers.start(self._serve, conn, "mcptape-http-conn")
 
     def _tell(self, kind: str, line: str) -> None:
         """One line on stderr for each kind of trouble (the first of its kind)."""
@@ -227,7 +203,6 @@ class ReverseProxy:
         finally:
             with self._lock:
                 self._sockets.discard(client)
-                self._workers.discard(threading.current_thread())
             client.close()
 
     def _relay(self, client: socket.socket, upstream: socket.socket, tap: Tap) -> None:
