@@ -21,6 +21,7 @@ from mcptape.recorder.paths import open_recording
         (["python", "-m", "my_server"], "my_server"),
         (["/usr/bin/python3.11", "-u", "-m", "acme.mcp"], "acme.mcp"),
         (["docker", "run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/srv:1.2"], "srv"),
+        (["podman", "run", "--platform", "linux/amd64", "--mount", "type=bind,dst=/b", "acme/srv"], "srv"),
         (
             ["node", "/w/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
             "server-everything",

@@ -20,6 +20,7 @@ DEFAULT_TEMPLATE = "mcptape-{server}-{time}-{unique}.jsonl"
 FIELDS = ("server", "time", "date", "pid", "unique")
 MAX_SLUG = 40
 
+# `docker run` and `podman run`: their options that take a value.
 _CONTAINER_OPTIONS = {"-e", "--env", "-v", "--volume", "--name", "-w", "--workdir", "--network", "-p", "-u"}
 _CONTAINER_OPTIONS |= {"--env-file", "--mount", "--user", "--entrypoint", "--platform"}
 # Commands that start the server named by a later argument, and their options that take a value.
@@ -35,32 +36,8 @@ _LAUNCHERS = {
     "env": set(),
     "exec": set(),
     "sudo": {"-u"},
-    "docker": {
-        "-e",
-        "--env",
-        "-v",
-        "--volume",
-        "--name",
-        "-w",
-        "--workdir",
-        "--network",
-        "-p",
-        "--env-file",
-        "-u",
-    },
-    "podman": {
-        "-e",
-        "--env",
-        "-v",
-        "--volume",
-        "--name",
-        "-w",
-        "--workdir",
-        "--network",
-        "-p",
-        "--env-file",
-        "-u",
-    },
+    "docker": _CONTAINER_OPTIONS,
+    "podman": _CONTAINER_OPTIONS,
 }
 _SUBCOMMANDS = {"run", "tool", "x", "exec"}  # `uv tool run`, `docker run`, `deno run`, `bun x`
 _GENERIC = {
