@@ -252,22 +252,14 @@ class Attributor:
                     "which the server answered with an error after this action; whether the action itself "
                     "failed is unknown (its line records no outcome), so this may be a refusal after acting"
                 )
-        self._reported(ref.event)
-        self.emit(
-            finding(
-                rules.EXEC_AFTER_REJECT,
-                channel=ref.channel,
-                line=ref.line,
-                offset=ref.offset,
-                raw=ref.raw,
-                message=f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
-                f"({pending.method}, in line {pending.line}), {why}: {closed.reason} ({where})",
-                request_id=rid,
-                t=call.frame.t,
-                event=ref.event,
-                related=related,
-                severity=severity,
-            )
+        self._flag(
+            ref,
+            call,
+            f"executor call ({ref.channel} line {ref.line}) for request {rid!r} "
+            f"({pending.method}, in line {pending.line}), {why}: {closed.reason} ({where})",
+            rid,
+            related,
+            severity,
         )
 
     def _flag_ambiguous(self, ref: Ref, call: ExecCall, closed: Closed) -> None:
@@ -282,23 +274,15 @@ class Attributor:
         else:
             named = "names no request"
         also = f"; it is counted for request {guess!r}, by time" if guess is not None else ""
-        self._reported(ref.event)
-        self.emit(
-            finding(
-                rules.EXEC_AFTER_REJECT,
-                channel=ref.channel,
-                line=ref.line,
-                offset=ref.offset,
-                raw=ref.raw,
-                message=f"executor call ({ref.channel} line {ref.line}) {named}, and happened while request "
-                f"{rid!r} ({pending.method}, in line {pending.line}) was in flight, which was rejected: "
-                f"{closed.reason}; it cannot be told whether the action was for it{also}",
-                request_id=rid,
-                t=call.frame.t,
-                event=ref.event,
-                related=(ref, pending.ref()) + ((response,) if response is not None else ()),
-                severity=Severity.WARNING,
-            )
+        self._flag(
+            ref,
+            call,
+            f"executor call ({ref.channel} line {ref.line}) {named}, and happened while request "
+            f"{rid!r} ({pending.method}, in line {pending.line}) was in flight, which was rejected: "
+            f"{closed.reason}; it cannot be told whether the action was for it{also}",
+            rid,
+            (ref, pending.ref()) + ((response,) if response is not None else ()),
+            Severity.WARNING,
         )
 
     def _reported(self, event: int) -> None:
@@ -310,6 +294,25 @@ class Attributor:
 
     def _flag_session(self, ref: Ref, call: ExecCall, point: RejectPoint) -> None:
         bad = point.ref
+        self._flag(
+            ref,
+            call,
+            f"executor call ({ref.channel} line {ref.line}) after the rejected input frame "
+            f"on in line {bad.line} ({point.problem})",
+            call.attributed_to,
+            (ref, bad),
+        )
+
+    def _flag(
+        self,
+        ref: Ref,
+        call: ExecCall,
+        message: str,
+        request_id: RequestId | None,
+        related: tuple[Ref, ...],
+        severity: Severity | None = None,
+    ) -> None:
+        """An exec-after-reject finding on the executor line at `ref` (then never reported again)."""
         self._reported(ref.event)
         self.emit(
             finding(
@@ -318,12 +321,12 @@ class Attributor:
                 line=ref.line,
                 offset=ref.offset,
                 raw=ref.raw,
-                message=f"executor call ({ref.channel} line {ref.line}) after the rejected input frame "
-                f"on in line {bad.line} ({point.problem})",
-                request_id=call.attributed_to,
+                message=message,
+                request_id=request_id,
                 t=call.frame.t,
                 event=ref.event,
-                related=(ref, bad),
+                related=related,
+                severity=severity,
             )
         )
 
