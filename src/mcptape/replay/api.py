@@ -192,15 +192,7 @@ def replay(
 
     unredactor = load_unredactor(path, secrets)
     temporary = output is None
-    if output is not None and (
-        Path(output).resolve() == Path(path).resolve() or same_file(Path(output), path)
-    ):
-        raise UsageError(
-            f"-o {output} is the transcript being replayed", hint="write the new session elsewhere"
-        )
-    if output is not None and not overwrite and Path(output).exists():
-        raise OutputError(f"{output} already exists", hint="pass --overwrite, or choose another -o")
-    new_path = Path(output) if output is not None else session_folder(keep_dir) / Path(path).name
+    new_path = new_session_path(path, output, overwrite=overwrite, keep_dir=keep_dir)
     if announce is not None and server.origin != GIVEN:
         announce(server)
     driver = Driver(
@@ -261,6 +253,26 @@ def replay(
         shutil.rmtree(new_path.parent, ignore_errors=True)
         result.kept = False
     return result
+
+
+def new_session_path(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None,
+    *,
+    overwrite: bool,
+    keep_dir: str | os.PathLike[str] | None,
+) -> Path:
+    """Where a replay of `path` records its new session: `output` (neither the transcript itself
+    nor, without `overwrite`, an existing file), or a new `mcptape-replay-*` folder under `keep_dir`."""
+    if output is not None and (
+        Path(output).resolve() == Path(path).resolve() or same_file(Path(output), path)
+    ):
+        raise UsageError(
+            f"-o {output} is the transcript being replayed", hint="write the new session elsewhere"
+        )
+    if output is not None and not overwrite and Path(output).exists():
+        raise OutputError(f"{output} already exists", hint="pass --overwrite, or choose another -o")
+    return Path(output) if output is not None else session_folder(keep_dir) / Path(path).name
 
 
 def _executed_actions(diff: Diff, *, cassette: bool) -> str | None:

@@ -16,11 +16,9 @@ from pathlib import Path
 from mcptape.diff.ignore import Rule
 from mcptape.errors import OutputError, UsageError
 from mcptape.limits import seconds_ok
-from mcptape.replay.api import DEFAULT_STEP_TIMEOUT, ReplayResult, diff_files
+from mcptape.replay.api import DEFAULT_STEP_TIMEOUT, ReplayResult, diff_files, new_session_path
 from mcptape.replay.config import Config, load_config
 from mcptape.replay.overhttp import run_http
-from mcptape.replay.where import session_folder
-from mcptape.share.outputs import same_file
 from mcptape.transcript.reader import open_transcript
 
 
@@ -55,15 +53,7 @@ def replay_over_http(
     with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
     header = open_transcript(path).header
     temporary = output is None
-    if output is not None and (
-        Path(output).resolve() == Path(path).resolve() or same_file(Path(output), path)
-    ):
-        raise UsageError(
-            f"-o {output} is the transcript being replayed", hint="write the new session elsewhere"
-        )
-    if output is not None and not overwrite and Path(output).exists():
-        raise OutputError(f"{output} already exists", hint="pass --overwrite, or choose another -o")
-    new_path = Path(output) if output is not None else session_folder(keep_dir) / Path(path).name
+    new_path = new_session_path(path, output, overwrite=overwrite, keep_dir=keep_dir)
     try:
         run = run_http(
             Path(path),
