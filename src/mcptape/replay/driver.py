@@ -22,10 +22,10 @@ from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
 from mcptape.diff.ignore import render_path
 from mcptape.diff.minted import Use, get, is_token
-from mcptape.diff.sessions import Side
 from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.sideeffects import HttpFactory
+from mcptape.replay.httpvalues import Sources, substitute
 from mcptape.replay.plan import Key, Plan, Send, is_answer, is_server_request
 from mcptape.replay.titles import source_title
 
@@ -117,7 +117,7 @@ class Driver:
         self.gone = False
         self.asked: Counter[str] = Counter()  # the server requests the recording shows so far, by method
         self.waived: Counter[str] = Counter()  # ... that never came in time (reported once)
-        self.sources = _Sources(plan.sources)  # the new server's messages where values were minted
+        self.sources = Sources(plan.sources)  # the new server's messages where values were minted
         self.unminted: set[tuple[Key, Any]] = set()  # sources reported as missing (once each)
 
     # -- the whole replay ------------------------------------------------------------------
@@ -344,39 +344,12 @@ class Driver:
         self.run.issues.append(Issue(SERVER_EXITED, message))
 
 
-class _Sources(Side):
-    """The new session aligned as the diff aligns it (`Side`), keeping only the messages at the
-    keys where the recording's server minted a value its client sent back."""
-
-    def __init__(self, wanted: set[Key]) -> None:
-        super().__init__()
-        self.wanted = wanted
-        self.values: dict[Key, Any] = {}
-
-    def add(self, key: Key, kind: str, scope: str, item: Any) -> None:
-        if key in self.wanted and isinstance(item, Message) and key not in self.values:
-            self.values[key] = item.value
-
-
 def _substitute(data: bytes, use: Use, new: str) -> tuple[bytes, bool]:
-    """Replace the recorded value by `new` in a client line: the JSON string's bytes where they
-    stand (every other byte stays), else the line written again with the value at its path."""
-    old = orjson.dumps(use.value)
-    if old in data:
-        return data.replace(old, orjson.dumps(new)), False
+    """Replace the recorded value by `new` in a client line (`substitute` on the line's JSON, its
+    line end kept)."""
     body = data.rstrip(b"\r\n")
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return data, False
-    target = get(value, use.path[:-1]) if use.path else None
-    last = use.path[-1] if use.path else None
-    in_object = isinstance(target, dict) and isinstance(last, str) and last in target
-    in_array = isinstance(target, list) and isinstance(last, int) and 0 <= last < len(target)
-    if not (in_object or in_array):
-        return data, False
-    target[last] = new  # type: ignore[index]
-    return orjson.dumps(value) + data[len(body) :], True
+    changed, reencoded = substitute(body, use, new)
+    return changed + data[len(body) :], reencoded
 
 
 def _with_id(value: Any, rid: RequestId) -> bytes:
