@@ -28,6 +28,7 @@ import orjson
 
 from mcptape.check.classify import classify
 from mcptape.check.framing import ChannelFramer
+from mcptape.check.httpvalues import kind as message_kind
 from mcptape.check.model import OUT, Kind, Message
 from mcptape.serve.session import Session
 from mcptape.transcript.reader import open_transcript
@@ -216,7 +217,7 @@ class HttpFront:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
             value = None
-        kind = _kind(value)
+        kind = message_kind(value)
         if kind in ("notification", "response"):
             self._write(body)
             _send(conn, sock, 202, [], b"")
@@ -267,16 +268,6 @@ class HttpFront:
             if client_id == rid:
                 return self.forms.get((entry.source, entry.message.frame.event)) == SSE_TYPE
         return False
-
-
-def _kind(value: object) -> str:
-    if type(value) is not dict:
-        return "other"
-    if "method" in value:
-        return "request" if "id" in value else "notification"
-    if "result" in value or "error" in value:
-        return "response"
-    return "other"
 
 
 def _request_header(request: h11.Request, name: str) -> str | None:
