@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 from pathlib import Path
 
 import pytest
+
+# A suite started as a background job of a non-interactive shell (`./dev.sh test &`, some CI
+# runners) inherits SIGINT ignored, and so would every recorder and server it starts: the tests
+# that stop them with SIGINT (as a user's Ctrl-C does) would wait for ever. Start from the
+# disposition a terminal gives.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
