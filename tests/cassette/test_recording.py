@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-import socket
 import ssl
 import stat
 import subprocess
@@ -27,6 +26,7 @@ from tests.cassette.origins import (
     make_origin_ca,
     origin,
 )
+from tests.http.helpers import refused_port
 
 HERE = Path(__file__).parent
 
@@ -126,8 +126,7 @@ def test_an_upstream_certificate_outside_the_system_store_is_a_502_with_the_way_
 
 def test_an_unreachable_origin_is_a_502_line() -> None:
     """Connection refused: the client gets 502 and the line records the error."""
-    port = free_port()
-    with recording() as (proxy, out), client(proxy) as http:
+    with refused_port() as port, recording() as (proxy, out), client(proxy) as http:
         got = http.get(f"http://127.0.0.1:{port}/x")
     assert got.status_code == 502
     [line] = out.lines
@@ -199,11 +198,3 @@ def test_common_clients_trust_the_session_ca_through_the_environment(name: str, 
     assert done.returncode == 0, done.stderr.decode()
     assert b"Recorded once" in done.stdout
     assert [line["url"] for line in out.lines] == [f"{secure.url}/page"]
-
-
-def free_port() -> int:
-    """A port nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port

@@ -22,14 +22,28 @@ from tests.conftest import PYTHON, console_script
 
 HERE = Path(__file__).resolve().parent
 SDK_SERVER = HERE / "servers" / "sdk_http.py"
-LISTENING = re.compile(r"listening on (http://\S+)")
+# The recorder's own line: a server it starts may say "listening on" too (`mcptape serve` does), and
+# its line can reach the recorder's stderr first; a client sent there would bypass the recorder.
+LISTENING = re.compile(r"^mcptape: listening on (http://\S+)", re.MULTILINE)
 
 
 def free_port() -> int:
+    """A port free now, for a process started next to listen on (another may take it meanwhile)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A port where nothing listens for as long as the block runs: a socket bound to it and never
+    listening holds it, so a connection is refused and no other test's server can take it (a port
+    from `free_port` can be a parallel test's listener by the time it is dialled)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        yield port
 
 
 def wait_accepting(port: int, timeout: float = 30.0) -> None:

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from tests.conftest import PYTHON
-from tests.http.helpers import HERE, exchanges, free_port, recording, records
+from tests.http.helpers import HERE, exchanges, free_port, recording, records, refused_port
 
 PLANTED = HERE / "servers" / "planted.py"
 CALL = {
@@ -50,7 +50,7 @@ def test_an_upstream_that_refuses_connections_gets_the_client_a_502(tmp_path: Pa
     """Nothing listens upstream: each request gets mcptape's 502 (saying why), both requests and both
     502s are in the transcript, and stderr says it once."""
     out = tmp_path / "refused.jsonl"
-    with recording(f"http://127.0.0.1:{free_port()}/mcp", out) as rec:
+    with refused_port() as port, recording(f"http://127.0.0.1:{port}/mcp", out) as rec:
         answers = [_post(rec.url), _post(rec.url)]
         assert rec.stop() == 0
     assert [a.status_code for a in answers] == [502, 502]

@@ -12,7 +12,7 @@ import pytest
 
 from mcptape.replay.overhttp import is_loopback
 from tests.conftest import PYTHON
-from tests.http.helpers import free_port
+from tests.http.helpers import free_port, refused_port
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
 
 
@@ -99,10 +99,11 @@ def test_a_server_that_stops_answering_ends_the_replay_in_bounded_time(
 def test_nothing_listening_without_a_command_is_different_not_a_hang(auto_tape: Tape, tmp_path: Path) -> None:
     """No server at the URL and no CMD: the proxy answers each request 502, the replay ends at once
     and every response is missing from the new session."""
-    done = mcptape(
-        "replay", str(auto_tape.path), "--http-upstream", f"http://127.0.0.1:{free_port()}/mcp",
-        "-o", str(tmp_path / "new.jsonl"),
-    )  # fmt: skip
+    with refused_port() as port:
+        done = mcptape(
+            "replay", str(auto_tape.path), "--http-upstream", f"http://127.0.0.1:{port}/mcp",
+            "-o", str(tmp_path / "new.jsonl"),
+        )  # fmt: skip
     assert done.returncode == 1 and "no answer in the new session" in done.stdout
     assert done.stdout.rstrip().endswith("different")
 
