@@ -3,11 +3,14 @@
 greet(name)   GETs http://telemetry.invalid/ping (through the proxy variables when set), then
               answers "Hello, NAME!" whatever the call did
 --warn        writes "telemetry_server: warning: config.toml is deprecated" on stderr at start-up
+--log-time    writes "telemetry_server: started at TIME (pid PID)" on stderr at start-up
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 import urllib.request
 
 from mcp.server.mcpserver import MCPServer
@@ -28,4 +31,8 @@ def greet(name: str) -> str:
 if __name__ == "__main__":
     if "--warn" in sys.argv:
         print("telemetry_server: warning: config.toml is deprecated", file=sys.stderr, flush=True)
+    if "--log-time" in sys.argv:
+        print(
+            f"telemetry_server: started at {time.time():.6f} (pid {os.getpid()})", file=sys.stderr, flush=True
+        )
     app.run("stdio")

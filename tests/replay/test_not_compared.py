@@ -81,3 +81,21 @@ def test_a_stderr_only_change_is_a_note_naming_the_lines_and_not_a_failure(
     )
     assert not strict.same and [line.rstrip() for line in strict.diff.stderr_added] == [WARNING.encode()]
     assert "note: stderr differs" not in strict.render()
+
+
+def test_stderr_lines_that_differ_only_in_numbers_are_counted_not_listed(tmp_path: Path) -> None:
+    """A start-up line with the time and pid: same, no line listed, one counted; --stderr still fails."""
+    tape = tmp_path / "timed.jsonl"
+    sdk_session(telemetry("--log-time"), record_to=tape, script=greet)
+    result = replay(tape, telemetry("--log-time"), output=tmp_path / "new.jsonl", config=False)
+    assert result.same and result.diff.stderr_added == [] and result.diff.stderr_numbers_only == 1
+    text = result.render()
+    assert "note: stderr differs" not in text
+    assert "note: 1 stderr line(s) differ only in numbers (times, counts, ids)" in text
+    changed = replay(tape, telemetry("--log-time", "--warn"), output=tmp_path / "warn.jsonl", config=False)
+    assert [line.rstrip() for line in changed.diff.stderr_added] == [WARNING.encode()]
+    strict = replay(
+        tape, telemetry("--log-time"), output=tmp_path / "strict.jsonl", stderr=True, config=False
+    )
+    assert not strict.same and strict.diff.stderr_numbers_only == 0
+    assert [line.startswith(b"telemetry_server: started at ") for line in strict.diff.stderr_added] == [True]

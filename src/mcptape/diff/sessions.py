@@ -34,6 +34,7 @@ from mcptape.check.rules import FRAME_RULES, INCOMPLETE_CAPTURE, UNANSWERED_REQU
 from mcptape.diff.channels import NOT_OBSERVED, why_unobserved
 from mcptape.diff.compare import Change, Hidden, compare
 from mcptape.diff.ignore import BUILTIN, Rule, target_of
+from mcptape.diff.lines import multiset, stderr_changes
 from mcptape.diff.minted import Carried, Minted, carry, places, restore
 from mcptape.transcript.events import Event
 
@@ -110,6 +111,9 @@ class Diff:
     stderr_compared: bool = False
     stderr_added: list[bytes] = field(default_factory=list)
     stderr_removed: list[bytes] = field(default_factory=list)
+    # Not compared: new stderr lines that differ from a recorded one only in their digits (a log
+    # line's time, a pid, a duration); counted, not listed among the lines that differ.
+    stderr_numbers_only: int = 0
     rules: list[Rule] = field(default_factory=list)
     old_analysis: Analysis | None = None
     new_analysis: Analysis | None = None
@@ -294,17 +298,19 @@ def diff_sides(
                     old.request_msgs.get(key), new.request_msgs.get(key)
                 )
         result.pairs.append(pair)
-    result.stdout_added, result.stdout_removed = _multiset(new.stdout, old.stdout, lambda f: f.raw)
+    result.stdout_added, result.stdout_removed = multiset(new.stdout, old.stdout, lambda f: f.raw)
     result.stdout_not_compared = (old.stdout_dropped, new.stdout_dropped)
     ours = [f for f in old.analysis.findings if _counted(f)]
     theirs = [f for f in new.analysis.findings if _counted(f)]
-    result.findings_added, result.findings_removed = _multiset(theirs, ours, _signature)
+    result.findings_added, result.findings_removed = multiset(theirs, ours, _signature)
     a, b = old.analysis, new.analysis
     result.exit_old = ExitInfo(a.exited, a.exit_code, a.exit_signal)
     result.exit_new = ExitInfo(b.exited, b.exit_code, b.exit_signal)
     old_lines = lines_of(bytes(old.stderr), ERR)
     new_lines = lines_of(bytes(new.stderr), ERR)
-    result.stderr_added, result.stderr_removed = _multiset(new_lines, old_lines, lambda x: x)
+    result.stderr_added, result.stderr_removed, result.stderr_numbers_only = stderr_changes(
+        new_lines, old_lines, exact=stderr
+    )
     return result
 
 
@@ -371,24 +377,3 @@ def _counted(finding: Finding) -> bool:
 def _signature(finding: Finding) -> tuple[Any, ...]:
     raw = finding.raw if finding.channel in (IN, OUT) else b""
     return (finding.rule, finding.channel, finding.request_id, raw)
-
-
-def _multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any], list[Any]]:
-    """(items of `new` not in `old`, items of `old` not in `new`), counting repeats, in order."""
-    left = Counter(key(x) for x in old)
-    added = []
-    for x in new:
-        k = key(x)
-        if left[k] > 0:
-            left[k] -= 1
-        else:
-            added.append(x)
-    right = Counter(key(x) for x in new)
-    removed = []
-    for x in old:
-        k = key(x)
-        if right[k] > 0:
-            right[k] -= 1
-        else:
-            removed.append(x)
-    return added, removed

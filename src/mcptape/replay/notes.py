@@ -69,6 +69,11 @@ def render_not_compared(diff: Diff) -> list[str]:
     if not diff.stderr_compared and (diff.stderr_added or diff.stderr_removed):
         out.append("note: stderr differs, not compared (--stderr compares it):")
         out.extend(f"  {line}" for line in stderr_lines(diff))
+    if not diff.stderr_compared and diff.stderr_numbers_only:
+        out.append(
+            f"note: {diff.stderr_numbers_only} stderr line(s) differ only in numbers (times, counts, ids): "
+            "not compared, not listed (--stderr compares every byte)"
+        )
     return out
 
 

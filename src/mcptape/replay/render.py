@@ -235,6 +235,7 @@ def diff_to_json(diff: Diff) -> dict[str, Any]:
             "compared": diff.stderr_compared,
             "added": [escape(x) for x in diff.stderr_added],
             "removed": [escape(x) for x in diff.stderr_removed],
+            "numbers_only": diff.stderr_numbers_only,
         },
         "minted": [
             {"title": pair_title(p), "path": render_path(c.path), "old": c.old, "new": c.new}

@@ -1,0 +1,50 @@
+"""Lines compared as multisets: what one session printed that the other did not (stdout's
+non-protocol lines, findings, stderr), counting repeats and keeping order."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+_DIGITS = re.compile(rb"[0-9]+")
+
+
+def multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any], list[Any]]:
+    """(items of `new` not in `old`, items of `old` not in `new`), counting repeats, in order."""
+    left = Counter(key(x) for x in old)
+    added = []
+    for x in new:
+        k = key(x)
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            added.append(x)
+    right = Counter(key(x) for x in new)
+    removed = []
+    for x in old:
+        k = key(x)
+        if right[k] > 0:
+            right[k] -= 1
+        else:
+            removed.append(x)
+    return added, removed
+
+
+def digits_masked(line: bytes) -> bytes:
+    """A line with every run of digits made `0`: what it says without its times, pids and counts."""
+    return _DIGITS.sub(b"0", line)
+
+
+def stderr_changes(
+    new: Sequence[bytes], old: Sequence[bytes], *, exact: bool
+) -> tuple[list[bytes], list[bytes], int]:
+    """(new lines not in old, old lines not in new, new lines that differ from an old one only in
+    their digits). `exact` (stderr compared): every byte counts and the last is 0; otherwise a line
+    whose only change is a log time or a pid is counted there, not listed."""
+    added, removed = multiset(new, old, lambda x: x)
+    if exact:
+        return added, removed, 0
+    loose_added, loose_removed = multiset(new, old, digits_masked)
+    return loose_added, loose_removed, len(added) - len(loose_added)
