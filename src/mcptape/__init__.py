@@ -1,4 +1,4 @@
-"""mcptape: record, replay, check and inspect the raw traffic of MCP stdio sessions.
+"""mcptape: record, check, replay, serve and inspect the raw traffic of MCP sessions.
 
 This package's face, at the top of the house: its version, and `mcptape.replay(path, command)`.
 Modules of the package import `mcptape.version`, never this module's names.

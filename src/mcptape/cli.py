@@ -65,7 +65,7 @@ Exit codes: 0 clean/same, 1 findings or differences, 2 usage error or unreadable
 )
 @click.version_option(__version__, prog_name="mcptape")
 def cli() -> None:
-    """Record, replay, check and inspect the raw traffic of MCP stdio sessions."""
+    """Record, check, replay, serve and inspect the raw traffic of MCP sessions, stdio or HTTP."""
 
 
 def main(args: list[str] | None = None, prog_name: str = "mcptape", **extra: Any) -> None:

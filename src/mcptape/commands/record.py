@@ -138,10 +138,11 @@ def record_command(
     http_upstream: str | None = None,
     listen: str | None = None,
 ) -> None:
-    """Run a stdio MCP server and record every byte it exchanges.
+    """Run an MCP server and record every byte it exchanges (stdio, or HTTP with --http-upstream).
 
     Forwards stdin, stdout and stderr byte-exactly and in real time, and appends every chunk,
-    timed, to a transcript (JSON Lines, mode 0600). The server can report its own actions on the
+    timed, to a transcript (JSON Lines, mode 0600). With --http-upstream URL, a reverse proxy
+    records each Streamable HTTP exchange instead (docs/http.md). The server can report its own actions on the
     executor tap: one JSON line per action written to the fd named in $MCPTAPE_EXEC_FD.
     """
     opts = RecordOptions(

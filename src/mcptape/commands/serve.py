@@ -130,7 +130,7 @@ def serve_command(
     hold: float,
     listen: str | None = None,
 ) -> None:
-    """Speak stdio as the recorded server: answer each client request with the recorded response.
+    """Be the recorded server (on stdio, or over HTTP with --listen): answer each request as recorded.
 
     Each request is matched to a recorded one (--match) and answered under the client's own id;
     recorded notifications, server requests and MRTR rounds are played where they happened. A
