@@ -79,6 +79,10 @@ class Compiled:
 
     def violations(self, value: Any, limit: int = MAX_PROBLEMS, path: str = "arguments") -> list[str]:
         """Every way `value` falls outside the schema (at most `limit`), one sentence each."""
+        return [describe(error, path) for error in self.errors(value, limit)]
+
+    def errors(self, value: Any, limit: int = MAX_PROBLEMS) -> list[Any]:
+        """The validator's errors for `value` (at most `limit`): [] when it fits or cannot be judged."""
         if self.validator is None:
             return []
         _budget.steps = 0
@@ -93,7 +97,7 @@ class Compiled:
             if _is_unresolvable(exc):
                 return []
             raise
-        return [_describe(error, path) for error in errors]
+        return errors
 
     def _over_budget(self) -> None:
         self.validator = None
@@ -289,7 +293,8 @@ def _is_unresolvable(exc: Exception) -> bool:
     return False
 
 
-def _describe(error: Any, path: str) -> str:
+def describe(error: Any, path: str = "arguments") -> str:
+    """One validator error as a sentence: where (`arguments.days`) and what."""
     where = path + error.json_path[1:]
     return f"{where}: {_short(error.message)}"
 

@@ -6,12 +6,19 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from mcptape.check import rules
+from mcptape.check.coercion import read_numbers
 from mcptape.check.findings import finding
 from mcptape.check.model import CLIENT, IN, SERVER, Finding, RequestId, Severity
 from mcptape.check.pairing import Pending
-from mcptape.check.schema import DRAFT_2020_12, violations
+from mcptape.check.schema import DRAFT_2020_12, compile_schema, describe
 
 EARLY_KEPT = 256  # tools/call requests kept for judgement until the first tools/list answer
+
+
+LAX_ACCEPTED = (
+    "; the server accepted it, reading each quoted number as the number it spells (lax validation,"
+    " as the official Python SDK's pydantic does): the arguments then fit the schema"
+)
 
 
 class Early(NamedTuple):
@@ -32,7 +39,8 @@ class ToolSchemas:
         self.schemas: dict[str, Any] = {}
         # client request id -> why its arguments are outside the schema (the answer's reject reason),
         # and the finding, whose severity and party its answer decides
-        self.outside: dict[RequestId, tuple[str, Finding]] = {}
+        # and whether they fit once their quoted numbers are read as numbers (`lax`)
+        self.outside: dict[RequestId, tuple[str, bool, Finding]] = {}
         self.early: dict[RequestId, Early] = {}
         self.listed = False  # a tools/list answer was seen
         # A tools/call has something to be judged against: a schema, or room in `early` before the
@@ -76,7 +84,9 @@ class ToolSchemas:
 
         Tool arguments are content the model wrote: outside the schema, they are the client's
         mistake (`info`) when the server refuses them, and the server's fault (`error`) when it
-        answers them as a success (an action attributed to them is `exec-after-reject`). A call
+        answers them as a success (an action attributed to them is `exec-after-reject`), unless
+        they fit once their quoted numbers are read as numbers (`"5"` for an integer): a server
+        whose validation reads them so ran the call the model meant (`info`, no reject). A call
         sent before any `tools/list` answer is kept (the first EARLY_KEPT) and judged by `learn`."""
         schema = self.schemas.get(params.get("name"))
         if schema is None:
@@ -84,14 +94,19 @@ class ToolSchemas:
                 self.early[rid] = Early(params, pending, dialect)
                 self.judging = bool(self.schemas) or len(self.early) < EARLY_KEPT
             return
-        found = violations(params.get("arguments", {}), schema, dialect=dialect)
-        if not found:
+        compiled = compile_schema(schema, dialect)
+        arguments = params.get("arguments", {})
+        errors = compiled.errors(arguments)
+        if not errors:
             return
-        problem = "; ".join(found)
+        problem = "; ".join(describe(error) for error in errors)
+        numbers = read_numbers(arguments, errors)
+        lax = numbers is not None and not compiled.errors(numbers, 1)
         name = params["name"]
         ref = pending.ref()
         self.outside[rid] = (
             f"arguments outside the inputSchema of {name}: {problem}",
+            lax,
             finding(
                 rules.SCHEMA_VIOLATION,
                 channel=IN,
@@ -114,7 +129,11 @@ class ToolSchemas:
         kept = self.outside.pop(rid, None)
         if kept is None:
             return None, None
-        reason, found = kept
+        reason, lax, found = kept
+        if refused is False and lax:
+            # the server's validator read the quoted numbers as the numbers they spell and ran the
+            # call the model meant: the client's mistake still, handled, and no reject
+            return None, replace(found, message=found.message + LAX_ACCEPTED)
         if refused is False:
             found = replace(
                 found,
