@@ -21,7 +21,7 @@ import orjson
 from mcptape.diff.compare import MISSING, Change, compare
 from mcptape.diff.ignore import JSON, Path, Pattern, Rule, parse_rule, rule_text
 from mcptape.diff.sessions import Diff, Pair
-from mcptape.diff.shapes import explain
+from mcptape.diff.shapes import NAMES, explain
 
 VARIES = "varies between the replays"
 SHAPED = "differs from the recording only by"
@@ -40,10 +40,17 @@ class Place:
     values: list[Any] = field(default_factory=list)
     recorded: list[Any] = field(default_factory=list)  # the recording's value(s) there
     varies: bool = False  # differed between two replays
+    # the values of each message seen there (by pair key and concrete path): a shape must explain
+    # how one message varied between runs, not how two messages differ (`Resource 2 ... 12:54:51`
+    # and `Resource 999 ... 12:55:06` are two calls whose clock varied: `|clock`, not `|number`)
+    groups: dict[Any, list[Any]] = field(default_factory=dict)
 
-    def add(self, value: Any, *, recorded: bool = False) -> None:
+    def add(self, value: Any, *, recorded: bool = False, group: Any = None) -> None:
         if not any(_same(value, v) for v in self.values):
             self.values.append(value)
+        seen = self.groups.setdefault(group, [])
+        if not any(_same(value, v) for v in seen):
+            seen.append(value)
         if recorded and not any(_same(value, v) for v in self.recorded):
             self.recorded.append(value)
 
@@ -94,8 +101,9 @@ def learn(
                     if change.path[:1] == ("request",):
                         continue  # the request's method (two unrelated sessions), not a value
                     place = _place(places, pair, change.path)
-                    place.add(change.old, recorded=not varies)
-                    place.add(change.new)
+                    group = (pair.key, change.path)
+                    place.add(change.old, recorded=not varies, group=group)
+                    place.add(change.new, group=group)
                     place.varies = place.varies or varies
     lesson.unpaired = list(unpaired)
     echoed = [m for m in minted if len(m) >= MIN_MINTED]
@@ -117,16 +125,31 @@ def _propose(place: Place) -> Proposal | None:
     strings = [v for v in place.values if type(v) is str]
     shapes: tuple[str, ...] | None = None
     if len(strings) == len(place.values):
-        shapes = explain(strings)
+        shapes = _explain(place.groups.values())
         if shapes is None and place.varies:
-            runs = [v for v in strings if not any(v == r for r in place.recorded)]
-            shapes = explain(runs) if len(runs) > 1 else None  # the recording differs by more: stays shown
+            runs = [
+                [v for v in seen if not any(v == r for r in place.recorded)] for seen in place.groups.values()
+            ]
+            shapes = (
+                _explain(runs) if any(len(r) > 1 for r in runs) else None
+            )  # the recording differs by more
     if place.varies:
         why = f"{VARIES}, by {_shape_words(shapes)}" if shapes else VARIES
         return Proposal(_rule(place, shapes or ()), why, place.values)
     if shapes:
         return Proposal(_rule(place, shapes), f"{SHAPED} {_shape_words(shapes)}", place.values)
     return None
+
+
+def _explain(groups: Iterable[Sequence[str]]) -> tuple[str, ...] | None:
+    """The shapes that explain how each message's values varied (in NAMES order), or None."""
+    chosen: set[str] = set()
+    for values in groups:
+        shapes = explain(values)
+        if shapes is None:
+            return None
+        chosen.update(shapes)
+    return tuple(name for name in NAMES if name in chosen)
 
 
 def _shape_words(shapes: tuple[str, ...]) -> str:

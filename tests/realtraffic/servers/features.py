@@ -2,15 +2,17 @@
 
 Tools: `add(a, b)`; `pick(color)` (an enum); `weather(city)` (structured output, an outputSchema);
 `explode()` (raises); `count(n)` (progress and a log line per step); `slow(seconds)` (a call to
-cancel); `touch(name)` (publishes `notes://NAME` as updated). Resources: `config://app` and the
-template `notes://{name}`, `resources/list` paginated two at a time; prompts: `review(code,
-language)`; `completion/complete` for the prompt's `language` and the template's `name`.
+cancel); `touch(name)` (publishes `notes://NAME` as updated); `stamp(item)` (a time of day:
+noise). Resources: `config://app` and the template `notes://{name}`, `resources/list` paginated
+two at a time; prompts: `review(code, language)`; `completion/complete` for the prompt's
+`language` and the template's `name`.
 `logging/setLevel` and `resources/subscribe`/`unsubscribe` are registered, so the `logging` and
 `resources.subscribe` capabilities are declared (the handshake-era methods a legacy client uses).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -83,6 +85,12 @@ async def touch(name: str, ctx: Context) -> str:
     """Mark a note as updated."""
     await ctx.notify_resource_updated(f"notes://{name}")
     return f"touched {name}"
+
+
+@app.tool()
+def stamp(item: int) -> str:
+    """An item with the time of day it was stamped (noise a replay learns)."""
+    return f"item {item} stamped at {datetime.now().strftime('%H:%M:%S.%f')}"
 
 
 @app.resource("config://app", mime_type="application/json")
