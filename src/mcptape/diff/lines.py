@@ -9,6 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 _DIGITS = re.compile(rb"[0-9]+")
+# A log line's leading time column, as Rich's handler (the official Python SDK's server logging)
+# writes it: `[12/02/26 00:26:17] ERROR ...`, and the same width of spaces when the second has not
+# changed since the line before. Which line of a run gets the time depends on the clock.
+_TIME_COLUMN = re.compile(rb"\[[0-9][0-9/:.,\- T]*\] ")
 
 
 def multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any], list[Any]]:
@@ -33,7 +37,11 @@ def multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any
 
 
 def digits_masked(line: bytes) -> bytes:
-    """A line with every run of digits made `0`: what it says without its times, pids and counts."""
+    """A line with every run of digits made `0`: what it says without its times, pids and counts
+    (a leading log time column, present or left blank, is blank)."""
+    column = _TIME_COLUMN.match(line)
+    if column is not None:
+        line = b" " * column.end() + line[column.end() :]
     return _DIGITS.sub(b"0", line)
 
 

@@ -3,15 +3,17 @@
 Tools: `add(a, b)`; `pick(color)` (an enum); `weather(city)` (structured output, an outputSchema);
 `explode()` (raises); `count(n)` (progress and a log line per step); `slow(seconds)` (a call to
 cancel); `touch(name)` (publishes `notes://NAME` as updated); `stamp(item)` (a time of day:
-noise). Resources: `config://app` and the template `notes://{name}`, `resources/list` paginated
-two at a time; prompts: `review(code, language)`; `completion/complete` for the prompt's
-`language` and the template's `name`.
+noise); `shout(text)` (a log line on stderr). Resources: `config://app` and the template
+`notes://{name}`, `resources/list` paginated two at a time; prompts: `review(code, language)`;
+`completion/complete` for the prompt's `language` and the template's `name`.
 `logging/setLevel` and `resources/subscribe`/`unsubscribe` are registered, so the `logging` and
 `resources.subscribe` capabilities are declared (the handshake-era methods a legacy client uses).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -85,6 +87,31 @@ async def touch(name: str, ctx: Context) -> str:
     """Mark a note as updated."""
     await ctx.notify_resource_updated(f"notes://{name}")
     return f"touched {name}"
+
+
+@app.tool()
+async def grow(ctx: Context) -> str:
+    """Add a tool and say the tool list changed (on a listen stream, or on the legacy session)."""
+    if "shrink" not in {tool.name for tool in await app.list_tools()}:
+        app.add_tool(shrink)
+    await ctx.notify_tools_changed()
+    if ctx.request_context.session.protocol_version < "2026-07-28":
+        await ctx.request_context.session.send_tool_list_changed()
+    return "grown"
+
+
+def shrink() -> str:
+    """A tool added at run time."""
+    return "shrunk"
+
+
+@app.tool()
+def shout(text: str) -> str:
+    """Log a line on stderr as Rich's handler does: the time column, or blank in the same second
+    (`FEATURES_LOG_TIME=1` writes the time, so a test chooses which a run gets)."""
+    column = datetime.now().strftime("[%x %X] ") if os.environ.get("FEATURES_LOG_TIME") else " " * 20
+    print(f"{column}WARNING  {text}", file=sys.stderr, flush=True)
+    return text
 
 
 @app.tool()
