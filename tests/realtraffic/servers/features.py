@@ -2,10 +2,11 @@
 
 Tools: `add(a, b)`; `pick(color)` (an enum); `weather(city)` (structured output, an outputSchema);
 `explode()` (raises); `count(n)` (progress and a log line per step); `slow(seconds)` (a call to
-cancel); `touch(name)` (publishes `notes://NAME` as updated); `stamp(item)` (a time of day:
-noise); `shout(text)` (a log line on stderr). Resources: `config://app` and the template
-`notes://{name}`, `resources/list` paginated two at a time; prompts: `review(code, language)`;
-`completion/complete` for the prompt's `language` and the template's `name`.
+cancel); `touch(name)` (publishes `notes://NAME` as updated); `grow()` (adds `shrink`: the tool
+list changed); `stamp(item)` (a time of day: noise); `shout(text)` (a log line on stderr).
+Resources: `config://app` and the template `notes://{name}`, `resources/list` paginated two at a
+time; prompts: `review(code, language)`; `completion/complete` for the prompt's `language` and the
+template's `name`.
 `logging/setLevel` and `resources/subscribe`/`unsubscribe` are registered, so the `logging` and
 `resources.subscribe` capabilities are declared (the handshake-era methods a legacy client uses).
 """
@@ -86,6 +87,8 @@ async def slow(seconds: float) -> str:
 async def touch(name: str, ctx: Context) -> str:
     """Mark a note as updated."""
     await ctx.notify_resource_updated(f"notes://{name}")
+    if ctx.request_context.session.protocol_version < "2026-07-28":  # a resources/subscribe client
+        await ctx.request_context.session.send_resource_updated(f"notes://{name}")
     return f"touched {name}"
 
 
