@@ -33,7 +33,7 @@ from mcptape.check.model import (
 )
 from mcptape.check.session import Session
 from mcptape.check.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
-from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, Event, Header
+from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, NOTE, Event, Header
 from mcptape.transcript.reader import (
     Payload,
     Problem,
@@ -92,7 +92,8 @@ class Analyzer:
         self._last_t: dict[str, float] = {}
         self._last: tuple[float, int] | None = None  # (t, event index) of the last record fed
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
-        self.transport = HttpTransport(self.session.emit)  # an HTTP transcript's transport rules
+        # an HTTP transcript's transport rules (a request the client cut off on 2026-07-28 is cancelled)
+        self.transport = HttpTransport(self.session.emit, self.session.client.cancel)
 
     @property
     def version(self) -> str | None:
@@ -268,7 +269,7 @@ class Analyzer:
 
     def _other(self, t: float, ch: str, payload: Payload, index: int) -> None:
         """Records of the other channels: stderr, executor lines, eof, exit, HTTP (check/transport.py)."""
-        if ch in HTTP_CHANNELS or payload == HTTP_END:
+        if ch in HTTP_CHANNELS or payload == HTTP_END or ch == NOTE:
             self.transport.push(t, ch, payload, index)
             return
         if isinstance(payload, dict):

@@ -26,6 +26,7 @@ from mcptape.check.rules import (
     HTTP_NOT_HTTP,
     HTTP_SESSION_CHANGED,
 )
+from mcptape.transcript.events import NOTE
 from mcptape.transcript.reader import Payload
 from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS
 
@@ -44,8 +45,9 @@ class HttpTransport(ResponseRules):
     """Judge an HTTP transcript's exchanges; `finish()` returns the notes to add to the report. Made
     for every analysis, it costs nothing until an HTTP record comes (h11 is imported then)."""
 
-    def __init__(self, emit: Callable[[Finding], None]) -> None:
+    def __init__(self, emit: Callable[[Finding], None], cancel: Callable[[Any], None] | None = None) -> None:
         self.emit = emit
+        self.cancel = cancel  # a 2026-07-28 request whose connection the client closed is cancelled
         self.open: dict[int, Exchange] = {}
         self.sessions: set[str] = set()  # session ids the server assigned
         self.negotiated: str | None = None  # the version an initialize answer fixed (before 2026-07-28)
@@ -63,6 +65,8 @@ class HttpTransport(ResponseRules):
         if isinstance(payload, dict):
             if payload == HTTP_END:
                 self.ended = True
+            elif ch == NOTE:
+                self.client_left(payload)
             elif ch in WIRE_CHANNELS and type(payload.get("x")) is int:
                 self.record(t, ch, payload["x"], payload["data"], index)
         elif ch == STDOUT:
@@ -97,6 +101,19 @@ class HttpTransport(ResponseRules):
                 self._response_end(exchange)
                 del self.open[x]
                 exchange.release()
+
+    def client_left(self, note: dict[str, Any]) -> None:
+        """The recorder's note that the client closed an exchange's connection before its response
+        ended: on 2026-07-28 that cancels the request ("Closing the SSE response stream **MUST** be
+        treated by the server as cancellation of that request."), so it may stay unanswered."""
+        x = note.get("x")
+        exchange = self.open.get(x) if type(x) is int and note.get("closed") == "client" else None
+        value = exchange.value if exchange is not None else None
+        if self.cancel is None or type(value) is not dict or "id" not in value or "method" not in value:
+            return
+        stated = meta_version(value.get("params"))
+        if stated is not None and is_stateless(stated):
+            self.cancel(value["id"])
 
     def stdout(self, data: bytes, index: int) -> None:
         if self.stdout_event < 0:
@@ -137,6 +154,8 @@ class HttpTransport(ResponseRules):
         party: str | None = None,
     ) -> None:
         msg = exchange.response if response else exchange.request
+        if party is None and not response:
+            party = CLIENT  # a request's bytes are the client's: its rule's default party may be the server's
         related: tuple[Ref, ...] = ()
         if response and exchange.request.first_event >= 0:
             related = (

@@ -9,8 +9,9 @@ through as it is. A closed or reset end is passed on: the client's end of writin
 upstream's, a reset upstream resets the client.
 
 When the upstream gave nothing for a request (it refused the connection, closed or reset it before
-answering), mcptape answers `502 Bad Gateway` itself (header `X-Mcptape: upstream`), records that
-answer and says so in one line on stderr, once for each kind of failure.
+answering) while the client still waited, mcptape answers `502 Bad Gateway` itself (header
+`X-Mcptape: upstream`), records that answer and says so in one line on stderr, once for each kind of
+failure. A client that closed its end first gets no 502 (it left; on 2026-07-28 it cancelled): a note.
 """
 
 from __future__ import annotations
@@ -246,7 +247,11 @@ class ReverseProxy:
             if not data:
                 tap.server_closed(t)
                 waiting = tap.unanswered()
-                if waiting:
+                if waiting and tap.client_gone and error is None:
+                    # The client left first (on 2026-07-28, closing a request's stream cancels it):
+                    # nobody is there to read an answer, so mcptape does not make one up.
+                    tap.client_left(t, waiting[0], "before an answer came; the upstream then closed it")
+                elif waiting:
                     why = (
                         f"the upstream reset the connection ({_reason(error)})"
                         if error is not None

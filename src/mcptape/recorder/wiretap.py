@@ -133,6 +133,19 @@ class Tap:
             self._flush(self._req, t)
             self._release()
 
+    @property
+    def client_gone(self) -> bool:
+        """True once the client closed its end of the connection."""
+        with self._lock:
+            return self._client_gone
+
+    def client_left(self, t: float, x: int, when: str) -> None:
+        """Note that the client closed exchange `x`'s connection `when` (no answer yet, or mid-response):
+        `x` and `closed: "client"` let `check` know it (on 2026-07-28 that cancels the request)."""
+        self.sink.fields(
+            t, "note", msg=f"exchange {x}: the client closed the connection {when}", x=x, closed="client"
+        )
+
     def server_closed(self, t: float) -> None:
         with self._lock:
             self._held.append((t, None))
@@ -242,6 +255,8 @@ class Tap:
             except h11.RemoteProtocolError as exc:
                 if self._closing and self._client_gone:  # the client closed first: not the server's doing
                     side.failed = "the client closed the connection before the end of the response"
+                    if self._waiting and self._waiting[0] == side.x and side.x in self._answered:
+                        self.client_left(t, side.x, "before the end of the response")
                     return
                 if (
                     self._closing

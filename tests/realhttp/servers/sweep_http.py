@@ -1,0 +1,93 @@
+"""An official-SDK MCPServer on Streamable HTTP for the real-traffic sweep, in each configuration
+the SDK offers: `python sweep_http.py PORT [--stateless] [--json]`.
+
+add(a, b)            an int (structured output `{"result": ...}`)
+weather(city)        a model (structured output with an output schema)
+chatty(n, delay=0)   logs and reports progress n times, `delay` s apart, then "done N"
+confirm(name)        asks the user first (2026-07-28: `input_required`; before: elicitation/create)
+fail(kind)           raises: "tool" a ToolError, anything else a ValueError
+slow(seconds)        sleeps, then "slept"
+It prints a line on its stdout at start-up, as HTTP servers do.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import anyio
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel
+
+ARGS = sys.argv[2:]
+app = MCPServer("sweep-http", log_level="WARNING")
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+    sky: str
+
+
+class Confirm(BaseModel):
+    ok: bool
+
+
+def ask(name: str) -> Elicit[Confirm]:
+    return Elicit(f"Really {name}?", Confirm)
+
+
+@app.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@app.tool()
+def weather(city: str) -> Weather:
+    """The weather in a city."""
+    return Weather(city=city, celsius=21.5, sky="clear")
+
+
+@app.tool()
+async def chatty(n: int, ctx: Context, delay: float = 0.0) -> str:
+    """Log and report progress n times, `delay` seconds apart."""
+    for i in range(1, n + 1):
+        await ctx.info(f"step {i} of {n}")
+        await ctx.report_progress(i, n, f"step {i}")
+        await anyio.sleep(delay)
+    return f"done {n}"
+
+
+@app.tool()
+def confirm(name: str, answer: Annotated[Confirm, Resolve(ask)]) -> str:
+    """Do something after the user confirms."""
+    return f"did {name}" if answer.ok else "kept"
+
+
+@app.tool()
+def fail(kind: str) -> str:
+    """Raise."""
+    if kind == "tool":
+        raise ToolError("the tool refused")
+    raise ValueError("something broke inside")
+
+
+@app.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await anyio.sleep(seconds)
+    return "slept"
+
+
+if __name__ == "__main__":
+    port = int(sys.argv[1])
+    print(f"sweep_http: serving on 127.0.0.1:{port}", flush=True)
+    app.run(
+        "streamable-http",
+        host="127.0.0.1",
+        port=port,
+        json_response="--json" in ARGS,
+        stateless_http="--stateless" in ARGS,
+    )
