@@ -20,9 +20,9 @@ async def _abandon_two_calls(url: str) -> str:
     """One call abandoned mid-stream (progress had come), one before any answer, then a call."""
     async with Client(url) as client:
         with anyio.move_on_after(0.5):
-            await client.call_tool("chatty", {"n": 50, "delay": 0.1}, progress_callback=_ignore)
+            await client.call_tool("chatty", {"n": 9, "delay": 0.1}, progress_callback=_ignore)
         with anyio.move_on_after(0.3):
-            await client.call_tool("slow", {"seconds": 3})
+            await client.call_tool("slow", {"seconds": 1})
         result = await client.call_tool("add", {"a": 1, "b": 1})
         return result.content[0].text  # type: ignore[union-attr]
 

@@ -45,9 +45,11 @@ class HttpTransport(ResponseRules):
     """Judge an HTTP transcript's exchanges; `finish()` returns the notes to add to the report. Made
     for every analysis, it costs nothing until an HTTP record comes (h11 is imported then)."""
 
-    def __init__(self, emit: Callable[[Finding], None], cancel: Callable[[Any], None] | None = None) -> None:
+    def __init__(self, emit: Callable[[Finding], None], settle: Callable[[Any], None] | None = None) -> None:
         self.emit = emit
-        self.cancel = cancel  # a 2026-07-28 request whose connection the client closed is cancelled
+        # a request that needs no answer by id any more (the pairing's cancel): see client_left and
+        # _answered_without_id
+        self.settle = settle
         self.open: dict[int, Exchange] = {}
         self.sessions: set[str] = set()  # session ids the server assigned
         self.negotiated: str | None = None  # the version an initialize answer fixed (before 2026-07-28)
@@ -99,6 +101,7 @@ class HttpTransport(ResponseRules):
             self._sse(exchange)
             if message.complete:
                 self._response_end(exchange)
+                self._answered_without_id(exchange)
                 del self.open[x]
                 exchange.release()
 
@@ -109,11 +112,26 @@ class HttpTransport(ResponseRules):
         x = note.get("x")
         exchange = self.open.get(x) if type(x) is int and note.get("closed") == "client" else None
         value = exchange.value if exchange is not None else None
-        if self.cancel is None or type(value) is not dict or "id" not in value or "method" not in value:
+        if self.settle is None or type(value) is not dict or "id" not in value or "method" not in value:
             return
         stated = meta_version(value.get("params"))
         if stated is not None and is_stateless(stated):
-            self.cancel(value["id"])
+            self.settle(value["id"])
+
+    def _answered_without_id(self, exchange: Exchange) -> None:
+        """A request's own exchange answered with a JSON-RPC error whose id is null: an HTTP response
+        answers the POST it is the response to, so the request is answered, if not by id. (An older
+        server refuses a 2026-07-28 `server/discover` so, `400` before reading the id; the client then
+        falls back: "On `400 Bad Request`, the client **SHOULD** inspect the response body before
+        falling back", Backward Compatibility.)"""
+        response, value = exchange.response, exchange.value
+        if self.settle is None or response.head is None or response.sse is not None:
+            return
+        if not response.json_body or response.over or type(value) is not dict or "method" not in value:
+            return
+        answer = json_value(bytes(response.body))
+        if "id" in value and type(answer) is dict and "error" in answer and answer.get("id") is None:
+            self.settle(value["id"])
 
     def stdout(self, data: bytes, index: int) -> None:
         if self.stdout_event < 0:
