@@ -58,11 +58,40 @@ REMOVED: Table = [
     ),
 ]
 # "The `result` MUST include a `resultType` field" (basic/index, result responses)
+DISCOVERED = [
+    ("in", req(0, "server/discover")),
+    ("out", done(0, supportedVersions=["2026-07-28"], capabilities={}, **CACHED)),
+]
 RESULT_TYPE: Table = [
     (
-        "tools/call without resultType",
-        [("in", req(1, "tools/call", {"name": "t"})), ("out", result(1, {}))],
+        "tools/call without resultType, after server/discover",
+        [*DISCOVERED, ("in", req(1, "tools/call", {"name": "t"})), ("out", result(1, {}))],
         ["missing-result-type"],
+    ),
+    (
+        "without resultType after a result that had one",
+        [
+            ("in", req(1, "tools/call", {"name": "t"})),
+            ("out", done(1)),
+            ("in", req(2, "tools/call", {"name": "t"})),
+            ("out", result(2, {})),
+        ],
+        ["missing-result-type"],
+    ),
+]
+# "Modern client, legacy server: Fails. The server may ... process an era-ambiguous method under
+# legacy semantics. On stdio, clients SHOULD send server/discover first" (basic/versioning): the
+# first result has no resultType and nothing showed the server speaks 2026-07-28
+LEGACY: Table = [
+    (
+        "no server/discover, a legacy answer",
+        [
+            ("in", req(1, "tools/list")),
+            ("out", result(1, {"tools": []})),
+            ("in", req(2, "tools/call", {"name": "t"})),
+            ("out", result(2, {})),
+        ],
+        ["legacy-server"],
     ),
 ]
 # "Servers MUST include caching hints on results with resultType: "complete" returned by ...";
@@ -378,6 +407,7 @@ TABLES: dict[str, Table] = {
     "missing-meta": MISSING_META,
     "removed-method": REMOVED,
     "missing-result-type": RESULT_TYPE,
+    "legacy-server": LEGACY,
     "cache-hints": CACHE,
     "unrequested-log": LOGGING,
     "progress-after-completion": PROGRESS,

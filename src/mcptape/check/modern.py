@@ -98,6 +98,10 @@ class Modern:
         self.mrtr = Mrtr(self._find, emit)  # input_required answers and their retries (check/mrtr.py)
         self.suspects = self.mrtr.suspects  # retries whose state the answer will tell about
         self.server_capabilities: dict[str, Any] | None = None
+        # What the server has shown of its era: True once it answered server/discover or gave a
+        # result a resultType (it speaks 2026-07-28); False once a result without one came first
+        # (an earlier-era server answering under its own semantics, basic/versioning); None: not yet.
+        self.modern_server: bool | None = None
 
     def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
         ch, line, offset, text, t, event = where
@@ -173,7 +177,7 @@ class Modern:
     def server_notification(self, method: str, params: Any, where: Where) -> None:
         if method in REMOVED_SERVER:
             self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
-        if method == "notifications/message":
+        if method == "notifications/message" and self.modern_server is not False:
             if not self.logging:
                 self._find(
                     rules.UNREQUESTED_LOG,
@@ -257,6 +261,8 @@ class Modern:
         if type(result) is not dict:
             return None
         kind = result.get("resultType")
+        if self.modern_server is not True and self._legacy(method, kind, where, rid):
+            return None
         if kind is None:
             self._find(
                 rules.RESULT_TYPE, where, f"the result of {method or 'a request'} has no resultType", rid
@@ -282,6 +288,29 @@ class Modern:
             self.mrtr.input_required(method, rid, params, result, where)
             return "answered input_required: it needs the user's input before it may act"
         return None
+
+    def _legacy(self, method: str, kind: Any, where: Where, rid: RequestId) -> bool:
+        """Whether this result comes from a server of an earlier era (its 2026-07-28 rules are
+        then not judged). A client that adopts 2026-07-28 without `server/discover` may be talking
+        to a server that predates it: "Modern client, legacy server: Fails. The server may ...
+        process an era-ambiguous method under legacy semantics. On stdio, clients SHOULD send
+        `server/discover` first" (basic/versioning). Its first result then has no resultType: the
+        client's doing (a warning), not a broken MUST of the server."""
+        if self.modern_server is False:
+            return True
+        if kind is not None or method == "server/discover":
+            self.modern_server = True
+            return False
+        self.modern_server = False
+        self._find(
+            rules.LEGACY_SERVER,
+            where,
+            f"the result of {method or 'a request'} has no resultType and the server never answered "
+            "server/discover: a server of an earlier era, answering a 2026-07-28 client that did not "
+            "probe it first (its 2026-07-28 rules are not judged in this session)",
+            rid,
+        )
+        return True
 
     def close(self, rid: RequestId, pending: Pending | None, where: Where) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled

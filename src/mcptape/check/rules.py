@@ -38,6 +38,7 @@ MISSING_META = "missing-meta"
 REMOVED_METHOD = "removed-method"
 RESULT_TYPE = "missing-result-type"
 CACHE_HINTS = "cache-hints"
+LEGACY_SERVER = "legacy-server"
 UNREQUESTED_LOG = "unrequested-log"
 PROGRESS_AFTER_COMPLETION = "progress-after-completion"
 CANCEL_UNKNOWN = "cancel-unknown-request"
@@ -119,6 +120,13 @@ _ALL += [
     Rule(MISSING_META, Severity.ERROR, "a 2026-07-28 request without a required _meta field", "modern"),
     Rule(REMOVED_METHOD, Severity.ERROR, "a method or notification removed in 2026-07-28", "modern"),
     Rule(RESULT_TYPE, Severity.ERROR, "a 2026-07-28 result without resultType", "modern", "server"),
+    Rule(
+        LEGACY_SERVER,
+        Severity.WARNING,
+        "a 2026-07-28 client that never sent server/discover, answered by a server of an earlier era",
+        "modern",
+        "client",
+    ),
     Rule(
         CACHE_HINTS,
         Severity.ERROR,
