@@ -7,6 +7,7 @@ chatty(n, delay=0)   logs and reports progress n times, `delay` s apart, then "d
 confirm(name)        asks the user first (2026-07-28: `input_required`; before: elicitation/create)
 fail(kind)           raises: "tool" a ToolError, anything else a ValueError
 slow(seconds)        sleeps, then "slept"
+notes://{name}       a resource template; résumé(topic) a prompt whose name is not ASCII
 It prints a line on its stdout at start-up, as HTTP servers do.
 """
 
@@ -79,6 +80,18 @@ async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     await anyio.sleep(seconds)
     return "slept"
+
+
+@app.resource("notes://{name}")
+def note(name: str) -> str:
+    """A note by name."""
+    return f"the note {name}"
+
+
+@app.prompt()
+def résumé(topic: str) -> str:
+    """A prompt whose name is not ASCII."""
+    return f"Summarise {topic}."
 
 
 if __name__ == "__main__":
