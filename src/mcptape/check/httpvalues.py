@@ -79,5 +79,24 @@ def authority(origin: str) -> str:
     return origin.partition("://")[2].rstrip("/").lower()
 
 
+def _hostname(authority_: str) -> str:
+    """`host:port`, `[::1]:port` or `host` -> the host name (lower case, no brackets)."""
+    if authority_.startswith("["):
+        return authority_[1:].partition("]")[0]
+    return authority_.rpartition(":")[0] if authority_.count(":") == 1 else authority_
+
+
+def _loopback(name: str) -> bool:
+    return (
+        name == "localhost" or name == "::1" or (name.startswith("127.") and name.replace(".", "").isdigit())
+    )
+
+
+def same_machine(origin: str, host: str) -> bool:
+    """True when both the Origin and the Host name this machine (localhost, 127.x, ::1): a local web
+    app talking to a local server, which no DNS rebinding can forge (the Origin rule's purpose)."""
+    return _loopback(_hostname(authority(origin))) and _loopback(_hostname(host.lower()))
+
+
 def status_line(status: int) -> bytes:
     return f"HTTP status {status}".encode()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcptape.check.httpvalues import Bad, authority, json_value, ok, status_line
+from mcptape.check.httpvalues import Bad, authority, json_value, ok, same_machine, status_line
 from mcptape.check.httpvalues import kind as kind_of
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
@@ -101,7 +101,12 @@ class ResponseRules:
         self._session(exchange, head.get("mcp-session-id"))
         origin = request.get("origin") if request is not None else None
         host = request.get("host") if request is not None else None
-        if origin is not None and ok(status) and authority(origin) != (host or "").lower():
+        if (
+            origin is not None
+            and ok(status)
+            and authority(origin) != (host or "").lower()
+            and not same_machine(origin, host or "")
+        ):
             self._say(
                 HTTP_ORIGIN_ACCEPTED,
                 exchange,

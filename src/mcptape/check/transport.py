@@ -119,18 +119,26 @@ class HttpTransport(ResponseRules):
             self.settle(value["id"])
 
     def _answered_without_id(self, exchange: Exchange) -> None:
-        """A request's own exchange answered with a JSON-RPC error whose id is null: an HTTP response
-        answers the POST it is the response to, so the request is answered, if not by id. (An older
-        server refuses a 2026-07-28 `server/discover` so, `400` before reading the id; the client then
-        falls back: "On `400 Bad Request`, the client **SHOULD** inspect the response body before
-        falling back", Backward Compatibility.)"""
+        """A request's own exchange refused it (4xx), or answered a JSON-RPC error whose id is null: an
+        HTTP response answers the POST it is the response to, so the request is answered, if not by
+        id. (An older server refuses a 2026-07-28 `server/discover` with `400` and an error without id,
+        and the client falls back: "On `400 Bad Request`, the client **SHOULD** inspect the response
+        body before falling back"; a foreign Origin: "servers **MUST** respond with HTTP 403
+        Forbidden. The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
+        `id`.")"""
         response, value = exchange.response, exchange.value
-        if self.settle is None or response.head is None or response.sse is not None:
+        head = response.head
+        if self.settle is None or head is None or type(value) is not dict or "method" not in value:
             return
-        if not response.json_body or response.over or type(value) is not dict or "method" not in value:
+        if "id" not in value:
             return
-        answer = json_value(bytes(response.body))
-        if "id" in value and type(answer) is dict and "error" in answer and answer.get("id") is None:
+        answer = None
+        if response.sse is None and response.json_body and not response.over:
+            answer = json_value(bytes(response.body))
+        if type(answer) is dict and "id" in answer and answer["id"] == value["id"]:
+            return  # answered by id: the pairing has it
+        refused = 400 <= head.status < 500
+        if refused or (type(answer) is dict and "error" in answer and answer.get("id") is None):
             self.settle(value["id"])
 
     def stdout(self, data: bytes, index: int) -> None:

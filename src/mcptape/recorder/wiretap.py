@@ -354,7 +354,9 @@ class Tap:
         if media == SSE_TYPE:
             self._reply_kind = "sse"
             self._sse = SseDecoder()
-        elif is_json_type(media) or (media == "" and head.status_code != 202):
+        elif is_json_type(media) or (media == "" and head.status_code != 202 and head.status_code < 400):
+            # an untyped body is read as JSON, but for a refusal (a 403's "Invalid Origin header"):
+            # its text is the HTTP answer, not a message
             self._reply_kind = "json"
         else:
             self._reply_kind = ""
