@@ -50,6 +50,7 @@ def test_the_same_client_code_gets_the_recorded_times_from_serve(
         "unmatched": 0,
         "unused": 0,
         "garbage": 0,
+        "legacy": 0,
         "notifications": 0,
     }
     assert document["exit"] == 0

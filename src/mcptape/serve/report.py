@@ -33,6 +33,7 @@ def counts(served: Served) -> dict[str, int]:
         "unmatched": served.count("unmatched"),
         "unused": len(served.unused),
         "garbage": served.count("garbage"),
+        "legacy": served.count("legacy"),
         "notifications": served.count("notification"),
     }
 
@@ -45,6 +46,8 @@ def summary(served: Served, pool: Pool) -> str:
         f"of {len(pool.requests)} recorded request(s)"
     )
     extras = [f"{c['repeated']} repeated"] if c["repeated"] else []
+    if c["legacy"]:
+        extras.append(f"{c['legacy']} server/discover answered -32601, as the recorded older server would")
     if c["garbage"]:
         extras.append(f"{c['garbage']} client line(s) not protocol")
     if served.dropped_noise:

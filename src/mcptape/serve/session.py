@@ -33,7 +33,8 @@ from mcptape.textsafe import escape_text
 from mcptape.transcript.writer import TranscriptWriter
 
 NO_ANSWER = -32001  # serve's own error: no recorded answer (outside the range MCP reserves)
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND = -32700, -32600, -32601
+DISCOVER = "server/discover"
 READ = 1 << 16
 
 
@@ -59,7 +60,7 @@ class ClientLine:
     t: float
     line: int
     kind: str  # request, notification, response, error-response, garbage
-    status: str  # served, repeated, unmatched, garbage, notification, answer, after-close
+    status: str  # served, repeated, unmatched, legacy, garbage, notification, answer, after-close
     method: str | None = None
     id: RequestId | None = None
     entry: Entry | None = None
@@ -208,6 +209,13 @@ class Session:
     def _request(self, msg: Message, line: ClientLine) -> None:
         found = self.matcher.request(msg)
         entry = found.entry
+        if entry is None and msg.method == DISCOVER and self._legacy_recording():
+            # A 2026-07-28 client's first question to a server recorded speaking an earlier revision:
+            # answered as that server answers a method it does not know, so the client falls back
+            # to `initialize` (basic/versioning: "Modern client, legacy server").
+            line.status = "legacy"
+            self._write([Write(error_line(msg.id, METHOD_NOT_FOUND, "Method not found"))])
+            return
         if entry is None:
             line.status, line.closest, line.changes = "unmatched", found.closest, found.changes
             self.log(_unmatched_text(msg, found.closest, found.changes))
@@ -220,6 +228,10 @@ class Session:
         self.ids[entry] = msg.id
         self.carry[entry] = carried(found.hidden)
         self._play([*entry.outputs, *self.deferred.pop(entry, [])], entry)
+
+    def _legacy_recording(self) -> bool:
+        """The recorded server was met with the initialize handshake and never asked server/discover."""
+        return bool(self.pool.by_method("initialize")) and not self.pool.by_method(DISCOVER)
 
     def _notification(self, msg: Message) -> None:
         for entry in self.pool.notifications:
