@@ -62,3 +62,4 @@ def test_only_numbers_that_fit_once_read_are_lax() -> None:
     assert not lax({"n": "seven"})
     assert not lax({"flag": "false"})  # a coerced boolean may be read as true
     assert not lax({"n": "7", "flag": "true"})
+    assert not lax({"n": "1" * 5000})  # a hostile string of digits is not read (and never raises)

@@ -54,8 +54,11 @@ def _lax(error: Any) -> bool:
     return False
 
 
+_LONGEST = 64  # characters: a quoted number a model writes; a longer one is not read (int() limits)
+
+
 def _spells(instance: Any, declared: Any) -> bool:
-    if type(instance) is not str:
+    if type(instance) is not str or len(instance) > _LONGEST:
         return False
     types = [declared] if isinstance(declared, str) else declared
     if not isinstance(types, list):
