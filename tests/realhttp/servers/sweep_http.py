@@ -1,5 +1,6 @@
 """An official-SDK MCPServer on Streamable HTTP for the real-traffic sweep, in each configuration
-the SDK offers: `python sweep_http.py PORT [--stateless] [--json]`.
+the SDK offers: `python sweep_http.py PORT [--stateless] [--json] [--events]` (`--events`: an event
+store, so SSE events carry ids and each stream opens with a priming event with empty data).
 
 add(a, b)            an int (structured output `{"result": ...}`)
 weather(city)        a model (structured output with an output schema)
@@ -19,9 +20,35 @@ from typing import Annotated
 import anyio
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.types import JSONRPCMessage
 from pydantic import BaseModel
 
 ARGS = sys.argv[2:]
+
+
+class Events(EventStore):
+    """Every event kept in memory, replayable after its id (resumability)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, JSONRPCMessage | None]] = []
+
+    async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: EventCallback) -> str | None:
+        index = next((i for i, event in enumerate(self.events) if event[0] == last_event_id), None)
+        if index is None:
+            return None
+        stream = self.events[index][1]
+        for event_id, stream_id, message in self.events[index + 1 :]:
+            if stream_id == stream and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream
+
+
 app = MCPServer("sweep-http", log_level="WARNING")
 
 
@@ -103,4 +130,6 @@ if __name__ == "__main__":
         port=port,
         json_response="--json" in ARGS,
         stateless_http="--stateless" in ARGS,
+        event_store=Events() if "--events" in ARGS else None,
+        retry_interval=1000 if "--events" in ARGS else None,
     )
