@@ -12,6 +12,7 @@ import anyio
 import orjson
 from mcp import Client
 
+from mcptape.check.analyze import analyze_file
 from tests.http.helpers import exchanges, records
 from tests.realhttp.helpers import record_sweep, verdicts
 
@@ -45,6 +46,8 @@ def test_a_call_the_2026_client_abandons_is_cancelled_not_unanswered(tmp_path: P
     cut = {r["x"] for r in left}
     assert {c["params"]["name"] for c in calls if c.get("id") in cut} <= {"chatty", "slow"}
     assert [(f.rule, f.message) for f in verdicts(path)] == []
+    _, analysis = analyze_file(str(path))
+    assert any(note.startswith("2 request(s) cancelled by the client closing") for note in analysis.notes)
 
 
 def test_a_json_response_server_cancelled_before_answering_checks_clean(tmp_path: Path) -> None:

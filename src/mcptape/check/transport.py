@@ -50,6 +50,7 @@ class HttpTransport(ResponseRules):
         # a request that needs no answer by id any more (the pairing's cancel): see client_left and
         # _answered_without_id
         self.settle = settle
+        self.cancelled: list[int] = []  # exchanges whose 2026-07-28 request the client's close cancelled
         self.open: dict[int, Exchange] = {}
         self.sessions: set[str] = set()  # session ids the server assigned
         self.negotiated: str | None = None  # the version an initialize answer fixed (before 2026-07-28)
@@ -111,12 +112,15 @@ class HttpTransport(ResponseRules):
         treated by the server as cancellation of that request."), so it may stay unanswered."""
         x = note.get("x")
         exchange = self.open.get(x) if type(x) is int and note.get("closed") == "client" else None
-        value = exchange.value if exchange is not None else None
-        if self.settle is None or type(value) is not dict or "id" not in value or "method" not in value:
+        if exchange is None or self.settle is None:
+            return
+        value = exchange.value
+        if type(value) is not dict or "id" not in value or "method" not in value:
             return
         stated = meta_version(value.get("params"))
         if stated is not None and is_stateless(stated):
             self.settle(value["id"])
+            self.cancelled.append(exchange.x)
 
     def _answered_without_id(self, exchange: Exchange) -> None:
         """A request's own exchange refused it (4xx), or answered a JSON-RPC error whose id is null: an
@@ -158,6 +162,13 @@ class HttpTransport(ResponseRules):
         if self.dropped:
             notes.append(
                 f"{self.dropped} HTTP exchanges were not judged to the end: more than {MAX_OPEN} open at once"
+            )
+        if self.cancelled:
+            shown = ", ".join(map(str, self.cancelled[:10])) + (", ..." if len(self.cancelled) > 10 else "")
+            notes.append(
+                f"{len(self.cancelled)} request(s) cancelled by the client closing their connection before"
+                f" the answer (exchange {shown}): on 2026-07-28 that is how a client cancels, so they are"
+                " not unanswered"
             )
         if self.stdout_bytes:
             notes.append(
