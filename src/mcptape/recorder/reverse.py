@@ -259,6 +259,9 @@ class ReverseProxy:
                     )
                     why += " before answering"
                     self._substitute(client, tap, waiting[0], why)
+                elif error is not None and tap.client_gone:  # the upstream's answer to the client leaving
+                    x = tap.answering()
+                    self._note(f"exchange {x}: after the client left, the upstream reset the connection")
                 elif error is not None:
                     x = tap.answering()
                     why = f"the upstream reset the connection ({_reason(error)})"

@@ -8,6 +8,7 @@ chatty(n, delay=0)   logs and reports progress n times, `delay` s apart, then "d
 confirm(name)        asks the user first (2026-07-28: `input_required`; before: elicitation/create)
 fail(kind)           raises: "tool" a ToolError, anything else a ValueError
 slow(seconds)        sleeps, then "slept"
+big(size)            a text of `size` characters
 notes://{name}       a resource template; résumé(topic) a prompt whose name is not ASCII
 It prints a line on its stdout at start-up, as HTTP servers do.
 """
@@ -107,6 +108,12 @@ async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     await anyio.sleep(seconds)
     return "slept"
+
+
+@app.tool()
+def big(size: int) -> str:
+    """A text of `size` characters."""
+    return "x" * size
 
 
 @app.resource("notes://{name}")
