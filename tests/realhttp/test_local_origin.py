@@ -35,5 +35,5 @@ def test_a_local_web_apps_origin_accepted_by_a_validating_server_is_no_warning(t
     """The localhost origin's requests are answered 200 and the foreign one 403: no error or warning."""
     path = tmp_path / "origin.jsonl"
     seen, _, _ = record_sweep(path, _from_a_local_web_app)
-    assert seen == {"tools": 6, "evil": 403}
+    assert seen["tools"] > 0 and seen["evil"] == 403
     assert [(f.rule, f.message) for f in verdicts(path)] == []
