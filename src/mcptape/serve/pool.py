@@ -213,7 +213,13 @@ class _Builder:
             self.pending[msg.id] = entry
             self.after.pop(msg.id, None)
         elif msg.kind is Kind.NOTIFICATION and msg.method is not None:
-            self.pool.notifications.append(self._entry(NOTIFICATION, msg))
+            entry = self._entry(NOTIFICATION, msg)
+            self.pool.notifications.append(entry)
+            cancelled = _cancelled_id(msg)
+            if cancelled is not None and cancelled in self.pending:
+                # The answer of a cancelled request (`-32800 Request cancelled`, or the result a server
+                # finished anyway) waits for the new client's own cancel, as it did in the recording.
+                self.after[cancelled] = entry
         elif _is_answer(msg) and msg.id in self.server_requests:
             assert msg.id is not None
             self.server_requests.discard(msg.id)
@@ -258,3 +264,12 @@ def _is_answer(msg: Message) -> bool:
     if msg.kind is Kind.RESPONSE or msg.kind is Kind.ERROR_RESPONSE:
         return msg.id is not None
     return msg.kind is Kind.INVALID and msg.method is None and type(msg.value) is dict and msg.id is not None
+
+
+def _cancelled_id(msg: Message) -> Any:
+    """The request id a `notifications/cancelled` names (None for any other message)."""
+    if msg.method != "notifications/cancelled" or type(msg.value) is not dict:
+        return None
+    params = msg.value.get("params")
+    rid = params.get("requestId") if type(params) is dict else None
+    return rid if type(rid) is str or type(rid) is int else None  # an id a request can have
