@@ -11,6 +11,7 @@ from mcptape.replay.cassette import Matcher, exchanges
 from mcptape.transcript.events import Event
 from tests.cassette.helpers import client, playing, recording
 from tests.cassette.origins import Tripwire, gzip_route, headers_route, make_origin_ca, origin
+from tests.http.helpers import free_port
 
 
 def line(
@@ -184,12 +185,3 @@ def test_only_cassette_exchanges_are_read_from_a_transcript() -> None:
         Event(0.5, "http", raw=text_b[10:]),
     ]
     assert exchanges(events) == [a, b]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port

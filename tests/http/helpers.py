@@ -4,6 +4,7 @@ process, a byte-capturing TCP relay (to see what crossed a socket), and transcri
 from __future__ import annotations
 
 import os
+import random
 import re
 import signal
 import socket
@@ -27,12 +28,25 @@ SDK_SERVER = HERE / "servers" / "sdk_http.py"
 LISTENING = re.compile(r"^mcptape: listening on (http://\S+)", re.MULTILINE)
 
 
+# Ports a test chooses for a process it starts next come from below the kernel's ephemeral range
+# (32768-60999 by default): a port from there can be taken, between the choice and the bind, by
+# any socket a parallel test binds to port 0 or connects out from. Here only another explicit
+# choice can take it, one chance in a few thousand.
+_CHOSEN = (20000, 32000)
+
+
 def free_port() -> int:
-    """A port free now, for a process started next to listen on (another may take it meanwhile)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A port free now, for a process started next to listen on (outside the ephemeral range)."""
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(*_CHOSEN)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in {_CHOSEN}")
 
 
 @contextmanager
