@@ -15,10 +15,13 @@ V = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": V}
 
 
-def post(body: object, *, headers: dict[str, str] | None = None, raw: bytes | None = None) -> bytes:
+ACCEPT = "application/json, text/event-stream"  # what a conforming client lists on a POST
+
+
+def post(body: object, *, headers: dict[str, str | None] | None = None, raw: bytes | None = None) -> bytes:
     data = raw if raw is not None else orjson.dumps(body)
-    fields = {"Host": "127.0.0.1:9", "Content-Type": "application/json", **(headers or {})}
-    head = "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+    fields = {"Host": "127.0.0.1:9", "Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
+    head = "".join(f"{k}: {v}\r\n" for k, v in fields.items() if v is not None)
     return f"POST /mcp HTTP/1.1\r\n{head}Content-Length: {len(data)}\r\n\r\n".encode() + data
 
 
@@ -147,6 +150,27 @@ CASES: dict[str, tuple[list[tuple[bytes, bytes]], list[tuple[str, int, int, byte
         [(post(call, headers={**call_headers, "Origin": "http://evil.example"}), OK_JSON)],
         [("http-origin-accepted", 1, 0, b"Origin: http://evil.example")],
     ),
+    "accept-missing": (
+        [(post(call, headers={**call_headers, "Accept": None}), OK_JSON)],
+        [("http-accept", 1, 0, b"POST /mcp")],
+    ),
+    "accept-json-only": (
+        [(post(call, headers={**call_headers, "Accept": "application/json"}), OK_JSON)],
+        [("http-accept", 1, 0, b"POST /mcp")],
+    ),
+    "accept-sse-refused-by-q0": (
+        [
+            (
+                post(call, headers={**call_headers, "Accept": "application/json, text/event-stream;q=0"}),
+                OK_JSON,
+            )
+        ],
+        [("http-accept", 1, 0, b"POST /mcp")],
+    ),
+    "accept-wildcards": (
+        [(post(call, headers={**call_headers, "Accept": "application/*;q=0.9, */*;q=0.1"}), OK_JSON)],
+        [],
+    ),
     "origin-same-host": (
         [(post(call, headers={**call_headers, "Origin": "http://127.0.0.1:9"}), OK_JSON)],
         [],
@@ -178,7 +202,7 @@ def test_the_handshake_revisions_session_id_version_header_and_get_stream(tmp_pa
         (post(LIST, headers={"Mcp-Session-Id": "xyz", "MCP-Protocol-Version": "2025-11-25"}), OK_JSON),
         (post(LIST, headers={"Mcp-Session-Id": "abc", "MCP-Protocol-Version": "2025-06-18"}), OK_JSON),
         (
-            b"GET /mcp HTTP/1.1\r\nHost: h\r\nMcp-Session-Id: abc\r\n"
+            b"GET /mcp HTTP/1.1\r\nHost: h\r\nAccept: text/event-stream\r\nMcp-Session-Id: abc\r\n"
             b"MCP-Protocol-Version: 2025-11-25\r\n\r\n",
             answer("200 OK", "text/event-stream", sse(result(2))),
         ),
@@ -203,6 +227,7 @@ HTTP_RULES = [
     "http-session-changed",
     "http-wrong-stream",
     "http-origin-accepted",
+    "http-accept",
 ]
 
 

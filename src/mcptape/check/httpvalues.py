@@ -100,3 +100,19 @@ def same_machine(origin: str, host: str) -> bool:
 
 def status_line(status: int) -> bytes:
     return f"HTTP status {status}".encode()
+
+
+def accepts(accept: str | None, media: str) -> bool:
+    """Whether an `Accept` header value lists `media` (`type/subtype`): the type itself, `type/*` or
+    `*/*`, not excluded with `q=0` (RFC 9110, 12.5.1)."""
+    if accept is None:
+        return False
+    kind = media.split("/", 1)[0]
+    for part in accept.split(","):
+        pieces = [p.strip().lower() for p in part.split(";")]
+        if pieces[0] not in (media, f"{kind}/*", "*/*"):
+            continue
+        weights = [p[2:].strip() for p in pieces[1:] if p.startswith("q=")]
+        if not weights or weights[0] not in ("0", "0.", "0.0", "0.00", "0.000"):
+            return True
+    return False

@@ -235,6 +235,7 @@ HTTP_NOTIFICATION_STATUS = "http-notification-status"
 HTTP_SESSION_CHANGED = "http-session-changed"
 HTTP_WRONG_STREAM = "http-wrong-stream"
 HTTP_ORIGIN_ACCEPTED = "http-origin-accepted"
+HTTP_ACCEPT = "http-accept"
 
 _ALL += [
     Rule(HTTP_NOT_HTTP, Severity.ERROR, "the bytes of a request or a response are not HTTP/1.1", "transport"),
@@ -291,6 +292,13 @@ _ALL += [
         "a response on the GET stream or on another request's stream; a server request on a 2026-07-28 one",
         "transport",
         "server",
+    ),
+    Rule(
+        HTTP_ACCEPT,
+        Severity.ERROR,
+        "a POST whose Accept lists not both application/json and text/event-stream (a GET: the latter)",
+        "transport",
+        "client",
     ),
     Rule(
         HTTP_ORIGIN_ACCEPTED,

@@ -16,11 +16,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.findings import finding
-from mcptape.check.httpvalues import Bad, decoded, differs, json_value, lines, request_id
+from mcptape.check.httpvalues import Bad, accepts, decoded, differs, json_value, lines, request_id
 from mcptape.check.model import CLIENT, SERVER, Finding, Ref
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.responses import ResponseRules
 from mcptape.check.rules import (
+    HTTP_ACCEPT,
     HTTP_BODY_NOT_JSON,
     HTTP_HEADER_MISMATCH,
     HTTP_NOT_HTTP,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from mcptape.check.exchanges import Budget, Exchange, HttpMessage
 
 HTTP_CHANNELS = WIRE_CHANNELS | {STDOUT}  # what the analyzer hands over
+_ACCEPT = {"POST": ("application/json", "text/event-stream"), "GET": ("text/event-stream",)}
 HTTP_END = {"of": HTTP_IN}  # the fields of the eof record that ends an HTTP recording (the proxy closed)
 NAMED = frozenset({"tools/call", "resources/read", "prompts/get"})  # requests that need Mcp-Name
 HEADER_SINCE = "2025-06-18"  # the first revision with the MCP-Protocol-Version header
@@ -235,6 +237,8 @@ class HttpTransport(ResponseRules):
     def _request(self, exchange: Exchange) -> None:
         message = exchange.request
         head = message.head
+        if head is not None:
+            self._accept(exchange, head.method, head.get("accept"))
         if head is None or head.method != "POST" or message.over:
             return
         body = bytes(message.body)
@@ -254,6 +258,24 @@ class HttpTransport(ResponseRules):
         if type(value) is not dict:
             return
         self._headers(exchange, value)
+
+    def _accept(self, exchange: Exchange, method: str, accept: str | None) -> None:
+        """ "The client MUST include an Accept header listing both application/json and
+        text/event-stream" on a POST; "listing text/event-stream" on a GET (transports, every
+        revision with Streamable HTTP)."""
+        needed = _ACCEPT.get(method)
+        missing = [media for media in needed or () if not accepts(accept, media)]
+        if missing:
+            said = "no Accept header" if accept is None else f"Accept: {accept}"
+            self._say(
+                HTTP_ACCEPT,
+                exchange,
+                False,
+                0,
+                exchange.request_line(),
+                f"the {method} does not accept {' and '.join(missing)} ({said})",
+                exchange.request.first_event,
+            )
 
     def _headers(self, exchange: Exchange, value: dict[str, Any]) -> None:
         """MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body (2026-07-28), or the
