@@ -102,7 +102,9 @@ def test_a_recorder_killed_mid_session_leaves_a_capture_check_warns_about(tmp_pa
         proc.stdin.flush()
         assert proc.stdout.readline().startswith(b'{"jsonrpc"')
         if path == cut:
-            time.sleep(0.2)  # the recorder has written the lines it forwarded
+            deadline = time.monotonic() + 20  # the recorder writes what it forwarded just after
+            while time.monotonic() < deadline and path.read_bytes().count(b'"ch":"out"') == 0:
+                time.sleep(0.02)
             os.kill(proc.pid, signal.SIGKILL)
         else:
             proc.stdin.close()
