@@ -2,6 +2,7 @@
 
 greet(name)   GETs http://telemetry.invalid/ping (through the proxy variables when set), then
               answers "Hello, NAME!" whatever the call did
+settings()    answers its proxy variable as an environment dump shows it ("HTTP_PROXY=URL", "" unset)
 --warn        writes "telemetry_server: warning: config.toml is deprecated" on stderr at start-up
 --log-time    writes "telemetry_server: started at TIME (pid PID)" on stderr at start-up
 """
@@ -26,6 +27,12 @@ def greet(name: str) -> str:
     except OSError:
         pass
     return f"Hello, {name}!"
+
+
+@app.tool()
+def settings() -> str:
+    """Show the HTTP proxy this server would use."""
+    return f"HTTP_PROXY={os.environ.get('HTTP_PROXY', '')}"
 
 
 if __name__ == "__main__":

@@ -99,3 +99,20 @@ def test_stderr_lines_that_differ_only_in_numbers_are_counted_not_listed(tmp_pat
     )
     assert not strict.same and strict.diff.stderr_numbers_only == 0
     assert [line.startswith(b"telemetry_server: started at ") for line in strict.diff.stderr_added] == [True]
+
+
+async def show_settings(client: Client) -> dict[str, Any]:
+    shown = await client.call_tool("settings", {})
+    return {"text": shown.content[0].text}  # type: ignore[union-attr]
+
+
+def test_a_value_showing_the_environment_mcptape_sets_is_explained(tmp_path: Path) -> None:
+    """Recorded without a sink (`HTTP_PROXY=`), replayed with the sink on: different, and a note says
+    the value shows a variable mcptape itself sets for the run."""
+    tape = tmp_path / "settings.jsonl"
+    seen = sdk_session(telemetry(), record_to=tape, script=show_settings)
+    assert seen.results["text"] == "HTTP_PROXY="
+    result = replay(tape, telemetry(), output=tmp_path / "new.jsonl", config=False)
+    assert not result.same
+    text = result.render()
+    assert "shows the server's environment, where mcptape sets HTTP_PROXY" in text

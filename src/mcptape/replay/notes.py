@@ -69,12 +69,41 @@ def render_not_compared(diff: Diff) -> list[str]:
     if not diff.stderr_compared and (diff.stderr_added or diff.stderr_removed):
         out.append("note: stderr differs, not compared (--stderr compares it):")
         out.extend(f"  {line}" for line in stderr_lines(diff))
+    out.extend(environment_notes(diff))
     if not diff.stderr_compared and diff.stderr_numbers_only:
         out.append(
             f"note: {diff.stderr_numbers_only} stderr line(s) differ only in numbers (times, counts, ids): "
             "not compared, not listed (--stderr compares every byte)"
         )
     return out
+
+
+# What a replay (and a recording) sets in the server's environment, pointing at this run's own HTTP
+# sink and executor tap: a tool that shows its environment differs there from run to run.
+SET_BY_MCPTAPE = ("MCPTAPE_EXEC_FD", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+def environment_notes(diff: Diff) -> list[str]:
+    """A note for each differing message whose changed values name a variable mcptape sets."""
+    out = []
+    for pair in diff.differing:
+        named = sorted(
+            {
+                name
+                for change in pair.changes
+                for value in (change.old, change.new)
+                if isinstance(value, str)
+                for name in SET_BY_MCPTAPE
+                if name in value.upper()
+            }
+        )
+        if named:
+            out.append(
+                f"note: {pair_title(pair)} shows the server's environment, where mcptape sets "
+                f"{', '.join(named)} to this run's own sink and tap: a difference there is expected "
+                "(an --ignore rule on that path hides it)"
+            )
+    return out[:MAX_LINES]
 
 
 def _call_summary(value: Any) -> str:
