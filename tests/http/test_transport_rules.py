@@ -4,6 +4,7 @@ the clean twin it leaves alone. docs/http.md cites the spec sentence of each."""
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from pathlib import Path
 
 import orjson
@@ -18,7 +19,7 @@ META = {"io.modelcontextprotocol/protocolVersion": V}
 ACCEPT = "application/json, text/event-stream"  # what a conforming client lists on a POST
 
 
-def post(body: object, *, headers: dict[str, str | None] | None = None, raw: bytes | None = None) -> bytes:
+def post(body: object, *, headers: Mapping[str, str | None] | None = None, raw: bytes | None = None) -> bytes:
     data = raw if raw is not None else orjson.dumps(body)
     fields = {"Host": "127.0.0.1:9", "Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
     head = "".join(f"{k}: {v}\r\n" for k, v in fields.items() if v is not None)
