@@ -92,8 +92,8 @@ class Analyzer:
         self._last_t: dict[str, float] = {}
         self._last: tuple[float, int] | None = None  # (t, event index) of the last record fed
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
-        # an HTTP transcript's transport rules (a request the client cut off on 2026-07-28 is cancelled)
-        self.transport = HttpTransport(self.session.emit, self.session.client.cancel)
+        s = self.session  # an HTTP transcript's transport rules: cancels by close, tools for Mcp-Param-*
+        self.transport = HttpTransport(s.emit, s.client.cancel, s.tools.schemas.get)
 
     @property
     def version(self) -> str | None:

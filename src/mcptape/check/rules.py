@@ -262,7 +262,7 @@ _ALL += [
     Rule(
         HTTP_HEADER_MISMATCH,
         Severity.ERROR,
-        "MCP-Protocol-Version, Mcp-Method or Mcp-Name missing or disagreeing with the body",
+        "MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* missing or disagreeing with the body",
         "transport",
         "client",
     ),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mcptape.check.findings import finding
 from mcptape.check.httpvalues import Bad, accepts, decoded, differs, json_value, lines, request_id
 from mcptape.check.model import CLIENT, SERVER, Finding, Ref
+from mcptape.check.paramheaders import param_mismatches
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.responses import ResponseRules
 from mcptape.check.rules import (
@@ -47,8 +48,14 @@ class HttpTransport(ResponseRules):
     """Judge an HTTP transcript's exchanges; `finish()` returns the notes to add to the report. Made
     for every analysis, it costs nothing until an HTTP record comes (h11 is imported then)."""
 
-    def __init__(self, emit: Callable[[Finding], None], settle: Callable[[Any], None] | None = None) -> None:
+    def __init__(
+        self,
+        emit: Callable[[Finding], None],
+        settle: Callable[[Any], None] | None = None,
+        schema_of: Callable[[str], Any] | None = None,
+    ) -> None:
         self.emit = emit
+        self.schema_of = schema_of  # a tool's inputSchema as the session's tools/list gave it
         # a request that needs no answer by id any more (the pairing's cancel): see client_left and
         # _answered_without_id
         self.settle = settle
@@ -301,6 +308,11 @@ class HttpTransport(ResponseRules):
                     named = decoded(head.get("mcp-name"))
                     if type(expected) is str and named != expected:
                         wrong.append(differs("Mcp-Name", head.get("mcp-name"), expected, f"params.{source}"))
+                if method == "tools/call" and type(params) is dict and self.schema_of is not None:
+                    name = params.get("name")
+                    schema = self.schema_of(name) if type(name) is str else None
+                    if schema is not None:
+                        wrong += param_mismatches(schema, params.get("arguments"), head.get)
         elif (
             self.negotiated is not None
             and self.negotiated >= HEADER_SINCE
