@@ -17,23 +17,20 @@ _TIME_COLUMN = re.compile(rb"\[[0-9][0-9/:.,\- T]*\] ")
 
 def multiset(new: Sequence[Any], old: Sequence[Any], key: Any) -> tuple[list[Any], list[Any]]:
     """(items of `new` not in `old`, items of `old` not in `new`), counting repeats, in order."""
-    left = Counter(key(x) for x in old)
-    added = []
-    for x in new:
+    return _unmatched(new, old, key), _unmatched(old, new, key)
+
+
+def _unmatched(items: Sequence[Any], others: Sequence[Any], key: Any) -> list[Any]:
+    """The items of `items` that no item of `others` matches by `key` (each match used once)."""
+    left = Counter(key(x) for x in others)
+    unmatched = []
+    for x in items:
         k = key(x)
         if left[k] > 0:
             left[k] -= 1
         else:
-            added.append(x)
-    right = Counter(key(x) for x in new)
-    removed = []
-    for x in old:
-        k = key(x)
-        if right[k] > 0:
-            right[k] -= 1
-        else:
-            removed.append(x)
-    return added, removed
+            unmatched.append(x)
+    return unmatched
 
 
 def digits_masked(line: bytes) -> bytes:
