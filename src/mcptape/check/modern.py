@@ -312,6 +312,14 @@ class Modern:
         )
         return True
 
+    def complete(self, rid: RequestId, pending: Pending | None, where: Where) -> None:
+        """A `complete` result no rule inspects: the server speaks 2026-07-28 (it gave a resultType),
+        and the state a rule kept for the request goes."""
+        if self.modern_server is None:
+            self.modern_server = True
+        if rid in self.watched:
+            self.close(rid, pending, where)
+
     def close(self, rid: RequestId, pending: Pending | None, where: Where) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled
         request's answer is judged); returns the request (known from the cancel when the answer

@@ -303,10 +303,7 @@ class Session:
                     # input_required: the server needs the user's input before it may act
                     reason = modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
                 else:
-                    if modern.modern_server is None:  # a resultType: the server speaks 2026-07-28
-                        modern.modern_server = True
-                    if rid in modern.watched:
-                        modern.close(rid, pending, (OUT, line, offset, raw, t, index))
+                    modern.complete(rid, pending, (OUT, line, offset, raw, t, index))
             if reason is not None:
                 pass
             elif method == "tools/call":
