@@ -12,6 +12,7 @@ a client, which drops it: such annotations are not followed here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcptape.check.httpvalues import decoded, differs
@@ -57,7 +58,7 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def param_mismatches(schema: Any, arguments: Any, header: Any) -> list[str]:
+def param_mismatches(schema: Any, arguments: Any, header: Callable[[str], str | None]) -> list[str]:
     """What is wrong with a `tools/call`'s `Mcp-Param-*` headers (`header(name)`: a header's value,
     names lower-cased), against its tool's `inputSchema`: a missing header, or one that differs."""
     wrong: list[str] = []

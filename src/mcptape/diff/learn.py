@@ -126,13 +126,9 @@ def _propose(place: Place) -> Proposal | None:
     shapes: tuple[str, ...] | None = None
     if len(strings) == len(place.values):
         shapes = _explain(place.groups.values())
-        if shapes is None and place.varies:
-            runs = [
-                [v for v in seen if not any(v == r for r in place.recorded)] for seen in place.groups.values()
-            ]
-            shapes = (
-                _explain(runs) if any(len(r) > 1 for r in runs) else None
-            )  # the recording differs by more
+        if shapes is None and place.varies:  # the runs' values alone (the recording differs by more)
+            runs = [[v for v in seen if v not in place.recorded] for seen in place.groups.values()]
+            shapes = _explain(runs) if any(len(r) > 1 for r in runs) else None
     if place.varies:
         why = f"{VARIES}, by {_shape_words(shapes)}" if shapes else VARIES
         return Proposal(_rule(place, shapes or ()), why, place.values)

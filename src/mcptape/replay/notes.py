@@ -87,16 +87,8 @@ def environment_notes(diff: Diff) -> list[str]:
     """A note for each differing message whose changed values name a variable mcptape sets."""
     out = []
     for pair in diff.differing:
-        named = sorted(
-            {
-                name
-                for change in pair.changes
-                for value in (change.old, change.new)
-                if isinstance(value, str)
-                for name in SET_BY_MCPTAPE
-                if name in value.upper()
-            }
-        )
+        texts = [v.upper() for c in pair.changes for v in (c.old, c.new) if isinstance(v, str)]
+        named = [name for name in SET_BY_MCPTAPE if any(name in text for text in texts)]
         if named:
             out.append(
                 f"note: {pair_title(pair)} shows the server's environment, where mcptape sets "
