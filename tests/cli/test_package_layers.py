@@ -25,7 +25,7 @@ LAYERS: list[list[str]] = [
     ["transcript"],  # the file format
     ["recorder", "check"],  # the tee; the analysis core
     ["share", "diff", "harness"],  # redaction and reports; the pure diff; a server driven by code
-    ["replay", "probe", "tui", "demo", "serve"],  # what the commands run
+    ["replay", "probe", "tui", "demo", "serve", "clientconfig"],  # what the commands run
     ["commands"],  # the command layer: the only place that wires packages together
     ["cli"],
     ["entry"],
