@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "report": "mcptape.commands.share:report_command",
     "demo": "mcptape.commands.demo:demo_command",
     "serve": "mcptape.commands.serve:serve_command",
+    "tools": "mcptape.commands.tools:tools_command",
     "wrap": "mcptape.commands.wrap:wrap_command",
     "unwrap": "mcptape.commands.wrap:unwrap_command",
 }

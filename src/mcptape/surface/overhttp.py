@@ -1,0 +1,141 @@
+"""The `Lines` of a Streamable HTTP server: each line sent is one POST, the JSON-RPC messages its
+answer carries (a JSON body, or the events of an SSE stream, read with the one SSE decoder of
+`transcript.wire`) are the lines read back. The session id the server gives (`Mcp-Session-Id`) and
+the negotiated protocol version (`MCP-Protocol-Version`) go on every later request, as the
+transport says; `close` ends the session with a DELETE. Nothing but the listing is sent."""
+
+from __future__ import annotations
+
+import collections
+import http.client
+import ssl
+from urllib.parse import urlsplit
+
+import orjson
+
+from mcptape.surface.live import Gone, ListingError
+from mcptape.textsafe import escape_controls
+from mcptape.transcript.wire import SSE_TYPE, SseDecoder, carried_line, is_json_type, media_type
+
+MAX_BODY = 64 << 20
+ACCEPT = "application/json, text/event-stream"
+
+
+class HttpLines:
+    """One MCP session with the server at `url` (http or https), each POST waiting `timeout` s."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ListingError(
+                f"--url {escape_controls(url)} is not an http:// or https:// URL",
+                hint="e.g. http://127.0.0.1:8000/mcp",
+            )
+        self.url = url
+        self.https = parts.scheme == "https"
+        self.host = parts.hostname
+        self.port = parts.port or (443 if self.https else 80)
+        self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self.timeout = timeout
+        self.session: str | None = None
+        self.version: str | None = None
+        self.queue: collections.deque[bytes] = collections.deque()
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self.https:
+            return http.client.HTTPSConnection(
+                self.host, self.port, timeout=self.timeout, context=ssl.create_default_context()
+            )
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        if self.session is not None:
+            headers["Mcp-Session-Id"] = self.session
+        if self.version is not None:
+            headers["MCP-Protocol-Version"] = self.version
+        return headers
+
+    def send(self, data: bytes) -> None:
+        """POST one message; queue the messages the answer carries."""
+        connection = self._connection()
+        try:
+            connection.request("POST", self.target, body=data, headers=self._headers())
+            response = connection.getresponse()
+            self._read(response)
+        except TimeoutError:
+            raise ListingError(
+                f"{escape_controls(self.url)} did not answer within {self.timeout:g} s"
+            ) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise ListingError(
+                f"cannot reach {escape_controls(self.url)}: {escape_controls(str(exc))}"
+            ) from None
+        finally:
+            connection.close()
+
+    def _read(self, response: http.client.HTTPResponse) -> None:
+        session = response.getheader("Mcp-Session-Id")
+        if session and self.session is None:
+            self.session = session
+        media = media_type(response.getheader("Content-Type"))
+        if response.status == 202:
+            return
+        if response.status >= 300 and not is_json_type(media):
+            body = response.read(200)
+            raise ListingError(
+                f"{escape_controls(self.url)} answered HTTP {response.status}: "
+                f"{escape_controls(body.decode('utf-8', 'replace'))}"
+            )
+        if media == SSE_TYPE:
+            decoder = SseDecoder()
+            read = 0
+            while chunk := response.read1(1 << 16):
+                read += len(chunk)
+                for event in decoder.feed(chunk):
+                    if event.data.strip():
+                        self.queue.append(carried_line(event.data))
+                if read > MAX_BODY:
+                    break
+        elif is_json_type(media):
+            body = response.read(MAX_BODY)
+            if body.strip():
+                self.queue.append(carried_line(body))
+
+    def next_line(self, timeout: float) -> bytes | None:
+        if self.queue:
+            line = self.queue.popleft()
+            self._learn_version(line)
+            return line
+        return None
+
+    @property
+    def ended(self) -> bool:
+        """Each answer comes whole with its POST: nothing more will come once the queue is empty."""
+        return not self.queue
+
+    def _learn_version(self, line: bytes) -> None:
+        """The version initialize's answer negotiated goes on every later request."""
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        result = value.get("result") if type(value) is dict else None
+        if self.version is None and type(result) is dict and type(result.get("protocolVersion")) is str:
+            self.version = result["protocolVersion"]
+
+    def close(self) -> None:
+        """End the session (DELETE with its id), best-effort."""
+        if self.session is None:
+            return
+        connection = self._connection()
+        try:
+            connection.request("DELETE", self.target, headers=self._headers())
+            connection.getresponse().read(1 << 16)
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            connection.close()
+
+
+__all__ = ["Gone", "HttpLines"]
