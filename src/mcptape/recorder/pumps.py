@@ -56,6 +56,7 @@ class Pump(threading.Thread):
         *,
         on_eof: Callable[[float], None] | None = None,
         on_dst_closed: Callable[[str, OSError], None] | None = None,
+        on_read_error: Callable[[str, OSError], None] | None = None,
         close_src: bool = False,
         close_dst: bool = False,
     ) -> None:
@@ -66,6 +67,7 @@ class Pump(threading.Thread):
         self.sink = sink
         self.on_eof = on_eof
         self.on_dst_closed = on_dst_closed
+        self.on_read_error = on_read_error  # a failed read ends the stream, and is said, not hidden
         self.bytes = 0
         self.busy = False  # holds bytes it read and has not finished forwarding and recording
         self.close_src = close_src  # close src / dst when done (pipes a harness handed over)
@@ -84,7 +86,9 @@ class Pump(threading.Thread):
             except BlockingIOError:  # an O_NONBLOCK stdin with nothing to read yet
                 wait_ready(src, write=False)
                 continue
-            except OSError:
+            except OSError as exc:
+                if self.on_read_error is not None:
+                    self.on_read_error(ch, exc)
                 n = 0
             t = now()
             if n == 0:

@@ -111,6 +111,7 @@ class Recording:
                 w,
                 on_eof=self._out_eof,
                 on_dst_closed=self._lost,
+                on_read_error=self._read_failed,
                 close_src=True,
                 close_dst=own and self.client_out is not None,
             ),
@@ -121,9 +122,18 @@ class Recording:
                 w,
                 on_eof=self._eof("err"),
                 on_dst_closed=self._lost,
+                on_read_error=self._read_failed,
                 close_src=True,
             ),
-            Pump("exec", child.tap, None, w, on_eof=self._eof("exec"), close_src=True),
+            Pump(
+                "exec",
+                child.tap,
+                None,
+                w,
+                on_eof=self._eof("exec"),
+                on_read_error=self._read_failed,
+                close_src=True,
+            ),
         ]
         # Each pump closes the server-side fd it reads once it is done with it: `wait` must not
         # (a pump still blocked on a grandchild's pipe would read whatever reuses the number).
@@ -138,6 +148,7 @@ class Recording:
                 w,
                 on_eof=self._client_eof,
                 on_dst_closed=self._lost,
+                on_read_error=self._read_failed,
                 close_src=own,
             )
             pin.start()
@@ -225,6 +236,9 @@ class Recording:
     def _lost(self, ch: str, exc: OSError) -> None:
         who = "the server stopped reading its stdin" if ch == "in" else f"the client stopped reading {ch}"
         self.note(f"{who} ({exc.strerror or exc}); still recording")
+
+    def _read_failed(self, ch: str, exc: OSError) -> None:
+        self.note(f"reading {ch} failed ({exc.strerror or exc}): taken as the end of that stream")
 
     def _shutdown_clock(self) -> None:
         # `--shutdown-timeout inf` or `nan` (click accepts both): wait for ever, never signal
