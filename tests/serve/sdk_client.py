@@ -8,6 +8,8 @@ Options (before the server command):
   --together         make the calls concurrently (two requests in flight), printed in order
   --elicit NAME      answer elicitations with {"name": NAME}
   --legacy           the initialize handshake instead of the 2026-07-28 revision
+  --exit-on-error    exit 1 when a call raised (as an application that stops on an error); by
+                     default the error is printed as the call's result and the exit is 0
 """
 
 from __future__ import annotations
@@ -29,7 +31,13 @@ DEFAULT_CALLS = [
 
 
 def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
-    options: dict[str, Any] = {"calls": [], "together": False, "elicit": None, "mode": "auto"}
+    options: dict[str, Any] = {
+        "calls": [],
+        "together": False,
+        "elicit": None,
+        "mode": "auto",
+        "exit_on_error": False,
+    }
     i = 0
     while i < len(argv) and argv[i].startswith("--"):
         flag = argv[i]
@@ -45,6 +53,9 @@ def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
             i += 1
         elif flag == "--legacy":
             options["mode"] = "legacy"
+            i += 1
+        elif flag == "--exit-on-error":
+            options["exit_on_error"] = True
             i += 1
         else:
             raise SystemExit(f"unknown option {flag}")
@@ -89,6 +100,8 @@ async def main(options: dict[str, Any], server: list[str]) -> None:
                     await call(i)
             for (tool, _), result in zip(calls, results, strict=True):
                 print(json.dumps({tool: result}), flush=True)
+    if options["exit_on_error"] and any(type(r) is dict and "raised" in r for r in results):
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,23 @@ from mcptape.serve.clientprobe import START, ClientProbe, ClientResult
 from mcptape.serve.clientreport import summary_line
 from mcptape.serve.inject import Case as InjectCase
 from mcptape.serve.judge import ERROR as REPORTED
-from mcptape.serve.judge import FAIL, HUNG, INCONCLUSIVE, NA, OUTCOME_TEXT, PASS, TOLERANT, WARN, verdict
+from mcptape.serve.judge import (
+    FAIL,
+    HUNG,
+    INCONCLUSIVE,
+    NA,
+    OUTCOME_TEXT,
+    PASS,
+    TOLERANT,
+    WARN,
+    WRONG,
+    verdict,
+)
 from mcptape.transcript.reader import open_transcript
 
 CLASSNAME = "mcptape.probe.client"
 LEVEL = {FAIL: "error", INCONCLUSIVE: "error", WARN: "warning"}
-OUTCOMES = (REPORTED, TOLERANT, HUNG)  # what the client probe tells apart (exit, output, time limit)
+OUTCOMES = (REPORTED, TOLERANT, WRONG, HUNG)  # what the client probe tells apart (exit, output, time limit)
 EARLY = 1e-6  # a written record's time is rounded to the microsecond
 
 

@@ -5,7 +5,9 @@ SERVER...`), as most MCP clients and SDK examples do (`python client.py python -
 each case the probe runs `CLIENT... mcptape serve TRANSCRIPT --inject CASE ...`, with no stdin, its
 stdout and stderr captured, and a time limit; `start` runs it with no case first (the clean run
 every case is compared with). What the client did comes from three places: its exit status, its
-stdout and stderr compared with the clean run's, and what serve saw it send (the report).
+stdout and stderr compared with the clean run's, and what serve saw it send (the report). A client
+still running at the time limit hung; one that exits 0 with another output went on with a wrong
+answer: both fail, whatever the case.
 """
 
 from __future__ import annotations
@@ -23,8 +25,19 @@ from typing import Any
 
 import orjson
 
-from mcptape.serve.inject import BY_ID, CASES, Case
-from mcptape.serve.judge import ERROR, FAIL, HUNG, INCONCLUSIVE, NA, OUTCOME_TEXT, PASS, TOLERANT, verdict
+from mcptape.serve.inject import BY_ID, CASES, Case, played_as
+from mcptape.serve.judge import (
+    ERROR,
+    FAIL,
+    HUNG,
+    INCONCLUSIVE,
+    NA,
+    OUTCOME_TEXT,
+    PASS,
+    TOLERANT,
+    WRONG,
+    verdict,
+)
 from mcptape.textsafe import escape
 
 START = Case("start", "the recorded session, served as it is (the clean run)", "none", legal=True)
@@ -68,10 +81,11 @@ class ClientResult:
     did: str
     reasons: list[str] = field(default_factory=list)
     ran: bool = True
+    played: Case | None = None  # the form serve played (a pair case's one-in-flight form)
 
     @property
     def case(self) -> Case:
-        return self.run.case
+        return self.played or self.run.case
 
 
 @dataclass
@@ -192,8 +206,8 @@ def judge_start(run: ClientRun) -> ClientResult:
 def judge_case(run: ClientRun, base: ClientRun) -> ClientResult:
     """A case's verdict: the client's exit, output and words against the clean run's, and what
     serve saw it send after the hard output."""
-    case = run.case
     inject = _inject(run.report)
+    case = played_as(run.case.id, inject.get("form")) if inject is not None else run.case
     if run.error is not None:
         return ClientResult(run, FAIL, run.error, [run.error])
     if inject is not None and inject.get("na"):
@@ -208,11 +222,22 @@ def judge_case(run: ClientRun, base: ClientRun) -> ClientResult:
         )
     said = _new_stderr(run.stderr, base.stderr)
     if run.hung:
-        outcome, text = HUNG, f"hung: still running {run.seconds:.1f}s later (killed)"
+        after = _requests_after(run.report, inject)
+        outcome, text = HUNG, f"hung: no exit, still running {run.seconds:.1f}s later (killed)"
+        text += (
+            f", {after} request(s) after the hard output" if after else ", no request after the hard output"
+        )
     elif run.exit != 0:
         outcome, text = ERROR, f"reported an error: exit {run.exit}"
     elif run.stdout != base.stdout:
-        outcome, text = ERROR, "reported it: exit 0, but its output differs from the clean run"
+        changed = _first_change(run.stdout, base.stdout)
+        outcome, text = (
+            WRONG,
+            (
+                "went on with a wrong answer: exit 0, its output differs from the clean run: "
+                + escape(changed, 80)
+            ),
+        )
     elif inject.get("client_did") == OUTCOME_TEXT[ERROR]:
         outcome, text = ERROR, f"reported an error to the server ({inject.get('next')}); same output, exit 0"
     else:
@@ -227,20 +252,47 @@ def _result(
 ) -> ClientResult:
     judged = verdict(case, outcome)
     reasons: list[str] = []
-    if judged == FAIL and case.legal:
+    if outcome == HUNG:
+        reasons.append("hung: neither exited nor reported an error before the time limit")
+    elif outcome == WRONG:
+        reasons.append(
+            "its output differs from the clean run and it exited 0: a wrong result, said to no one"
+        )
+    elif judged == FAIL and case.legal:
         reasons.append(f"refused valid traffic: {case.title}")
     elif outcome == TOLERANT:
         reasons.append(f"tolerant: {case.tolerated}")
-    elif outcome == HUNG:
-        reasons.append("neither closed the session nor reported an error")
-    if inject is not None and inject.get("next"):
+    if inject is not None and inject.get("next") and outcome != HUNG:  # a hung client's close was the kill
         reasons.append(f"serve saw: {inject['next']}")
-    return ClientResult(run, judged, text, reasons)
+    return ClientResult(run, judged, text, reasons, played=case)
 
 
 def _inject(report: dict[str, Any] | None) -> dict[str, Any] | None:
     cases = (report or {}).get("inject") or []
     return cases[0] if cases and isinstance(cases[0], dict) else None
+
+
+def _requests_after(report: dict[str, Any] | None, inject: dict[str, Any]) -> int:
+    """How many requests serve saw the client send after the hard output was played."""
+    at = inject.get("at")
+    t = at.get("t") if isinstance(at, dict) else None
+    if not isinstance(t, (int, float)):
+        return 0
+    requests = (report or {}).get("requests") or []
+    return sum(
+        1 for r in requests if isinstance(r, dict) and isinstance(r.get("t"), (int, float)) and r["t"] >= t
+    )
+
+
+def _first_change(stdout: bytes, base: bytes) -> bytes:
+    """The first stdout line that is not the clean run's at the same place (or what is missing)."""
+    lines, clean = stdout.splitlines(), base.splitlines()
+    for mine, theirs in zip(lines, clean, strict=False):
+        if mine != theirs:
+            return mine
+    if len(lines) > len(clean):
+        return lines[len(clean)]
+    return b"(" + str(len(clean) - len(lines)).encode() + b" line(s) of the clean run missing)"
 
 
 def _new_stderr(stderr: bytes, base: bytes) -> bytes:

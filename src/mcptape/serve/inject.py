@@ -12,6 +12,13 @@ Each case changes what serve writes at one place of the session, chosen at run t
 Two cases are valid traffic a correct client must take (`legal`): a response split across writes,
 two responses in the other order. The others are not: a strict client closes the session or reports
 an error. Every injected text carries a marker unique to the run and the case.
+
+The two pair cases have a second form for a client with one request in flight (the official SDK
+client and most clients wait for each answer): where the recording never has two requests in flight,
+or the new client did not send the second one within `hold`, `concatenated-responses` glues a
+`notifications/message` and the target response on one line, and `swapped-responses` writes the
+recorded answer to the request the client will send next, under the id it will send it with (an id
+not sent yet), before the answer it waits for. Neither is valid traffic.
 """
 
 from __future__ import annotations
@@ -22,10 +29,12 @@ from typing import Any
 
 import orjson
 
-from mcptape.check.model import RequestId
+from mcptape.check.model import Message, RequestId
 from mcptape.serve.pool import Entry, Pool
+from mcptape.serve.render import render, same_id
 
 HANDSHAKE = frozenset({"initialize", "server/discover"})
+PAIR, ONE = "pair", "one in flight"  # the two forms of the pair cases
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class Case:
     legal: bool = False  # valid traffic: going on is right, refusing it is the bug
     tolerant: str = "warning"  # the verdict for a client that went on as if nothing happened
     tolerated: str = "went on after output that is not protocol"  # what such a client let pass
+    form: str = ""  # the pair cases: PAIR (two requests in flight) or ONE (one request in flight)
 
 
 NOISE = "skipped a line that is not protocol without closing or reporting it"
@@ -59,6 +69,7 @@ CASES: tuple[Case, ...] = (
         "pair",
         tolerant="FAIL",
         tolerated=UNTRUSTED,
+        form=PAIR,
     ),
     Case(
         "invalid-utf8",
@@ -73,7 +84,7 @@ CASES: tuple[Case, ...] = (
         "target",
         tolerated="dropped a response it cannot attribute without a word",
     ),
-    Case("swapped-responses", "two responses in the other order", "pair", legal=True),
+    Case("swapped-responses", "two responses in the other order", "pair", legal=True, form=PAIR),
     Case(
         "server-request",
         "a server-to-client request (roots/list) in a 2026-07-28 session",
@@ -89,6 +100,28 @@ CASES: tuple[Case, ...] = (
     ),
 )
 BY_ID = {case.id: case for case in CASES}
+ONE_IN_FLIGHT: dict[str, Case] = {  # the pair cases played to a client with one request in flight
+    "concatenated-responses": Case(
+        "concatenated-responses",
+        "a notification and a response concatenated on one line",
+        "target",
+        tolerant="FAIL",
+        tolerated=UNTRUSTED,
+        form=ONE,
+    ),
+    "swapped-responses": Case(
+        "swapped-responses",
+        "the answer to the request the client sends next, before the answer it waits for",
+        "next",
+        tolerated="dropped (or kept) an answer to a request it had not sent yet, without a word",
+        form=ONE,
+    ),
+}
+
+
+def played_as(case_id: str, form: str | None) -> Case:
+    """The case as it was played: a pair case's one-in-flight form, or the case itself."""
+    return ONE_IN_FLIGHT[case_id] if form == ONE and case_id in ONE_IN_FLIGHT else BY_ID[case_id]
 
 
 @dataclass
@@ -113,6 +146,8 @@ class Applied:
     method: str | None = None
     injected_id: str | None = None  # the id of an injected message (unknown-id, server-request)
     expected: int = 0  # requests the recorded client sent after it had this answer
+    early_id: RequestId | None = None  # swapped-responses, one in flight: the id answered before it was sent
+    passed_over: str | None = None  # why a response that could have taken the case did not
 
     @property
     def open(self) -> bool:
@@ -131,13 +166,14 @@ class Injector:
         self.cases = [Applied(BY_ID[c], f"mcptape-inject-{c}-{token}") for c in dict.fromkeys(case_ids)]
         self.count = 0  # responses played so far
         self.held: tuple[Applied, bytes, float] | None = None  # a pair's first answer, until its deadline
+        self.sent: list[RequestId] = []  # the new client's ids answered so far
         methods = {e.method for e in pool.requests}
         self.prefer = "tools/call" if "tools/call" in methods else "other" if methods - HANDSHAKE else "any"
         answered = [e for e in pool.requests if e.response_t is not None]
         self.last = answered[-1] if answered else None
         for applied in self.cases:
             if applied.case.where == "pair" and pool.overlap is None:
-                applied.na = "the recording never has two requests in flight at once"
+                applied.case = ONE_IN_FLIGHT[applied.case.id]  # the recorded client waited for each answer
 
     @property
     def deadline(self) -> float | None:
@@ -154,6 +190,8 @@ class Injector:
         """The writes for one response (`data`, the line as it would be played, `value` its JSON). The
         first answer of a pair case is held, not written (`release` gives it back at its deadline)."""
         self.count += 1
+        if rid is not None:
+            self.sent.append(rid)
         before: list[Write] = []
         writes = [Write(data)]
         claimed = False
@@ -183,13 +221,21 @@ class Injector:
                 self._mark(applied, entry, rid, now)
                 self.held = (applied, data, now + self.hold)
                 return before  # the answer waits for the second request (or the deadline)
-            elif case.where == "target" and not claimed and self._wants(entry):
+            elif case.where in ("target", "next") and not claimed and self._wants(entry):
                 if case.id == "server-request" and not stateless:
                     applied.na = "the client's session is not 2026-07-28 (server requests are allowed)"
                     continue
+                if case.where == "next":
+                    early = self._early(entry, rid, None)
+                    if isinstance(early, str):
+                        applied.passed_over = applied.passed_over or early  # the first reason
+                        continue
+                    applied.early_id = early[1]
+                    writes = [Write(early[0]), Write(data)]
+                else:
+                    writes, extra = self._target(applied, data, value, rid)
+                    before += extra
                 claimed = True
-                writes, extra = self._target(applied, data, value, rid)
-                before += extra
             else:
                 continue
             self._mark(applied, entry, rid, now)
@@ -207,6 +253,8 @@ class Injector:
             return [Write(data[:half], pause=self.pause), Write(data[half:])], []
         if case.id == "invalid-utf8":
             return [Write(_with_invalid_utf8(value, marker))], []
+        if case.id == "concatenated-responses":  # one in flight: a notification glued to the response
+            return [Write(_notification(marker) + data)], []
         if case.id == "unknown-id":
             applied.injected_id = marker
             copy = (
@@ -227,12 +275,49 @@ class Injector:
         applied.method = entry.method
         applied.expected = self.pool.sent_after(entry)
 
-    def release(self) -> list[Write]:
-        """The held answer of a pair case whose second request never came: written as it is."""
+    def _early(
+        self, entry: Entry, rid: RequestId | None, after: Entry | None
+    ) -> tuple[bytes, RequestId] | str:
+        """The recorded answer to the request the client will send after `entry` (`after`, or the
+        next recorded one), under the id it will send it with; or why there is none."""
+        following = [e for e in self.pool.requests if e.source == entry.source and e.order > entry.order]
+        nxt = after or (following[0] if following else None)
+        if nxt is None:
+            return "no request follows it in the recording"
+        answer = _answer_of(nxt, self.pool)
+        if answer is None:
+            return "the recording has no answer to the request that follows it"
+        predicted = _next_id(entry.id, rid, nxt.id)
+        if predicted is None or any(same_id(predicted, s) for s in self.sent):
+            return f"the client's ids do not follow the recorded ones ({rid!r} for {entry.id!r})"
+        data, _ = render(answer, predicted, {}, exact=False)
+        return data, predicted
+
+    def release(self, now: float | None = None) -> list[Write]:
+        """The held answer of a pair case whose second request did not come by the deadline (`now`):
+        the case's one-in-flight form is played on it. At the end of the session (`now` None, the
+        client gone), the answer is written as it is and the case is n/a."""
         if self.held is None:
             return []
         applied, data, _ = self.held
         self.held = None
+        overlap = self.pool.overlap
+        if now is not None and overlap is not None:
+            single = ONE_IN_FLIGHT[applied.case.id]
+            writes = [Write(_notification(applied.marker) + data)]
+            if single.where == "next":
+                early = self._early(overlap[0], applied.request_id, overlap[1])
+                if isinstance(early, str):
+                    applied.passed_over = early
+                    applied.done = False
+                    applied.na = f"one request in flight and {early}"
+                    return [Write(data)]
+                applied.early_id = early[1]
+                writes = [Write(early[0]), Write(data)]
+            applied.case = single
+            applied.t = now
+            applied.expected = self.pool.sent_after(overlap[0])
+            return writes
         applied.done = False
         applied.t = None
         applied.na = (
@@ -244,7 +329,40 @@ class Injector:
         """At the end: the cases whose place never came."""
         for applied in self.cases:
             if applied.open:
-                applied.na = "not reached: the client never sent the request it needs"
+                applied.na = (
+                    f"not reached: {applied.passed_over}"
+                    if applied.passed_over
+                    else "not reached: the client never sent the request it needs"
+                )
+
+
+def _notification(marker: str) -> bytes:
+    """A log notification carrying the marker, without its newline (what is glued to a response)."""
+    params = {"level": "info", "logger": "mcptape", "data": f"cache warmed ({marker})"}
+    return orjson.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+
+def _answer_of(request: Entry, pool: Pool) -> Message | None:
+    """The recorded answer to `request` (usually among its own outputs)."""
+    owners = [request, *pool.requests, *pool.notifications, *pool.answers.values()]
+    for owner in owners:
+        for out in owner.outputs:
+            if out.answers is request and out.message is not None and out.protocol:
+                return out.message
+    return None
+
+
+def _next_id(
+    recorded: RequestId | None, sent: RequestId | None, following: RequestId | None
+) -> RequestId | None:
+    """The id the new client will give the request recorded as `following`: the recorded step from
+    the request it sent as `sent` (integers), or the recorded id when it uses the recorded ids."""
+    if type(recorded) is int and type(sent) is int and type(following) is int:
+        step = following - recorded
+        return sent + step if step > 0 else None
+    if following is not None and same_id(recorded, sent) and not same_id(following, sent):
+        return following
+    return None
 
 
 def _with_invalid_utf8(value: Any, marker: str) -> bytes:

@@ -14,6 +14,10 @@ Four outcomes, from the client side serve recorded:
 * **ended** the session as the recording does: it closed its side, and the recorded client had
   nothing more to send either (the wire alone cannot tell whether it noticed).
 
+The client probe adds what only the client's process shows: it **hung** (no exit by the time
+limit) or **went on with a wrong answer** (exit 0, an output that differs from the clean run). Both
+fail in every case.
+
 The seed's rule: a tolerant client is not rewarded. Going on is right only for valid traffic (a
 split response, responses in another order); for the others it is a warning or, where the client
 used a response it could not trust, a failure.
@@ -27,6 +31,7 @@ from mcptape.serve.inject import Applied, Case
 from mcptape.serve.session import ClientLine, Served
 
 CLOSED, ERROR, TOLERANT, WAITED, HUNG, ENDED = "closed", "error", "went-on", "waited", "hung", "ended"
+WRONG = "wrong"  # the probe: exit 0 with an output that differs from the clean run
 PASS, WARN, FAIL, NA, INCONCLUSIVE = "pass", "warning", "FAIL", "n/a", "inconclusive"
 LATE = 5.0  # seconds: a close this long after the hard output, with nothing sent, is a wait
 OUTCOME_TEXT = {
@@ -34,6 +39,7 @@ OUTCOME_TEXT = {
     CLOSED: "closed the session",
     ERROR: "reported an error",
     TOLERANT: "went on as if nothing happened",
+    WRONG: "went on with a wrong answer",
     WAITED: "waited",
     HUNG: "hung",
 }
@@ -91,6 +97,8 @@ def verdict(case: Case, outcome: str | None, na: str | None = None) -> str:
     """pass / warning / FAIL / n/a for one case, given what the client did."""
     if na is not None or outcome is None:
         return NA
+    if outcome in (HUNG, WRONG):  # the worst a hard output can cause; or a result changed, exit 0
+        return FAIL
     if case.legal:
         return PASS if outcome in (TOLERANT, ENDED) else FAIL
     if outcome == ENDED:

@@ -139,12 +139,15 @@ def _inject_json(applied: Applied, served: Served) -> dict[str, Any]:
     return {
         "case": applied.case.id,
         "title": applied.case.title,
+        "form": applied.case.form or None,
+        "legal": applied.case.legal,
         "marker": applied.marker,
         "played": applied.done,
         "na": applied.na,
         "at": None
         if not applied.done
         else {"t": applied.t, "request_id": applied.request_id, "method": applied.method},
+        "early_id": applied.early_id,
         "client_did": None if found is None else OUTCOME_TEXT[found.outcome],
         "next": None if found is None else found.text,
         "verdict": verdict(applied.case, found.outcome if found else None, applied.na),

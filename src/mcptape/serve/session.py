@@ -155,7 +155,7 @@ class Session:
             if timeout is not None and timeout <= 0:
                 if self.result.closed_t is not None:
                     return  # serve closed stdout and the client did not close its side in time
-                self._write(self.injector.release())
+                self._write(self.injector.release(self.now()))
                 continue
             ready, _, _ = select.select([self.stdin_fd], [], [], timeout)
             if not ready:
