@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "tools": "mcptape.commands.tools:tools_command",
     "wrap": "mcptape.commands.wrap:wrap_command",
     "unwrap": "mcptape.commands.wrap:unwrap_command",
+    "export": "mcptape.commands.export:export_command",
 }
 
 

@@ -24,7 +24,7 @@ LAYERS: list[list[str]] = [
     ["errors"],
     ["transcript"],  # the file format
     ["recorder", "check"],  # the tee; the analysis core
-    ["share", "diff", "harness", "surface"],  # redaction; the pure diff; a server by code; tool surfaces
+    ["share", "diff", "harness", "surface", "export"],  # redaction; diff; harness; surfaces; exports
     ["replay", "probe", "tui", "demo", "serve", "clientconfig"],  # what the commands run
     ["commands"],  # the command layer: the only place that wires packages together
     ["cli"],

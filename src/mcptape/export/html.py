@@ -1,0 +1,253 @@
+"""Sessions as one self-contained HTML file: a report to attach to a bug or a pull request.
+
+No external resource, no script, readable with JavaScript off: the session's facts, its timeline
+as an inline SVG picture (requests as bars on a time axis, findings as triangles, actions as dots,
+red when after a reject), the first non-protocol line of each direction with its bytes, every
+finding, and every message (expandable with `<details>`: its raw line, its JSON indented).
+
+A transcript is attacker-controlled. Everything from it reaches the page through Jinja2 with
+autoescape on (never string building), after `textsafe` made controls, bidi overrides and invisible
+characters visible as escapes; nothing from it is ever an attribute that loads, links or runs. A
+Content-Security-Policy meta forbids every script and every fetch, and allows only the page's own
+style (by its hash).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+
+from mcptape.check.model import IN, OUT, Finding, Message
+from mcptape.export.session import Session
+from mcptape.export.spans import service_name
+from mcptape.jsonsafe import dumps
+from mcptape.textsafe import escape, escape_controls, escape_json
+from mcptape.version import __version__
+
+RAW_SHOWN = 16384  # bytes of one message shown raw
+MESSAGES_SHOWN = 50_000  # messages listed per session
+BARS_DRAWN = 400  # requests drawn on the timeline
+WIDTH, LEFT, ROW = 1000, 170, 13
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}
+h1{font-size:1.5em}h2{border-bottom:2px solid #ccc;padding-bottom:.2em}
+code,pre{font:12px/1.35 ui-monospace,monospace}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.4em;margin:.2em 0}
+pre{border-left:3px solid #ccc}
+table.facts th,table.first th{text-align:left;padding-right:1em;vertical-align:top}
+.finding{margin:.5em 0}.severity{font-weight:bold;text-transform:uppercase}
+.finding.error .severity,.bad{color:#b00}.finding.warning .severity{color:#b60}
+.finding.info .severity{color:#666}
+.good{color:#060}.rule{font-family:ui-monospace,monospace}
+details.message{border-bottom:1px solid #eee}details.message summary{cursor:pointer}
+details.rejected summary{color:#b00}.t{color:#666;font-family:ui-monospace,monospace}
+.timeline{border:1px solid #ddd;max-width:100%;height:auto}
+"""
+STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+SEVERITY_FILL = {"error": "#d00", "warning": "#e80", "info": "#999"}
+
+
+def _template() -> Any:
+    try:
+        import jinja2
+    except ImportError:
+        from mcptape.errors import UsageError
+
+        raise UsageError(
+            "the HTML report needs Jinja2, which is not installed", hint="pip install jinja2"
+        ) from None
+    source = resources.files("mcptape.export").joinpath("report.html.j2").read_text(encoding="utf-8")
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    return environment.from_string(source)
+
+
+def _raw(data: bytes) -> str:
+    return escape(data, RAW_SHOWN)
+
+
+def _pretty(message: Message) -> str:
+    if message.value is None or message.frame.complete is False:
+        return ""
+    return escape_json(dumps(message.value, indent=True))
+
+
+def _where(found: Finding) -> str:
+    where = f"{found.channel} line {found.line} (byte {found.offset})"
+    if found.request_id is not None:
+        where += f" [request {escape_controls(str(found.request_id))}]"
+    return where
+
+
+def _finding(found: Finding) -> dict[str, Any]:
+    return {
+        "severity": found.severity.value,
+        "rule": found.rule,
+        "party": found.party or "-",
+        "where": _where(found),
+        "message": escape_controls(found.message),
+        "raw": _raw(found.raw),
+        "related": [f"{r.role}: {r.channel} line {r.line}: {_raw(r.raw)}" for r in found.related],
+    }
+
+
+def _message(message: Message, rejected: bool) -> dict[str, Any]:
+    frame = message.frame
+    summary = escape_controls(message.method or "")
+    if message.id is not None:
+        summary += f" id {escape_controls(str(message.id))}"
+    if message.problem:
+        summary += f" ({escape_controls(message.problem)})"
+    return {
+        "t": f"{frame.t:.6f}",
+        "direction": "client→server" if frame.channel == IN else "server→client",
+        "line": f"{frame.channel} line {frame.line}",
+        "kind": message.kind.value,
+        "summary": summary,
+        "raw": _raw(frame.body),
+        "pretty": _pretty(message),
+        "css": "rejected" if rejected or message.rule is not None else "",
+    }
+
+
+def _x(t: float, end: float) -> float:
+    return round(LEFT + (WIDTH - LEFT - 10) * (t / end if end > 0 else 0.0), 2)
+
+
+def _timeline(session: Session) -> dict[str, Any]:
+    end = max(session.end, 1e-6)
+    bars, dots = [], []
+    after_reject = {f.event for f in session.analysis.findings if f.rule == "exec-after-reject"}
+    for row, call in enumerate(session.calls[:BARS_DRAWN]):
+        y = 6 + row * ROW
+        stop = call.end if call.end is not None else end
+        error = call.error
+        fill = "#999" if error == "unanswered" else ("#e80" if error else "#36c")
+        label = call.method + (f" {call.target}" if call.target else "")
+        title = f"{label} (id {call.request.id}) at {call.start:.6f}s, {(stop - call.start) * 1000:.3f} ms"
+        if error:
+            title += f", error {error}"
+        x = _x(call.start, end)
+        bars.append(
+            {
+                "x": x,
+                "y": y,
+                "w": max(round(_x(stop, end) - x, 2), 1.5),
+                "fill": fill,
+                "label": escape_controls(label[:28]),
+                "title": escape_controls(title),
+            }
+        )
+        for action in call.actions:
+            red = action.frame.event in after_reject
+            dots.append(
+                {
+                    "x": _x(action.frame.t, end),
+                    "y": y + 5,
+                    "fill": "#d00" if red else "#2a2",
+                    "title": ("after a reject: " if red else "action: ") + _raw(action.frame.body)[:300],
+                }
+            )
+    rows = min(len(session.calls), BARS_DRAWN)
+    axis = 12 + rows * ROW
+    marks = [
+        {
+            "x": _x(f.t or 0.0, end),
+            "y": axis - 10,
+            "fill": SEVERITY_FILL.get(f.severity.value, "#999"),
+            "title": f"{f.severity.value} {f.rule}: {escape_controls(f.message)[:300]}",
+        }
+        for f in session.analysis.findings
+    ]
+    ticks = [{"x": _x(end * i / 4, end), "label": f"{end * i / 4:.3f}s"} for i in range(5)]
+    more = max(len(session.calls) - BARS_DRAWN, 0)
+    return {
+        "width": WIDTH,
+        "height": axis + 20,
+        "left": LEFT,
+        "axis": axis,
+        "bars": bars,
+        "dots": dots,
+        "marks": marks,
+        "ticks": ticks,
+        "more": more,
+    }
+
+
+def _firsts(session: Session) -> list[dict[str, Any]]:
+    out = []
+    for channel, direction in ((OUT, "out (server→client)"), (IN, "in (client→server)")):
+        first = session.analysis.first_non_protocol.get(channel)
+        if first is None:
+            out.append({"direction": direction, "none": True})
+            continue
+        out.append(
+            {
+                "direction": direction,
+                "none": False,
+                "line": first.frame.line,
+                "offset": first.frame.offset,
+                "problem": escape_controls(first.problem),
+                "raw": _raw(first.frame.body),
+                "before": _raw(first.previous.body) if first.previous is not None else "",
+            }
+        )
+    return out
+
+
+def _context(session: Session) -> dict[str, Any]:
+    analysis = session.analysis
+    errors = analysis.errors
+    total = len(analysis.findings) + analysis.findings_truncated
+    verdict = "clean" if total == 0 else f"{total} finding(s), {errors} error(s)"
+    rejected = {f.event for f in analysis.findings if f.channel in (IN, OUT)}
+    exit_text = "still running when the recording ended (no exit record)"
+    if analysis.exited:
+        exit_text = (
+            f"code {analysis.exit_code}"
+            if analysis.exit_code is not None
+            else f"signal {analysis.exit_signal}"
+        )
+    started = session.started_ns
+    return {
+        "name": escape_controls(session.path.name),
+        "command": escape_controls(" ".join(session.header.command)) or "(none)",
+        "started": datetime.fromtimestamp(started / 1e9, tz=UTC).isoformat() if started else "unknown",
+        "transport": "Streamable HTTP" if session.http else "stdio",
+        "version": escape_controls(analysis.protocol_version or "unknown"),
+        "counts": f"{analysis.messages.get(IN, 0)} from the client, {analysis.messages.get(OUT, 0)} from the "
+        f"server, {len(session.calls)} request(s), {len(session.actions)} action(s)",
+        "exit": exit_text,
+        "verdict": verdict,
+        "verdict_class": "good" if total == 0 else "bad",
+        "svg": _timeline(session),
+        "firsts": _firsts(session),
+        "findings": [_finding(f) for f in analysis.findings],
+        "messages": [_message(m, m.frame.event in rejected) for m in session.messages[:MESSAGES_SHOWN]],
+        "messages_more": max(len(session.messages) - MESSAGES_SHOWN, 0),
+        "stderr": _raw(bytes(analysis.stderr.head)) if analysis.stderr.size else "",
+        "notes": [escape_controls(n) for n in analysis.notes],
+    }
+
+
+def render(sessions: list[Session]) -> str:
+    """The report of `sessions` as one HTML document."""
+    from markupsafe import Markup
+
+    title = ", ".join(service_name(s) for s in sessions[:3]) + (" ..." if len(sessions) > 3 else "")
+    return str(
+        _template().render(
+            sessions=[_context(s) for s in sessions],
+            title=escape_controls(title),
+            version=__version__,
+            style=Markup(STYLE),
+            style_hash=STYLE_HASH,
+        )
+    )
+
+
+def html_bytes(sessions: list[Session]) -> bytes:
+    return render(sessions).encode("utf-8")

@@ -1,0 +1,65 @@
+"""Send an OTLP/HTTP export request, as the official exporter does: `POST {endpoint}/v1/traces` (or
+the full URL given), `Content-Type: application/x-protobuf`, retried a bounded number of times on a
+refused connection, a timeout, 429, 502, 503 and 504 (the OTLP/HTTP spec's retryable answers)."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import urlsplit
+
+from mcptape.errors import EXIT_FINDINGS, MCPTapeError, UsageError
+
+TRACES_PATH = "/v1/traces"
+RETRYABLE = frozenset({429, 502, 503, 504})
+ATTEMPTS = 3
+BACKOFF = 0.5  # seconds before the second attempt, doubled each time
+
+
+class SendError(MCPTapeError):
+    """The collector could not take the traces: one line, exit 1 (the export did not happen)."""
+
+    exit_code = EXIT_FINDINGS
+
+
+def traces_url(endpoint: str) -> str:
+    """The URL to POST to: `endpoint` when it already ends with /v1/traces, else that path appended
+    (as the official exporter reads OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL", hint="e.g. http://127.0.0.1:6006")
+    if parts.path.rstrip("/").endswith(TRACES_PATH):
+        return endpoint
+    return endpoint.rstrip("/") + TRACES_PATH
+
+
+def send(
+    endpoint: str, body: bytes, *, timeout: float = 10.0, attempts: int = ATTEMPTS, backoff: float = BACKOFF
+) -> int:
+    """POST `body` (a serialized ExportTraceServiceRequest); the HTTP status of the accepted answer.
+    Raises SendError after `attempts` tries, naming the last reason."""
+    url = traces_url(endpoint)
+    reason = ""
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(backoff * 2 ** (attempt - 1))
+        request = urllib.request.Request(
+            url, data=body, method="POST", headers={"Content-Type": "application/x-protobuf"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                answer.read()
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            reason = f"HTTP {exc.code} {exc.reason}"
+            if exc.code not in RETRYABLE:
+                break
+        except urllib.error.URLError as exc:
+            reason = str(
+                exc.reason.strerror if isinstance(exc.reason, OSError) and exc.reason.strerror else exc.reason
+            )
+        except (TimeoutError, OSError) as exc:
+            reason = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
+    tries = f"{attempts} attempt(s)" if reason and not reason.startswith("HTTP 4") else "1 attempt"
+    raise SendError(f"cannot send the traces to {url}: {reason} ({tries})", hint="is the collector running?")

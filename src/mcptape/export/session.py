@@ -1,0 +1,249 @@
+"""One transcript as the export formats see it: its calls (a request and its answer), the actions
+each caused, the findings each raised, and what belongs to the session as a whole.
+
+Built by `load(path)` from what the check core says (`check.analyze.analyze_file` and its
+callbacks: every message, every request/answer pair, every executor line, every finding), so no
+format frames lines or classifies JSON-RPC itself. The writers (`otlp.py`, `har.py`, `html.py`) are
+pure functions of the `Session` values this returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mcptape.check.analyze import analyze_file
+from mcptape.check.model import IN, OUT, Analysis, ExecCall, Finding, Kind, Message
+from mcptape.export.wire import HttpExchange, read_exchanges
+from mcptape.transcript.events import Header
+
+STDIO, HTTP = "pipe", "tcp"  # network.transport, as the OpenTelemetry conventions name them
+UNANSWERED = "unanswered"
+TOOL_ERROR = "tool_error"
+
+
+@dataclass
+class Call:
+    """A request and its answer (None when it never came), with what it caused.
+
+    `sender` is `client` for a request on `in` (the server answers it), `server` for one on `out`
+    (sampling, elicitation: the client answers it). `error` is the JSON-RPC error code as a
+    string, `tool_error` for a tools/call result with `isError: true`, `unanswered`, or None."""
+
+    request: Message
+    response: Message | None = None
+    actions: list[ExecCall] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    exchange: int | None = None  # the HTTP exchange that carried the request
+
+    @property
+    def sender(self) -> str:
+        return "client" if self.request.channel == IN else "server"
+
+    @property
+    def method(self) -> str:
+        return self.request.method or ""
+
+    @property
+    def start(self) -> float:
+        return self.request.frame.t
+
+    @property
+    def end(self) -> float | None:
+        return None if self.response is None else max(self.response.frame.t, self.start)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        value = self.request.value
+        params = value.get("params") if type(value) is dict else None
+        return params if type(params) is dict else {}
+
+    @property
+    def target(self) -> str | None:
+        """The tool or prompt a call names (the span name's target), else None."""
+        if self.method in ("tools/call", "prompts/get"):
+            name = self.params.get("name")
+            return name if type(name) is str else None
+        return None
+
+    @property
+    def error(self) -> str | None:
+        response = self.response
+        if response is None:
+            return UNANSWERED
+        value = response.value
+        if response.kind is Kind.ERROR_RESPONSE and type(value) is dict:
+            error = value.get("error")
+            code = error.get("code") if type(error) is dict else None
+            return str(code)
+        if type(value) is dict:
+            result = value.get("result")
+            if type(result) is dict and result.get("isError") is True:
+                return TOOL_ERROR
+        return None
+
+    @property
+    def error_message(self) -> str | None:
+        response = self.response
+        value = response.value if response is not None else None
+        if type(value) is dict and type(value.get("error")) is dict:
+            message = value["error"].get("message")
+            return message if type(message) is str else None
+        return None
+
+
+@dataclass
+class Session:
+    """One transcript, ready for the writers."""
+
+    path: Path
+    header: Header
+    analysis: Analysis
+    messages: list[Message]
+    calls: list[Call]
+    actions: list[ExecCall]  # every executor line, in time order
+    unattached_actions: list[ExecCall]  # those no call accounts for
+    unattached_findings: list[Finding]  # findings no call accounts for
+    exchanges: list[HttpExchange]  # an HTTP transcript's exchanges, read from their raw bytes
+    end: float  # the time of the last record
+
+    @property
+    def transport(self) -> str:
+        return HTTP if self.http else STDIO
+
+    @property
+    def http(self) -> bool:
+        return isinstance(self.header.extra.get("http"), dict) or bool(self.exchanges)
+
+    @property
+    def started_ns(self) -> int:
+        """When the recording started, in nanoseconds since the epoch (0 when the header has no
+        readable `started`)."""
+        return started_ns(self.header.started)
+
+    def wall_ns(self, t: float) -> int:
+        """The wall-clock time, in nanoseconds since the epoch, of a record's `t`."""
+        return self.started_ns + round(t * 1e9)
+
+    @property
+    def session_id(self) -> str | None:
+        """The `Mcp-Session-Id` the server assigned (HTTP, before 2026-07-28), else None."""
+        for exchange in self.exchanges:
+            found = exchange.response_header("mcp-session-id")
+            if found:
+                return found
+        return None
+
+
+def started_ns(started: str) -> int:
+    try:
+        moment = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    if moment.tzinfo is None:
+        return 0
+    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+
+def load(path: str | Path) -> Session:
+    """Analyse the transcript at `path` and gather what the formats need (raises TranscriptError
+    for a file that is not a readable transcript)."""
+    messages: list[Message] = []
+    by_event: dict[int, Message] = {}
+    pairs: list[tuple[int, int]] = []
+    actions: list[ExecCall] = []
+
+    def on_message(message: Message) -> None:
+        messages.append(message)
+        by_event[message.frame.event] = message
+
+    def on_pair(request: int, response: int, _latency: float) -> None:
+        pairs.append((request, response))
+
+    header, analysis = analyze_file(str(path), on_message=on_message, on_exec=actions.append, on_pair=on_pair)
+    exchanges, carried = read_exchanges(Path(path)) if _is_http(header) else ([], {})
+    calls: dict[int, Call] = {}
+    for message in messages:
+        if message.kind is Kind.REQUEST and message.channel in (IN, OUT):
+            calls[message.frame.event] = Call(message, exchange=carried.get(message.frame.event))
+    for request, response in pairs:
+        call = calls.get(request)
+        if call is not None:
+            call.response = by_event.get(response)
+    ordered = sorted(calls.values(), key=lambda c: (c.start, c.request.frame.event))
+    unattached_actions = _attach_actions(ordered, actions)
+    unattached_findings = _attach_findings(ordered, analysis.findings)
+    last = max([m.frame.t for m in messages] + [a.frame.t for a in actions] + [0.0])
+    return Session(
+        Path(path),
+        header,
+        analysis,
+        messages,
+        ordered,
+        actions,
+        unattached_actions,
+        unattached_findings,
+        exchanges,
+        max(last, *(c.end or 0.0 for c in ordered)) if ordered else last,
+    )
+
+
+def _is_http(header: Header) -> bool:
+    return isinstance(header.extra.get("http"), dict)
+
+
+def _by_id(calls: list[Call]) -> dict[str, list[Call]]:
+    """Client requests by their id's text (an executor may write the id 9 as "9")."""
+    found: dict[str, list[Call]] = {}
+    for call in calls:
+        if call.sender == "client" and call.request.id is not None:
+            found.setdefault(str(call.request.id), []).append(call)
+    return found
+
+
+def _latest(candidates: list[Call], t: float) -> Call | None:
+    """The last of `candidates` sent at or before `t` (else the first one)."""
+    chosen = None
+    for call in candidates:
+        if call.start <= t + 1e-6 or chosen is None:
+            chosen = call
+    return chosen
+
+
+def _attach_actions(calls: list[Call], actions: list[ExecCall]) -> list[ExecCall]:
+    """Each action goes to the request the check core attributed it to; the rest are returned."""
+    ids = _by_id(calls)
+    rest = []
+    for action in actions:
+        owner = action.attributed_to
+        call = _latest(ids.get(str(owner), []), action.frame.t) if owner is not None else None
+        if call is None:
+            rest.append(action)
+        else:
+            call.actions.append(action)
+    return rest
+
+
+def _attach_findings(calls: list[Call], findings: list[Finding]) -> list[Finding]:
+    """Each finding goes to the call whose request, answer or action it is on, else to the call it
+    names by id; the rest are returned."""
+    at: dict[int, Call] = {}
+    for call in calls:
+        at[call.request.frame.event] = call
+        if call.response is not None:
+            at[call.response.frame.event] = call
+        for action in call.actions:
+            at[action.frame.event] = call
+    ids = _by_id(calls)
+    rest: list[Finding] = []
+    for found in findings:
+        owner = at.get(found.event) if found.event >= 0 else None
+        if owner is None and found.request_id is not None:
+            owner = _latest(ids.get(str(found.request_id), []), found.t or 0.0)
+        if owner is None:
+            rest.append(found)
+        else:
+            owner.findings.append(found)
+    return rest
