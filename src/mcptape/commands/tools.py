@@ -120,7 +120,9 @@ def lock_command(
     from mcptape.share.outputs import write_file
 
     write_file(output, text.encode("utf-8", "surrogatepass"))
-    counts = ", ".join(f"{len(surface.definitions[m])} {m}" for m in sorted(surface.listed))
+    from mcptape.surface.model import KINDS
+
+    counts = ", ".join(f"{len(surface.of_kind(k))} {k.member}" for k in KINDS if k.member in surface.listed)
     click.echo(f"mcptape tools lock: {counts} -> {escape_controls(str(output))}", err=True)
 
 
