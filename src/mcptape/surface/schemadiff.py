@@ -116,6 +116,8 @@ class Comparison:
         self.output = output
         self.found: list[Found] = []
         self.texts: list[Text] = []
+        self.following: set[tuple[str | None, str | None]] = set()  # the $ref pairs being compared
+        self.same_definitions = _definitions(old) == _definitions(new)
 
     def run(self, path: str) -> None:
         self.compare(self.old.root, self.new.root, path, 0)
@@ -135,11 +137,23 @@ class Comparison:
         self.add(SUSPICIOUS, path, f"could not compare: {why}")
 
     def compare(self, old: Any, new: Any, path: str, depth: int) -> None:
-        if canonical(old) == canonical(new):
+        text = canonical(old)
+        if text == canonical(new) and (self.same_definitions or '"$ref"' not in text):
             return
         if depth > MAX_DEPTH:
             self.cannot(path, f"nested deeper than {MAX_DEPTH} levels")
             return
+        refs = (_ref(old), _ref(new))
+        if refs in self.following:
+            return  # a recursive schema met again: judged where it was first followed
+        if refs != (None, None):
+            self.following.add(refs)
+        try:
+            self._resolved(old, new, path, depth)
+        finally:
+            self.following.discard(refs)
+
+    def _resolved(self, old: Any, new: Any, path: str, depth: int) -> None:
         old, why_old = self.old.resolve(old)
         new, why_new = self.new.resolve(new)
         if why_old or why_new:
@@ -290,6 +304,16 @@ class Comparison:
                 continue  # a plain union of types: judged by `_types`
             else:
                 self.cannot(f"{path}/{key}", f"{key} changed ({_show(a)} -> {_show(b)})")
+
+
+def _ref(schema: Any) -> str | None:
+    ref = schema.get("$ref") if type(schema) is dict else None
+    return ref if type(ref) is str else None
+
+
+def _definitions(root: Any) -> str:
+    """The canonical text of what a `$ref` can reach besides the properties themselves."""
+    return canonical({k: v for k, v in root.items() if k in DEFINITIONS}) if type(root) is dict else ""
 
 
 def types_of(schema: dict[str, Any]) -> frozenset[str] | None:
