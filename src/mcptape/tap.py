@@ -9,6 +9,13 @@ descriptor named in `$MCPTAPE_EXEC_FD` (set by `mcptape record`, replay and prob
 variable is absent, `executed` does nothing. It never raises into the server: a tap that cannot
 be written is switched off with one line on stderr.
 
+`kind` (optional) says what the action does to the world, one of KINDS: `read` (changes nothing),
+`create` (adds something new), `update` (changes or overwrites something that exists), `delete`
+(removes something), `external` (reaches a system outside the tool's own domain: a message sent, a
+third-party API). `mcptape check` holds it against the tool's annotations (readOnlyHint,
+destructiveHint, openWorldHint; docs/check.md); without it an action counts as one that may change
+state.
+
 Dependency-free (stdlib `json`, `os`, `threading` only), so a server can import it without
 pulling in the rest of mcptape.
 """
@@ -22,6 +29,8 @@ import threading
 from typing import Any
 
 ENV_VAR = "MCPTAPE_EXEC_FD"
+KINDS = ("read", "create", "update", "delete", "external")
+"""The documented values of a tap line's optional `kind` (what `mcptape check` understands)."""
 
 _lock = threading.Lock()
 _broken: set[int] = set()
@@ -46,26 +55,33 @@ def enabled() -> bool:
     return tap_fd() is not None
 
 
-def encode(action: str, request_id: Any = None, details: dict[str, Any] | None = None) -> bytes:
-    """One tap line: `action` and `request_id` first, then the details; non-JSON values as repr."""
+def encode(
+    action: str, request_id: Any = None, details: dict[str, Any] | None = None, kind: str | None = None
+) -> bytes:
+    """One tap line: `action`, `request_id` and `kind` (when given) first, then the details;
+    non-JSON values as repr."""
     record: dict[str, Any] = {"action": action, "request_id": request_id}
+    if kind is not None:
+        record["kind"] = kind
     for key, value in (details or {}).items():
         record.setdefault(key, value)
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=repr)
     return text.encode("utf-8", "replace") + b"\n"
 
 
-def executed(action: str, /, request_id: Any = None, **details: Any) -> None:
+def executed(action: str, /, request_id: Any = None, kind: str | None = None, **details: Any) -> None:
     """Report that this server is about to perform `action` for JSON-RPC request `request_id`.
 
     Call it right before the side effect (HTTP call, SSH, file write, ...), with the id of the
-    request that caused it, so `mcptape check` can tell an action after a reject.
+    request that caused it, so `mcptape check` can tell an action after a reject. `kind`: what the
+    action does (one of KINDS: read, create, update, delete, external), so check can hold it
+    against the tool's annotations; written only when given, never checked here.
     """
     fd = tap_fd()
     if fd is None:
         return
     try:
-        line = encode(str(action), request_id, details)
+        line = encode(str(action), request_id, details, kind)
         with _lock:
             view = memoryview(line)
             while view:

@@ -24,6 +24,7 @@ from tests.check.helpers import (
 )
 from tests.http.test_transport_rules import HTTP_RULES
 from tests.verdicts.test_modern import TABLES as MODERN_TABLES
+from tests.verdicts.test_promises import PROMISE_TABLES
 
 # The required _meta of a 2026-07-28 request.
 MODERN = {
@@ -75,6 +76,12 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "schema-violation",
             "exec-after-reject",
             "incomplete-capture",
+            "hint-read-only",
+            "hint-open-world",
+            "hint-idempotent",
+            "hint-destructive",
+            "ran-twice",
+            "unknown-tool",
             *MODERN_TABLES,
             *HTTP_RULES,
         ]
@@ -370,9 +377,10 @@ def test_every_rule_has_a_table_with_a_positive_case() -> None:
     # the 2026-07-28 rules have their tables in tests/verdicts/test_modern.py, incomplete-capture
     # in tests/verdicts/test_incomplete_capture.py
     # and the HTTP transport rules in tests/http/test_transport_rules.py
+    # and the promise rules in tests/verdicts/test_promises.py
     assert set(TABLES) | {"exec-after-reject", "incomplete-capture"} | set(MODERN_TABLES) | set(
         HTTP_RULES
-    ) == set(RULES)
+    ) | set(PROMISE_TABLES) == set(RULES)
     for rule, table in TABLES.items():
         assert any(rule in expected for _, _, expected in table), rule
 

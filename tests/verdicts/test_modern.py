@@ -87,7 +87,7 @@ LEGACY: Table = [
         "no server/discover, a legacy answer",
         [
             ("in", req(1, "tools/list")),
-            ("out", result(1, {"tools": []})),
+            ("out", result(1, {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})),
             ("in", req(2, "tools/call", {"name": "t"})),
             ("out", result(2, {})),
         ],

@@ -116,16 +116,16 @@ class Attributor:
         """A client request got an answer that rejects it (`closed.reason` says why; `soft`: the
         refusal may report a failed action rather than refuse the input), or one that executor
         lines are waiting for. (Every answer is in `recent` already: the session keeps it.)"""
-        rid, reason, soft = closed.request_id, closed.reason, closed.soft
+        rid, reason = closed.request_id, closed.reason
         if reason is not None:
             self.rejected[rid] = closed
             if len(self.rejected) > _REJECTED_KEPT:
                 del self.rejected[next(iter(self.rejected))]
         if self.waiting:
             waiting = self.waiting.pop(rid, None)
-            # Unless the error reports the failed action (the sink or a stub said it failed).
-            failed = soft and waiting is not None and any(outcome(call) == FAILED for _, call in waiting)
-            if waiting and reason is not None and not failed:
+            # Each action on its own: one the sink or a stub says failed is excused by an error that
+            # may report that failure (`_flag_request`); any other effect of the request still counts.
+            if waiting and reason is not None:
                 for ref, call in waiting:
                     self._flag_request(ref, call, closed)
         if self.suspects:

@@ -52,6 +52,13 @@ MRTR_INPUT_KEYS = "retry-input-keys"
 STATE_ACCEPTED = "accepted-request-state"
 # The recording itself (party "capture"): what a CI gate must tell from a clean session.
 INCOMPLETE_CAPTURE = "incomplete-capture"
+# Promises against evidence (check/promises.py): a tool's annotations against its calls' actions.
+HINT_READ_ONLY = "hint-read-only"
+HINT_OPEN_WORLD = "hint-open-world"
+HINT_IDEMPOTENT = "hint-idempotent"
+HINT_DESTRUCTIVE = "hint-destructive"
+RAN_TWICE = "ran-twice"
+UNKNOWN_TOOL = "unknown-tool"
 
 _ALL = [
     Rule(
@@ -220,6 +227,49 @@ _ALL += [
         "the recording was cut: no exit record (the server's end was not seen), or a torn last line",
         "analyze",
         "capture",
+    ),
+]
+
+_ALL += [
+    Rule(
+        HINT_READ_ONLY,
+        Severity.ERROR,
+        "a tool declared readOnlyHint: true whose call caused an action that may change state",
+        "promises",
+        "server",
+    ),
+    Rule(
+        HINT_OPEN_WORLD,
+        Severity.WARNING,
+        "a tool declared openWorldHint: false whose call reached outside (HTTP, a tap kind external)",
+        "promises",
+        "server",
+    ),
+    Rule(
+        HINT_IDEMPOTENT,
+        Severity.WARNING,
+        "a tool declared idempotentHint: true called again with the same arguments caused a new action",
+        "promises",
+        "server",
+    ),
+    Rule(
+        HINT_DESTRUCTIVE,
+        Severity.WARNING,
+        "a tool declared destructiveHint: false whose call deleted or overwrote (tap kind delete, update)",
+        "promises",
+        "server",
+    ),
+    Rule(
+        RAN_TWICE,
+        Severity.ERROR,
+        "one request's action performed twice (error); a cancelled or timed-out call re-sent that ran again",
+        "promises",
+    ),
+    Rule(
+        UNKNOWN_TOOL,
+        Severity.INFO,
+        "a tools/call of a tool the complete tools/list left out (info); an action performed for it (error)",
+        "promises",
     ),
 ]
 

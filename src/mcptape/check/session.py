@@ -32,6 +32,7 @@ from mcptape.check.model import (
 )
 from mcptape.check.modern import CACHEABLE, LOG_LEVEL, REQUIRED_META, TOKEN_TYPES, WATCHED_REQUESTS, Modern
 from mcptape.check.pairing import Pairing, Pending, duplicate_id, unanswered_request, unknown_response_id
+from mcptape.check.promises import Promises
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
 from mcptape.check.schema import default_dialect
@@ -84,6 +85,7 @@ class Session:
         self.answers: deque[Closed] = deque(maxlen=RECENT_ANSWERS)
         self.attribution = Attributor(self.emit, policy, self.answers)
         self.tools = ToolSchemas()
+        self.promises = Promises(self.emit)  # tool annotations against the actions (check/promises.py)
         self.modern = Modern(self.emit, self.client)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
 
@@ -188,7 +190,13 @@ class Session:
             if method == "notifications/cancelled":
                 params = value.get("params")
                 if type(params) is dict:
-                    (self.client if ch == IN else self.server).cancel(params.get("requestId"))
+                    target = params.get("requestId")
+                    if ch == IN:
+                        ref = Ref("cancel", IN, line, offset, _bytes(raw).rstrip(b"\n"), index)
+                        self.promises.cancelled(target, self.client.pending, ref)
+                    (self.client if ch == IN else self.server).cancel(target)
+            elif method == "notifications/tools/list_changed" and ch == OUT:
+                self.promises.changed()
         elif rid is not None:
             answered, why = self.server.close(rid)
             if answered is not None:
@@ -243,8 +251,11 @@ class Session:
                 self.modern.provided(rid, meta["progressToken"])
         elif self.tracker.stateless:
             self.modern.client_request(method, rid, params, (IN, line, offset, raw, t, index))
-        if method == "tools/call" and self.tools.judging:
-            self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
+        if method == "tools/call":
+            if self.tools.judging:
+                self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
+            if self.promises.watching:
+                self.promises.call(rid, params, pending, in_flight)  # type: ignore[arg-type]
 
     def answer(
         self,
@@ -313,6 +324,8 @@ class Session:
             elif method == "tools/list":
                 for late in self.tools.learn(result):  # calls sent before the list arrived
                     self.emit(late)
+                listing = Ref("tools/list", OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
+                self.promises.listed(result, listing)
             elif method == "initialize":
                 self.tracker.response(rid, result)
         if rid in self.tools.early:  # a call sent before the tools were listed
@@ -345,6 +358,7 @@ class Session:
         except _JSONDecodeError:
             value = None
         call = self.attribution.executor(frame, value, self.client.pending)
+        self.promises.action(call, self.client.pending, self.answers)
         on_exec = self.callbacks.on_exec
         if on_exec is not None:
             on_exec(call)
@@ -364,6 +378,7 @@ class Session:
             _, found = self.tools.answered(rid, refused=None)
             if found is not None:
                 self.emit(found)
+        self.promises.close(self.client)
         result = self.result
         result.findings.sort(key=lambda f: f.t if f.t is not None else 0.0)
         result.protocol_version = self.tracker.version
