@@ -51,7 +51,7 @@ LINK = re.compile(r"\b(https?|ftp|wss?)://", re.IGNORECASE)
 HIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{CF_RANGES}]")
 MAX_NAMED = 6  # hidden characters named in a flag
 
-_WORD = re.compile(r"\S+|\s+")
+_WORD = re.compile(r"\w+|[^\w\s]+|\s+")
 
 
 def flags(text: str, other_tools: Iterable[str] = ()) -> tuple[str, ...]:
@@ -113,9 +113,15 @@ def words_diff(old: str, new: str, context: int = 4, limit: int = 600) -> str:
             else:
                 parts.append("".join(words))
             continue
-        if op in ("delete", "replace"):
-            parts.append("[-" + "".join(a[i1:i2]) + "-]")
-        if op in ("insert", "replace"):
-            parts.append("{+" + "".join(b[j1:j2]) + "+}")
-    text = escape_controls(" ".join(" ".join(parts).split()))
+        old_words, new_words = "".join(a[i1:i2]), "".join(b[j1:j2])
+        removed, added = old_words.strip(), new_words.strip()
+        shown = [f"[-{removed}-]"] if removed else []
+        shown += [f"{{+{added}+}}"] if added else []
+        spaced = (old_words + new_words)[:1].isspace()  # the change began with a space: keep it
+        parts.append(
+            (" " if spaced else "")
+            + " ".join(shown)
+            + (" " if (new_words or old_words)[-1:].isspace() else "")
+        )
+    text = escape_controls(" ".join("".join(parts).split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
