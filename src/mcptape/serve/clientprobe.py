@@ -210,13 +210,18 @@ def judge_case(run: ClientRun, base: ClientRun) -> ClientResult:
     case = played_as(run.case.id, inject.get("form")) if inject is not None else run.case
     if run.error is not None:
         return ClientResult(run, FAIL, run.error, [run.error])
-    if inject is not None and inject.get("na"):
-        return ClientResult(run, NA, f"n/a: {inject['na']}")
-    if inject is None or not inject.get("played"):
-        if run.hung:
-            return _result(
-                run, case, HUNG, f"hung before the hard output was played (killed after {run.seconds:.1f}s)"
-            )
+    na = inject.get("na") if inject is not None else None
+    played = inject is not None and inject.get("played")
+    if run.hung and not played and (not na or str(na).startswith("not reached")):
+        # Killed at the time limit before its case came: slower than the clean run, not hung by it.
+        text = (
+            f"killed at the time limit ({run.seconds:.1f}s) before the hard output was played; "
+            f"the clean run took {base.seconds:.1f}s"
+        )
+        return ClientResult(run, INCONCLUSIVE, text, [text, "raise --step-timeout"], played=case)
+    if na:
+        return ClientResult(run, NA, f"n/a: {na}")
+    if inject is None or not played:
         return ClientResult(
             run, INCONCLUSIVE, "the hard output was not played", ["serve did not reach the case"]
         )
