@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from mcptape.errors import UsageError
 from mcptape.probe.candidates import candidate_calls
 from mcptape.probe.cases import Call, corpus_case
 from mcptape.probe.observed import Verdict
@@ -15,10 +18,10 @@ from tests.probe.support import PB_SERVER, by_id, probe
 
 
 def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> None:
-    """The first tool is strict; the second (it may change data, so not called by default) accepts an
-    argument its schema forbids and acts on it: a frame a correct server refuses, so sent by default."""
+    """The first tool is strict; the second (it may change data: probed with --allow-mutating) accepts
+    an argument its schema forbids and acts on it."""
     command = [*PB_SERVER, "--defect", "second-tool"]
-    result, _ = probe(tmp_path, command, cases=["tools"])
+    result, _ = probe(tmp_path, command, cases=["tools"], allow_mutating=True)
     rows = by_id(result)
     assert rows["unknown-arguments:notify"].verdict is Verdict.FAIL and result.failed
     assert any(
@@ -26,7 +29,9 @@ def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> N
     )
     for case in ("wrong-types:deploy", "unknown-arguments:deploy", "string-params:deploy"):
         assert rows[case].verdict is Verdict.PASS, (case, rows[case].reasons)
-    assert rows["unknown-arguments:deploy"].case.title.endswith("(its schema forbids it)")
+    assert rows["unknown-arguments:deploy"].title == (
+        "tools/call deploy with an argument it does not declare (its schema forbids it)"
+    )
 
 
 def test_acting_on_an_undeclared_argument_fails_even_where_the_schema_allows_it(tmp_path: Path) -> None:
@@ -38,12 +43,11 @@ def test_acting_on_an_undeclared_argument_fails_even_where_the_schema_allows_it(
     assert row.verdict is Verdict.FAIL and row.executed == 1
 
 
-def test_a_second_tool_tolerant_of_wrong_types_fails_by_default(tmp_path: Path) -> None:
-    """notify may change data and allows extras: unknown-arguments (a correct server may run it) is
-    not sent to it by default, but wrong-types is, and acting on it fails."""
-    result, _ = probe(tmp_path, [*PB_SERVER, "--defect", "second-tool-open"], cases=["tools"])
+def test_a_second_tool_tolerant_of_wrong_types_fails_with_allow_mutating(tmp_path: Path) -> None:
+    """notify may change data: with --allow-mutating it gets wrong-types, and acting on it fails."""
+    command = [*PB_SERVER, "--defect", "second-tool-open"]
+    result, _ = probe(tmp_path, command, cases=["tools"], allow_mutating=True)
     rows = by_id(result)
-    assert "unknown-arguments:notify" not in rows
     assert rows["wrong-types:notify"].verdict is Verdict.FAIL and rows["wrong-types:notify"].executed == 1
     assert rows["string-params:notify"].verdict is Verdict.PASS
     assert result.failed
@@ -98,7 +102,8 @@ def test_probe_of_mcp_server_time_without_args_does_not_exit_0(tmp_path: Path) -
 
 def test_the_valid_call_is_a_read_only_tool_or_a_named_one() -> None:
     """Only read-only tools are tried (all of them, read-only first, with --allow-mutating); a call
-    recorded with --from wins over derived arguments; --tool names any tool."""
+    recorded with --from wins over derived arguments; --tool names any tool, one that may change
+    data only with --allow-mutating."""
     tools = [
         {"name": "create", "inputSchema": {"type": "object"}},
         {"name": "danger", "annotations": {"destructiveHint": True}},
@@ -110,7 +115,9 @@ def test_the_valid_call_is_a_read_only_tool_or_a_named_one() -> None:
     recorded = [Call("create", {"a": 1}), Call("look", {"q": "x"})]
     assert candidate_calls(None, None, recorded, tools) == [Call("look", {"q": "x"})]
     assert candidate_calls(None, None, recorded[:1], tools) == [Call("look", {})]
-    assert candidate_calls("create", None, recorded, tools) == [Call("create", {"a": 1})]
+    assert candidate_calls("create", None, recorded, tools, True) == [Call("create", {"a": 1})]
+    with pytest.raises(UsageError, match="--tool create: it may change data"):
+        candidate_calls("create", None, recorded, tools)
     assert candidate_calls(None, {"z": 1}, [], tools) == [Call("look", {"z": 1})]
     assert candidate_calls(None, None, [], tools[:2]) == [Call(None)]
 

@@ -1,120 +1,22 @@
-"""The probe never changes a correct server's data: whatever may succeed goes only to read-only
-tools, `--tool`, or every tool with `--allow-mutating`; a tool that may change data gets only the
-hard inputs a correct server refuses; the report names the tools it did not call."""
+"""The probe never names a tool that may change data without --allow-mutating: no frame of any
+case family (start, hard inputs, per-tool inputs, base checks, MRTR, corpus) carries its name, so
+even a server that tolerates the fault under test cannot run it; the report says it was not
+tested; --allow-mutating calls it and says so on stderr before it does."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
-from mcptape.probe.cases import Call
+from mcptape.probe.cases import Call, corpus_case
 from mcptape.probe.observed import Verdict
 from mcptape.probe.report import render_table, summary_line, to_json
-from tests.conftest import NODE_DIR, console_script
+from mcptape.probe.safety import NOT_TESTED, Reach, UnsafeFrame
+from tests.conftest import console_script
 from tests.probe.support import PB_SERVER, by_id, probe
-
-FILESYSTEM = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
-MUTATING = {"write_file", "edit_file", "create_directory", "move_file"}
-
-
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file and folder under `root`: its bytes (empty for a folder) and its mtime."""
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else b"", p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*"))
-    }
-
-
-def test_a_filesystem_servers_files_are_left_as_they_were(tmp_path: Path) -> None:
-    """server-filesystem on a folder: every case runs, the four tools that may write get only the
-    hard inputs a correct server refuses (their schemas allow extras: no unknown-arguments) and
-    refuse them, no file or folder is created or changed, and they are named as not called."""
-    data = tmp_path / "data"
-    (data / "sub").mkdir(parents=True)
-    (data / "a.txt").write_bytes(b"hello\n")
-    (data / "sub" / "b.txt").write_bytes(b"world\n")
-    before = snapshot(data)
-    node = shutil.which("node")
-    assert node
-    result, _ = probe(tmp_path / "out", [node, str(FILESYSTEM), str(data)], timeout=5.0)
-    assert snapshot(data) == before
-    assert {name for name, _ in result.skipped_tools} == MUTATING
-    assert dict(result.skipped_tools)["write_file"] == "destructiveHint: true"
-    assert dict(result.skipped_tools)["create_directory"] == "readOnlyHint: false"
-    theirs = {r.case.id: r for r in result.results if r.case.id.split(":")[-1] in MUTATING}
-    assert set(theirs) == {f"{kind}:{tool}" for tool in MUTATING for kind in ("wrong-types", "string-params")}
-    assert not [r.reasons for r in theirs.values() if r.failed], [r.reasons for r in theirs.values()]
-    assert all(r.did.startswith("refused it") for i, r in theirs.items() if i.startswith("wrong-types"))
-    assert result.call is not None and result.call.tool not in MUTATING
-    table = render_table(result)
-    assert "not called, they may change data (sent only hard inputs a correct server refuses" in table
-    assert "write_file (destructiveHint: true)" in table
-    skipped = to_json(result)["skipped_tools"]
-    assert {"tool": "write_file", "why": "destructiveHint: true"} in skipped
-
-
-def test_a_tool_that_may_mutate_gets_only_what_a_correct_server_refuses(tmp_path: Path) -> None:
-    """notify declares readOnlyHint: false and forbids extras: by default it gets wrong-types,
-    string-params and unknown-arguments but no base call; its tolerance is caught without
-    --allow-mutating, which adds the base call."""
-    command = [*PB_SERVER, "--defect", "second-tool"]
-    result, _ = probe(tmp_path / "a", command, cases=["tools"])
-    assert sorted(r.case.id for r in result.results if r.case.id.endswith(":notify")) == [
-        "string-params:notify",
-        "unknown-arguments:notify",
-        "wrong-types:notify",
-    ]
-    assert result.skipped_tools == [("notify", "readOnlyHint: false")]
-    assert by_id(result)["unknown-arguments:notify"].verdict is Verdict.FAIL
-    notify = [rid for rid, tool in sent_calls(tmp_path / "a" / "tools-1.jsonl") if tool == "notify"]
-    assert len(notify) == 2 and not [rid for rid in notify if rid.endswith("-base")], notify
-    allowed, _ = probe(tmp_path / "b", command, cases=["tools"], allow_mutating=True)
-    assert allowed.skipped_tools == []
-    assert by_id(allowed)["unknown-arguments:notify"].verdict is Verdict.FAIL
-
-
-def test_a_strict_mutating_tool_is_refused_everything_and_nothing_runs(tmp_path: Path) -> None:
-    """The only tool is destructive: the valid request is tools/list; its wrong-types and
-    string-params are refused (pass), its unknown-arguments on derived arguments is inconclusive
-    (they were not called to check them), and no transcript holds an action."""
-    result, _ = probe(
-        tmp_path, [*PB_SERVER, "--mutating"], cases=["tools", "banner-after-request", "concatenated"]
-    )
-    assert result.call == Call(None)
-    assert result.skipped_tools == [("deploy", "destructiveHint: true")]
-    verdicts = {r.case.id: r.verdict for r in result.results if r.case.id != "start"}
-    assert verdicts == {
-        "banner-after-request": Verdict.PASS,
-        "concatenated": Verdict.PASS,
-        "string-params:deploy": Verdict.PASS,
-        "wrong-types:deploy": Verdict.PASS,
-        "unknown-arguments:deploy": Verdict.INCONCLUSIVE,
-    }, [r.reasons for r in result.results]
-    assert (
-        "not called to check them (deploy may change data)"
-        in by_id(result)["unknown-arguments:deploy"].reasons[0]
-    )
-    assert result.unchecked_tools == ["deploy"] and result.refused_tools == []
-    assert "--from TRANSCRIPT (or --allow-mutating" in summary_line(result)
-    assert "the valid request was refused" not in summary_line(result)
-    for transcript in tmp_path.glob("*.jsonl"):
-        records = [orjson.loads(line) for line in transcript.read_bytes().splitlines()[1:]]
-        assert not [r for r in records if r.get("ch") == "exec" and "data" in r], transcript
-    assert not [rid for rid, _ in sent_calls(tmp_path / "tools-1.jsonl") if rid.endswith("-base")]
-
-
-def test_a_recorded_call_makes_a_mutating_tools_unknown_arguments_conclusive(tmp_path: Path) -> None:
-    """A successful call of the destructive deploy recorded with --from proves its base without
-    running it: unknown-arguments built on it is judged (refused: a pass), and nothing runs."""
-    recorded = [Call("deploy", {"target": "staging"})]
-    result, _ = probe(tmp_path, [*PB_SERVER, "--mutating"], cases=["tools"], recorded=recorded)
-    row = by_id(result)["unknown-arguments:deploy"]
-    assert row.verdict is Verdict.PASS and row.did == "refused it (error -32602)", row.reasons
-    assert result.passed and result.unchecked_tools == []
-    assert not [rid for rid, _ in sent_calls(tmp_path / "tools-1.jsonl") if rid.endswith("-base")]
 
 
 def sent_calls(path: Path) -> list[tuple[str, str | None]]:
@@ -134,25 +36,179 @@ def sent_calls(path: Path) -> list[tuple[str, str | None]]:
     return calls
 
 
-def test_the_summary_says_what_was_left_alone_and_the_opt_in_calls_it(tmp_path: Path) -> None:
-    """The summary names the tools not called; --allow-mutating makes the destructive one the valid call."""
-    base = [console_script(), "probe", "--timeout", "3", "--case", "start", "--json"]
-    command = ["--", *PB_SERVER, "--mutating"]
-    alone = subprocess.run([*base, "-o", str(tmp_path / "a"), *command], capture_output=True, timeout=60)
-    assert alone.returncode == 0, alone.stderr
-    document = orjson.loads(alone.stdout)
-    assert document["valid_request"] == {"tool": None, "arguments": {}}
-    assert document["skipped_tools"] == [{"tool": "deploy", "why": "destructiveHint: true"}]
-    table = subprocess.run(
-        [*base[:-1], "-o", str(tmp_path / "t"), *command], capture_output=True, text=True, timeout=60
+def names_anywhere(out: Path, tool: str) -> list[str]:
+    """The transcripts of a run whose inbound bytes hold `tool` as a JSON string."""
+    found = []
+    for path in out.glob("*.jsonl"):
+        for line in path.read_bytes().splitlines()[1:]:
+            record = orjson.loads(line)
+            if record.get("ch") == "in" and f'"{tool}'.encode() in record.get("data", "").encode():
+                found.append(path.name)
+                break
+    return found
+
+
+def test_a_tolerant_mutating_tool_is_never_named_and_is_reported_not_tested(tmp_path: Path) -> None:
+    """notify (readOnlyHint: false) acts on any arguments: by default no frame names it, so it
+    never acts, and the report says it was not tested; --allow-mutating sends it its hard
+    inputs, and its tolerance is caught."""
+    command = [*PB_SERVER, "--defect", "second-tool"]
+    result, _ = probe(tmp_path / "a", command, cases=["tools", "banner-after-request"])
+    assert not [r.case.id for r in result.results if r.case.id.endswith(":notify")]
+    assert result.skipped_tools == [("notify", "readOnlyHint: false")]
+    assert names_anywhere(tmp_path / "a", "notify") == []
+    rows = {row["tool"]: row for row in result.reach}
+    assert rows["notify"] == {
+        "tool": "notify",
+        "may_change_data": "readOnlyHint: false",
+        "cases": [],
+        "could_run": False,
+        "not_tested": NOT_TESTED,
+    }
+    assert rows["deploy"]["could_run"] and "banner-after-request" in rows["deploy"]["cases"]
+    assert f"notify (readOnlyHint: false): no frame named it: {NOT_TESTED}" in render_table(result)
+    allowed, _ = probe(tmp_path / "b", command, cases=["tools"], allow_mutating=True)
+    assert allowed.skipped_tools == []
+    assert by_id(allowed)["unknown-arguments:notify"].verdict is Verdict.FAIL
+
+
+def test_a_server_whose_only_tool_may_mutate_is_probed_on_tools_list(tmp_path: Path) -> None:
+    """The only tool is destructive: every hard input rides on tools/list, no frame names deploy,
+    no executor line is written, and the titles say tools/list."""
+    result, _ = probe(
+        tmp_path, [*PB_SERVER, "--mutating"], cases=["tools", "banner-after-request", "string-params"]
     )
-    assert "1 tool not called (it may change data: only hard inputs a correct server refuses" in table.stdout
-    opted = subprocess.run(
-        [*base, "--allow-mutating", "-o", str(tmp_path / "b"), *command], capture_output=True, timeout=60
+    assert result.call == Call(None)
+    assert result.skipped_tools == [("deploy", "destructiveHint: true")]
+    verdicts = {r.case.id: r.verdict for r in result.results if r.case.id != "start"}
+    assert verdicts == {"banner-after-request": Verdict.PASS, "string-params": Verdict.PASS}
+    assert by_id(result)["string-params"].title == "tools/list with params as a (JSON-encoded) string"
+    assert names_anywhere(tmp_path, "deploy") == []
+    for transcript in tmp_path.glob("*.jsonl"):
+        records = [orjson.loads(line) for line in transcript.read_bytes().splitlines()[1:]]
+        assert not [r for r in records if r.get("ch") == "exec" and "data" in r], transcript
+    assert "1 tool not tested (it may change data: no frame named them" in summary_line(result)
+
+
+def test_a_recorded_call_of_a_mutating_tool_is_never_replayed(tmp_path: Path) -> None:
+    """A successful destructive deploy recorded with --from is not the base of anything: no frame
+    names deploy, and the JSON report lists it as not tested."""
+    recorded = [Call("deploy", {"target": "production"})]
+    result, _ = probe(
+        tmp_path, [*PB_SERVER, "--mutating"], cases=["tools", "concatenated"], recorded=recorded
     )
-    assert opted.returncode == 0, opted.stderr
-    assert orjson.loads(opted.stdout)["valid_request"] == {
+    assert result.call == Call(None)
+    assert names_anywhere(tmp_path, "deploy") == []
+    assert to_json(result)["reach"] == [
+        {
+            "tool": "deploy",
+            "may_change_data": "destructiveHint: true",
+            "cases": [],
+            "could_run": False,
+            "not_tested": NOT_TESTED,
+        }
+    ]
+
+
+def test_a_corpus_frame_naming_a_mutating_tool_is_not_sent(tmp_path: Path) -> None:
+    """A --corpus frame that names deploy (destructive) is n/a and never written; one that names
+    nothing is sent."""
+    writes = corpus_case(
+        "writes.json",
+        b'{"jsonrpc":"2.0","id":"MCPTAPE_MARKER","method":"tools/call",'
+        b'"params":{"name":"deploy","arguments":{"target":"x"}}} trailing\n',
+    )
+    noise = corpus_case("noise.txt", b"just noise MCPTAPE_MARKER\n")
+    from mcptape.probe.cases import BY_ID
+    from mcptape.probe.plan import Plan
+    from mcptape.probe.runner import run_probe
+
+    plan = Plan(
+        [*PB_SERVER, "--mutating"],
+        tmp_path,
+        timeout=3.0,
+        cases=[BY_ID["start"], writes, noise],
+        every_tool=False,
+    )
+    result = run_probe(plan, progress=lambda line: None)
+    rows = by_id(result)
+    assert rows["corpus-writes.json"].verdict is Verdict.NA
+    assert (
+        rows["corpus-writes.json"].did == f"not sent: it names deploy (destructiveHint: true); {NOT_TESTED}"
+    )
+    assert not (tmp_path / "corpus-writes.json.jsonl").exists()
+    assert rows["corpus-noise.txt"].verdict is Verdict.PASS and (tmp_path / "corpus-noise.txt.jsonl").exists()
+    assert names_anywhere(tmp_path, "deploy") == []
+
+
+def test_the_guard_refuses_a_frame_naming_a_mutating_tool_in_any_encoding() -> None:
+    """The last check before a frame is written refuses the name as a JSON string, plain or encoded
+    once more (params as a string), and lets a path that merely contains it through."""
+    reach = Reach(allow_mutating=False)
+    reach.learn(
+        [
+            {"name": "write_file", "annotations": {"destructiveHint": True}},
+            {"name": "read_file", "annotations": {"readOnlyHint": True}},
+        ]
+    )
+    plain = Call("write_file", {}).line("x")
+    encoded = orjson.dumps({"params": orjson.dumps({"name": "write_file"}).decode()})
+    for frame in (plain, encoded):
+        with pytest.raises(UnsafeFrame):
+            reach.sent("case", frame)
+    reach.sent("read", Call("read_file", {"path": "/tmp/write_file.txt"}).line("y"))
+    assert reach.by_case == {"read": ["read_file"]}
+    Reach(allow_mutating=True).sent("case", plain)
+
+
+def test_a_named_mutating_tool_needs_allow_mutating(tmp_path: Path) -> None:
+    """--tool deploy (destructive) without --allow-mutating: one Error line, exit 2, nothing called."""
+    done = subprocess.run(
+        [
+            console_script(),
+            "probe",
+            "--timeout",
+            "3",
+            "-o",
+            str(tmp_path),
+            "--tool",
+            "deploy",
+            "--",
+            *PB_SERVER,
+            "--mutating",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        "Error: --tool deploy: it may change data (destructiveHint: true), and the probe would call it "
+        "(add --allow-mutating and point the server at a scratch copy of its data)"
+    ]
+    assert "Traceback" not in done.stderr
+    assert names_anywhere(tmp_path, "deploy") == []
+
+
+def test_allow_mutating_says_which_tools_it_will_call_before_calling_them(tmp_path: Path) -> None:
+    """With --allow-mutating, stderr names the tools that may change data before the first call,
+    and the destructive one becomes the valid call."""
+    options = ["--timeout", "3", "--case", "start", "--json", "--allow-mutating", "-o", str(tmp_path)]
+    done = subprocess.run(
+        [console_script(), "probe", *options, "--", *PB_SERVER, "--mutating"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    said = lines.index(
+        "mcptape probe: --allow-mutating: these tools may change data and will be called for real: "
+        "deploy (destructiveHint: true)"
+    )
+    assert said < next(i for i, line in enumerate(lines) if "start" in line and "pass" in line)
+    assert orjson.loads(done.stdout)["valid_request"] == {
         "tool": "deploy",
         "arguments": {"target": "mcptape-probe"},
     }
-    assert orjson.loads(opted.stdout)["baseline_calls"] == 1

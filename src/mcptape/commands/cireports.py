@@ -203,6 +203,14 @@ def probe_report(probe: ProbeResult) -> Report:
 
     command = shlex.join(probe.plan.command)
     suite = Suite(f"mcptape probe: {command}", seconds=probe.seconds, properties={"command": command})
+    for row in probe.reach:  # which cases' frames named each tool (docs/probe.md, the reach table)
+        kind = row["may_change_data"] or "readOnlyHint: true"
+        reached = (
+            f"could run: {', '.join(row['cases'])}"
+            if row["cases"]
+            else f"no frame named it: {row['not_tested']}"
+        )
+        suite.properties[f"reach:{row['tool']}"] = f"{kind}; {reached}"
     report = Report("probe", [suite])
     rules: dict[str, Rule] = {}
     for result in probe.results:
@@ -213,7 +221,7 @@ def probe_report(probe: ProbeResult) -> Report:
         if level is None or not result.ran:
             continue
         rule = f"probe/{result.case.id}"
-        rules.setdefault(rule, Rule(rule, result.case.title, _probe_help(result), "error"))
+        rules.setdefault(rule, Rule(rule, result.title, _probe_help(result), "error"))
         path = str(result.transcript) if result.transcript is not None else None
         server = [f for f in result.findings if f.party == "server" and f.severity is not Severity.INFO]
         first = server[0].event if server else -1
@@ -222,9 +230,7 @@ def probe_report(probe: ProbeResult) -> Report:
                 rule,
                 level,
                 f"mcptape probe: {result.case.id} {result.verdict.value}",
-                "\n".join(
-                    [f"{result.case.title}: {result.verdict.value}", f"did: {result.did}", *result.reasons]
-                ),
+                "\n".join([f"{result.title}: {result.verdict.value}", f"did: {result.did}", *result.reasons]),
                 Where(path, file_line(first)) if path is not None else None,
             )
         )
@@ -243,7 +249,7 @@ def probe_report(probe: ProbeResult) -> Report:
 
 def _probe_help(result: CaseResult) -> str:
     kind = "a hard input sent after a valid handshake" if result.case.group == "input" else "a clean start"
-    return f"{result.case.title} ({kind}). See docs/probe.md."
+    return f"{result.title} ({kind}). See docs/probe.md."
 
 
 def _probe_case(result: CaseResult) -> Case:
@@ -251,7 +257,7 @@ def _probe_case(result: CaseResult) -> Case:
 
     text = "\n".join(
         [
-            result.case.title,
+            result.title,
             f"did: {result.did}",
             *result.reasons,
             *(f"check: {_probe_finding_line(f)}" for f in result.findings[:FINDINGS_SHOWN]),

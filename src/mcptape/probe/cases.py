@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from mcptape.textsafe import escape_text
+
 START, INPUT, TOOL = "start", "input", "tool"  # TOOL: a hard input sent to one tool of many
 PROBE_META = "mcptape/probe"  # the `_meta` key that carries the marker in a well-formed frame
 DEFAULT_OVERSIZE = 2 << 20  # bytes: the oversized line
@@ -72,6 +74,7 @@ class Case:
     eof: bool = False
     lenient: bool = False
     uses_call: bool = True
+    corpus: bool = False  # a --corpus frame: its bytes are the user's, screened before sending
 
 
 def _debug_line(call: Call, marker: str, oversize: int) -> Bad:
@@ -127,48 +130,68 @@ VERBOSE_ENV = {
 }
 
 CASES: tuple[Case, ...] = (
-    Case("start", START, "clean start: handshake, tools/list, one valid call"),
+    Case("start", START, "clean start: handshake, tools/list, {request}"),
     Case(
         "start-warnings",
         START,
-        "clean start with PYTHONWARNINGS=always and PYTHONDEVMODE=1",
+        "clean start ({request}) with PYTHONWARNINGS=always and PYTHONDEVMODE=1",
         env={"PYTHONWARNINGS": "always", "PYTHONDEVMODE": "1"},
     ),
     Case(
         "start-verbose-env",
         START,
-        "clean start with DEBUG=*, NODE_DEBUG, RUST_LOG, LOG_LEVEL, VERBOSE set",
+        "clean start ({request}) with DEBUG=*, NODE_DEBUG, RUST_LOG, LOG_LEVEL, VERBOSE set",
         env=VERBOSE_ENV,
     ),
     Case(
         "start-empty-cwd",
         START,
-        "clean start in an empty working directory, empty XDG_CONFIG_HOME",
+        "clean start ({request}) in an empty working directory, empty XDG_CONFIG_HOME",
         empty_cwd=True,
     ),
-    Case("start-idle", START, "clean start after an idle wait before the first request", idle=True),
+    Case(
+        "start-idle", START, "clean start ({request}) after an idle wait before the first request", idle=True
+    ),
     Case(
         "start-discover",
         START,
-        "stateless start: server/discover (2026-07-28), then tools/list",
+        "stateless start: server/discover (2026-07-28), then tools/list and {request}",
         discover=True,
     ),
-    Case("debug-line", INPUT, "a debug line before a valid request", build=_debug_line, uses_call=False),
+    Case("debug-line", INPUT, "a debug line, then a valid {request}", build=_debug_line, uses_call=False),
     Case(
-        "banner-after-request", INPUT, "a valid request followed by a banner on the same line", build=_banner
+        "banner-after-request",
+        INPUT,
+        "a valid {request} followed by a banner on the same line",
+        build=_banner,
     ),
     Case(
-        "truncated-eof", INPUT, "a truncated request, then EOF", build=_truncated, eof=True, uses_call=False
+        "truncated-eof", INPUT, "a truncated {request}, then EOF", build=_truncated, eof=True, uses_call=False
     ),
-    Case("concatenated", INPUT, "two requests concatenated on one line", build=_concatenated),
-    Case("string-params", INPUT, "tools/call with params as a (JSON-encoded) string", build=_string_params),
-    Case("boolean-id", INPUT, "tools/call whose id is true", build=_boolean_id),
-    Case("batch", INPUT, "a JSON-RPC batch of two tools/call", build=_batch),
-    Case("invalid-utf8", INPUT, "tools/call with bytes that are not UTF-8", build=_invalid_utf8),
-    Case("oversized-line", INPUT, "a tools/call on one oversized line", build=_oversized, lenient=True),
+    Case("concatenated", INPUT, "two {request} concatenated on one line", build=_concatenated),
+    Case("string-params", INPUT, "{request} with params as a (JSON-encoded) string", build=_string_params),
+    Case("boolean-id", INPUT, "{request} whose id is true", build=_boolean_id),
+    Case("batch", INPUT, "a JSON-RPC batch of two {request}", build=_batch),
+    Case("invalid-utf8", INPUT, "{request} with bytes that are not UTF-8 (in _meta)", build=_invalid_utf8),
+    Case("oversized-line", INPUT, "a {request} on one oversized line", build=_oversized, lenient=True),
 )
 
 BY_ID = {case.id: case for case in CASES}
+
+
+def title_for(case: Case, call: Call | None) -> str:
+    """The case's title with the request it actually used: `tools/call <tool>` or `tools/list`
+    (a server with no tool the probe may call gets its hard inputs on `tools/list`); `call` None:
+    not known yet."""
+    if "{request}" not in case.title:
+        return case.title
+    if call is None:
+        request = "a valid request"  # not known (yet): the clean start picks it
+    else:
+        request = f"tools/call {escape_text(call.tool)[:60]}" if call.tool is not None else "tools/list"
+    return case.title.replace("{request}", request)
+
+
 MARKER_PLACEHOLDER = b"MCPTAPE_MARKER"  # in a --corpus frame: replaced by the case's marker
 
 
@@ -182,4 +205,6 @@ def corpus_case(name: str, data: bytes) -> Case:
     def build(call: Call, marker: str, oversize: int) -> Bad:
         return Bad(data.replace(MARKER_PLACEHOLDER, marker.encode()), (marker,))
 
-    return Case(f"corpus-{safe}", INPUT, f"corpus frame {name}", build=build, eof=eof, uses_call=False)
+    return Case(
+        f"corpus-{safe}", INPUT, f"corpus frame {name}", build=build, eof=eof, uses_call=False, corpus=True
+    )

@@ -21,6 +21,7 @@ from mcptape.check.classify import classify
 from mcptape.check.model import Frame, Kind, Message
 from mcptape.check.protocol import META_VERSION_KEY, STATELESS_VERSION
 from mcptape.harness import Harness, ServerGone
+from mcptape.probe.safety import Reach
 from mcptape.textsafe import escape_text
 
 PROPOSED_VERSION = "2025-06-18"
@@ -71,8 +72,17 @@ def same_id(a: Any, b: Any) -> bool:
 class Driver:
     """Drives one server under a `Harness` with bounded waits."""
 
-    def __init__(self, harness: Harness, timeout: float, start_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        harness: Harness,
+        timeout: float,
+        start_timeout: float | None = None,
+        reach: Reach | None = None,
+        case: str = "",
+    ) -> None:
         self.h = harness
+        self.reach = reach  # every frame goes through its guard, and is counted per case
+        self.case = case  # the case the frames sent now belong to (the reach table's row)
         self.timeout = timeout
         self.start_timeout = max(timeout, start_timeout or timeout)  # the first answer waits for start-up
         self.version: str | None = None
@@ -83,7 +93,10 @@ class Driver:
     def send(self, data: bytes) -> Status | None:
         """Write bytes to the server: None once written, GONE when it is gone, TIMEOUT when it stopped
         reading (the write did not complete within the timeout; it is abandoned, and ends when the
-        harness stops the server)."""
+        harness stops the server). A frame naming a tool the probe may not call is never written
+        (`safety.UnsafeFrame`)."""
+        if self.reach is not None:
+            self.reach.sent(self.case, data)
         outcome: list[Status | None] = []
 
         def write() -> None:
@@ -107,7 +120,11 @@ class Driver:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None or self.stateless:
             message["params"] = self.with_meta(params or {})
-        return self.call(message, timeout)
+        reply = self.call(message, timeout)
+        if method == "tools/list" and self.reach is not None and reply.result is not None:
+            tools = reply.result.get("tools")
+            self.reach.learn(tools if isinstance(tools, list) else [])
+        return reply
 
     def call(self, message: dict[str, Any], timeout: float | None = None) -> Reply:
         """Send a request object and wait for the answer with its id."""

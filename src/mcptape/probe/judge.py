@@ -26,7 +26,7 @@ from mcptape.check.attribution import named_value
 from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Finding, Message
 from mcptape.check.protocol import batches_allowed
 from mcptape.check.rules import FRAME_RULES
-from mcptape.probe.cases import INPUT, Case
+from mcptape.probe.cases import INPUT, Case, title_for
 from mcptape.probe.driver import same_id
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, PING_STEP, Observed, Verdict
 from mcptape.recorder.session import ExitStatus
@@ -57,6 +57,10 @@ class CaseResult:
     ran: bool = True  # False: not run at all (see `not_run`)
     stderr: bytes = b""  # the first bytes the server wrote on stderr (the report's separate attachment)
     blocking: bool = False  # the clean start failed: the other cases cannot run
+    title: str = ""  # the case's title with the request it used (default: the case's own)
+
+    def __post_init__(self) -> None:
+        self.title = self.title or self.case.title
 
     @property
     def failed(self) -> bool:
@@ -65,7 +69,7 @@ class CaseResult:
 
 def not_run(case: Case, why: str) -> CaseResult:
     """A case the probe could not run (the clean start failed): a failure, counted apart."""
-    return CaseResult(case, Verdict.FAIL, why, [why], ran=False)
+    return CaseResult(case, Verdict.FAIL, why, [why], ran=False, title=title_for(case, None))
 
 
 def inconclusive(result: CaseResult, why: str) -> None:
@@ -123,6 +127,7 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         exit=exit_text(observed.status),
         marker=observed.marker,
         stderr=bytes(analysis.stderr.head[:STDERR_KEPT]),
+        title=title_for(observed.case, observed.call),
     )
     out_errors = [f for f in analysis.findings if f.channel == OUT and f.rule in FRAME_RULES]
     if out_errors:

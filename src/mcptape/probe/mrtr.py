@@ -10,8 +10,8 @@ SHOULD reject "state presented on a request that does not match". One server pro
 1. **Which tools use MRTR.** The tools it is safe to call are called once: the valid call's tool,
    `--tool`, and the tools marked `readOnlyHint` (every tool with `--allow-mutating`), with their
    recorded arguments (`--from`) or derived ones. One that answers `input_required` with a
-   `requestState` uses MRTR (nothing may run for an `input_required` answer). A mutating tool that
-   is not the valid call's is never called: name it with `--tool` to probe it.
+   `requestState` uses MRTR (nothing may run for an `input_required` answer). A tool that may
+   change data is never called without `--allow-mutating` (`safety`: no frame names it).
 2. **For each of them, two cases**, each a fresh first round (`<id>-round1`) and then a retry with
    answers to what it asked and a bad state:
    * `tampered-state:<tool>`: the state just issued, one character changed. FAIL when answered with
@@ -136,12 +136,18 @@ def _candidates(plan: Plan, call: Call | None, tools: list[dict[str, Any]]) -> l
     tool = plan.tool
     if tool is not None and tool in named and tool not in picked:
         picked[tool] = dict(plan.arguments or {}) or minimal_arguments(named[tool].get("inputSchema"))
-    for entry in callable_tools(named.values(), tool, plan.allow_mutating)[0]:
+    for entry in callable_tools(named.values(), plan.allow_mutating)[0]:
         name = entry["name"]
         if name not in picked:
             mine = [c.arguments for c in plan.recorded if c.tool == name]
             picked[name] = dict(mine[0]) if mine else minimal_arguments(entry.get("inputSchema"))
-    return list(picked.items())[:MOST_TOOLS]
+    allowed = {t["name"] for t in callable_tools(named.values(), plan.allow_mutating)[0]}
+    safe = [
+        (name, arguments)
+        for name, arguments in picked.items()
+        if name in allowed and not plan.reach.forbidden_in(Call(name, arguments).line(0))
+    ]
+    return safe[:MOST_TOOLS]
 
 
 def _other_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any] | None:
@@ -169,7 +175,7 @@ def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
     skipped: list[CaseResult] = []
     t0 = time.monotonic()
     with harness, running(harness):
-        d = Driver(harness, plan.timeout, plan.start_timeout)
+        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, "mrtr-find")
         reply = d.request("server/discover", 1, {"_meta": META}, d.start_timeout)
         if reply.result is None:
             return []  # no stateless revision: no MRTR
@@ -193,6 +199,7 @@ def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
         sent: list[ToolFrame] = []
         for frame, owner in zip(frames, owners, strict=True):
             frame.path = path
+            d.case = frame.case.id
             started = time.monotonic()
             data = _retry(d, frame, owner, found, schemas.get(owner.tool))
             if data is None:

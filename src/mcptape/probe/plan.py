@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, Call, Case
+from mcptape.probe.safety import Reach
 
 
 @dataclass
@@ -32,6 +33,10 @@ class Plan:
     every_tool: bool = True  # send the per-tool hard inputs to every listed tool
     allow_mutating: bool = False  # call tools that may change data too (docs/probe.md, safety.py)
     stubs: Sequence[str] = ()  # commands replaced on the server's PATH by recording stubs (--stub)
+    reach: Reach = field(init=False)  # the guard every frame passes, and what each case named
+
+    def __post_init__(self) -> None:
+        self.reach = Reach(self.allow_mutating)
 
     @property
     def shutdown(self) -> float:

@@ -16,6 +16,7 @@ from mcptape.check.report import finding_json
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
 from mcptape.probe.runner import ProbeResult
+from mcptape.probe.safety import NOT_TESTED
 from mcptape.textsafe import escape, escape_text
 
 FINDINGS_SHOWN = 5
@@ -47,12 +48,10 @@ def summary_line(probe: ProbeResult) -> str:
     if probe.skipped_tools:
         n = len(probe.skipped_tools)
         line += (
-            f"; {n} tool{'s' if n != 1 else ''} not called ({'they' if n != 1 else 'it'} may change "
-            f"data: only hard inputs a correct server refuses; --allow-mutating calls "
-            f"{'them' if n != 1 else 'it'})"
+            f"; {n} tool{'s' if n != 1 else ''} not tested ({'they' if n != 1 else 'it'} may change "
+            "data: no frame named them; --allow-mutating on a scratch copy)"
         )
-    unsure = probe.refused_tools or probe.unchecked_tools
-    if probe.inconclusive and not probe.failed and (probe.refused or not unsure):
+    if probe.inconclusive and not probe.failed and (probe.refused or not probe.refused_tools):
         line += (
             "\nthe valid request was refused, so the hard inputs built from it proved nothing: "
             "give arguments the tool accepts with --tool NAME --args JSON, or --from TRANSCRIPT"
@@ -62,13 +61,6 @@ def summary_line(probe: ProbeResult) -> str:
         line += (
             f"\nthe arguments derived for {names} were refused, so the hard inputs built on them "
             "proved nothing: give a recorded session that calls them with --from TRANSCRIPT"
-        )
-    if probe.inconclusive and not probe.failed and probe.unchecked_tools:
-        names = ", ".join(escape_text(t) for t in probe.unchecked_tools[:8])
-        line += (
-            f"\nthe arguments derived for {names} (they may change data) were not called to check "
-            "them, so unknown-arguments on them proved nothing: give a recorded session that calls "
-            "them with --from TRANSCRIPT (or --allow-mutating, on a scratch copy of the data)"
         )
     return line
 
@@ -87,10 +79,7 @@ def render_table(probe: ProbeResult) -> str:
         lines.append(f"valid request: {what}; one valid call makes {probe.baseline} executor/HTTP calls")
     if probe.skipped_tools:
         left = ", ".join(f"{escape_text(name)} ({why})" for name, why in probe.skipped_tools)
-        lines.append(
-            "not called, they may change data (sent only hard inputs a correct server refuses; "
-            "--allow-mutating calls them, on a scratch copy): " + left
-        )
+        lines.append(f"not tested, they may change data ({NOT_TESTED}): {left}")
     lines.append("")
     vwidth = max(len("verdict"), *(len(r[1]) for r in rows)) if rows else len("verdict")
     lines.append(f"{'case':<{width}}  {'verdict':<{vwidth}}  what the server did")
@@ -102,9 +91,7 @@ def render_table(probe: ProbeResult) -> str:
     if details:
         lines.append("")
     for result in details:
-        lines.append(
-            f"{escape_text(result.case.id)} ({result.verdict.value}): {escape_text(result.case.title)}"
-        )
+        lines.append(f"{escape_text(result.case.id)} ({result.verdict.value}): {escape_text(result.title)}")
         for reason in result.reasons:
             lines.append(f"  - {escape_text(reason)}")
         shown = [f for f in result.findings if f.severity == "error"][:FINDINGS_SHOWN]
@@ -119,9 +106,31 @@ def render_table(probe: ProbeResult) -> str:
             )
         if result.transcript is not None:
             lines.append(f"  transcript: {result.transcript}   (mcptape check / mcptape view it)")
+    lines.extend(reach_lines(probe))
     lines.append("")
     lines.append(summary_line(probe))
     return "\n".join(lines) + "\n"
+
+
+def reach_lines(probe: ProbeResult) -> list[str]:
+    """The per-tool reach table: which cases' frames named each tool (each could have run it)."""
+    if not probe.reach:
+        return []
+    lines = [
+        "",
+        "what reached each tool (a frame that names a tool carries arguments for it: a server that "
+        "tolerates the fault under test runs it):",
+    ]
+    for row in probe.reach:
+        kind = row["may_change_data"] or "readOnlyHint: true"
+        head = f"  {escape_text(row['tool'])} ({kind}): "
+        if row["cases"]:
+            n = len(row["cases"])
+            shown = ", ".join(escape_text(c) for c in row["cases"])
+            lines.append(f"{head}{n} case{'s' if n != 1 else ''} could run it: {shown}")
+        else:
+            lines.append(f"{head}no frame named it: {row['not_tested']}")
+    return lines
 
 
 def _finding_text(finding: Finding) -> str:
@@ -139,7 +148,7 @@ def case_json(result: CaseResult) -> dict[str, Any]:
     return {
         "id": result.case.id,
         "group": result.case.group,
-        "title": result.case.title,
+        "title": result.title,
         "verdict": result.verdict.value,
         "ran": result.ran,
         "did": result.did,
@@ -163,7 +172,7 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "valid_request": None if call is None else {"tool": call.tool, "arguments": call.arguments},
         "baseline_calls": probe.baseline,
         "skipped_tools": [{"tool": name, "why": why} for name, why in probe.skipped_tools],
-        "unchecked_tools": probe.unchecked_tools,
+        "reach": probe.reach,
         "allow_mutating": probe.plan.allow_mutating,
         "failed": probe.failed,
         "inconclusive": probe.inconclusive,

@@ -26,13 +26,13 @@ import orjson
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.candidates import candidate_calls
-from mcptape.probe.cases import INPUT, START, Call, Case
+from mcptape.probe.cases import INPUT, START, Call, Case, title_for
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.mrtr import run_mrtr
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed, Verdict
 from mcptape.probe.plan import Plan
-from mcptape.probe.safety import callable_tools
+from mcptape.probe.safety import NOT_TESTED, callable_tools, mutation_risk
 from mcptape.probe.tools import run_tool_frames, tool_frames
 from mcptape.textsafe import escape_text
 
@@ -52,8 +52,7 @@ class ProbeResult:
     skipped_tools: list[tuple[str, str]] = field(default_factory=list)  # left alone: (tool, why)
     refused: str | None = None  # why the valid call was refused (its cases are inconclusive)
     refused_tools: list[str] = field(default_factory=list)  # tools whose base arguments were refused
-    # tools that may change data, whose derived base was not called: their unknown-arguments is unsure
-    unchecked_tools: list[str] = field(default_factory=list)
+    reach: list[dict[str, Any]] = field(default_factory=list)  # per tool: the cases that named it
 
     @property
     def failed(self) -> bool:
@@ -91,6 +90,11 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     total: int | None = None  # unknown until the server has listed its tools
     more = " and hard inputs to each tool" if plan.every_tool else ""
     progress(f"mcptape probe: {len(cases)} cases{more}, transcripts in {plan.out_dir}")
+    if plan.allow_mutating:
+        progress(
+            "mcptape probe: --allow-mutating: tools that may change data will be called for real "
+            "(named once the server lists them)"
+        )
     first = next((c for c in cases if c.id == "start"), None)
     results: list[CaseResult] = []
     call: Call | None = _given_call(plan)
@@ -112,7 +116,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         )
 
     if first is not None:
-        observed = run_case(first, plan, call)
+        observed = run_case(first, plan, call, announce=progress if plan.allow_mutating else None)
         start_result = judge(observed, None)
         report(start_result)
         call = observed.call or call
@@ -135,19 +139,17 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             cases = []
     if cases and call is None:
         call = Call(None)
-    allowed, skipped = callable_tools(tools, plan.tool, plan.allow_mutating)
+    _, skipped = callable_tools(tools, plan.allow_mutating)
     every = plan.every_tool and bool(tools) and not blocked
-    names = {t["name"] for t in allowed}  # the rest get only the inputs a correct server refuses
-    frames = tool_frames(tools, call, plan.token, plan.recorded, names) if every else []
+    frames = tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
+    cases, unsent = _screen(cases, plan)
+    for result in unsent:
+        report(result)
     good = {call.tool} if call is not None and call.tool is not None and refused is None else set()
     if total is None:
-        total = done + len(cases) + sum(1 for f in frames if not f.base)
+        total = done + len(cases) + sum(1 for f in frames if f.base is None)
         listed = f"{len(tools)} tools listed; " if every else ""
-        alone = (
-            f" ({len(skipped)} that may change data get only those a correct server refuses)"
-            if every and skipped
-            else ""
-        )
+        alone = f" ({len(skipped)} that may change data get none: not tested)" if every and skipped else ""
         tried = len({f.tool for f in frames})
         hard = f"hard inputs to {tried} of them{alone}; " if every else ""
         later = ", plus the requestState cases of tools that use MRTR" if every else ""
@@ -177,9 +179,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         pool.shutdown(wait=True, cancel_futures=True)
     frame_of = {id(f.case): f for f in frames}
     unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
-    # Tools whose base was refused, and tools that may change data whose derived base went unchecked.
-    refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None and f.unproven is None))
-    unchecked = list(dict.fromkeys(f.tool for f in unsure if f is not None and f.unproven is not None))
+    refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None))  # their base refused
     order = {case.id: i for i, case in enumerate([*plan.cases, *(f.case for f in frames)])}
     results.sort(key=lambda r: order.get(r.case.id, len(order)))
     return ProbeResult(
@@ -191,8 +191,28 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         skipped_tools=skipped,
         refused=refused,
         refused_tools=refused_tools,
-        unchecked_tools=unchecked,
+        reach=plan.reach.table(),
     )
+
+
+def _screen(cases: list[Case], plan: Plan) -> tuple[list[Case], list[CaseResult]]:
+    """The cases safe to send, and an n/a result for each corpus frame that names a tool the
+    probe may not call (`safety`: a tolerant server would run it)."""
+    kept: list[Case] = []
+    unsent: list[CaseResult] = []
+    for case in cases:
+        named = (
+            plan.reach.forbidden_in(case.build(Call(None), "", plan.oversize).data)
+            if case.corpus and case.build is not None
+            else []
+        )
+        if not named:
+            kept.append(case)
+            continue
+        tools = ", ".join(f"{escape_text(n)} ({plan.reach.forbidden[n]})" for n in named)
+        why = f"not sent: it names {tools}; {NOT_TESTED}"
+        unsent.append(CaseResult(case, Verdict.NA, why, [why]))
+    return kept, unsent
 
 
 def _given_call(plan: Plan) -> Call | None:
@@ -207,11 +227,18 @@ def _run_and_judge(
     return [judge(run_case(case, plan, call, linger), baseline)]
 
 
-def run_case(case: Case, plan: Plan, call: Call | None, linger: float | None = None) -> Observed:
+def run_case(
+    case: Case,
+    plan: Plan,
+    call: Call | None,
+    linger: float | None = None,
+    announce: Progress | None = None,
+) -> Observed:
     """Run one case in a fresh server process; the transcript goes to OUT_DIR/<case>.jsonl.
 
     `linger`: how long a bad frame that carries ids may take to be answered after the ping barrier
-    (default: --timeout)."""
+    (default: --timeout); `announce`: told, once the tools are listed and before any is called,
+    which tools that may change data will be called for real (--allow-mutating)."""
     t0 = time.monotonic()
     marker = f"mcptape-probe-{case.id}-{plan.token}"
     env = dict(os.environ)
@@ -227,7 +254,7 @@ def run_case(case: Case, plan: Plan, call: Call | None, linger: float | None = N
             cwd = str(tmp / "cwd")
             env["XDG_CONFIG_HOME"] = str(tmp / "config")
             observed.command = command = absolute_paths(command)
-        header = {"probe": {"case": case.id, "title": case.title, "marker": marker}}
+        header = {"probe": {"case": case.id, "title": title_for(case, call), "marker": marker}}
         harness = Harness(
             command,
             observed.path,
@@ -238,8 +265,8 @@ def run_case(case: Case, plan: Plan, call: Call | None, linger: float | None = N
             stubs=plan.stubs,
         )
         with harness, live.running(harness):
-            driver = Driver(harness, plan.timeout, plan.start_timeout)
-            _drive(case, driver, observed, plan, plan.timeout if linger is None else linger)
+            driver = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, case.id)
+            _drive(case, driver, observed, plan, plan.timeout if linger is None else linger, announce)
             observed.version, observed.stateless = driver.version, driver.stateless
             harness.close_stdin()
             waited = time.monotonic()
@@ -277,7 +304,9 @@ def _ok(reply: Reply, what: str, observed: Observed, driver: Driver) -> bool:
     return True
 
 
-def _drive(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
+def _drive(
+    case: Case, d: Driver, observed: Observed, plan: Plan, linger: float, announce: Progress | None = None
+) -> None:
     if case.idle:
         d.h.wait_exit(plan.idle)
     if case.discover:
@@ -306,9 +335,22 @@ def _drive(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float)
         return
     tools = reply.result.get("tools")
     observed.tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    if announce is not None:
+        real = [
+            (t["name"], why)
+            for t in observed.tools
+            if (why := mutation_risk(t)) and isinstance(t.get("name"), str)
+        ]
+        named = ", ".join(f"{escape_text(name)} ({why})" for name, why in real) or "none"
+        announce(
+            "mcptape probe: --allow-mutating: these tools may change data and will be called for "
+            f"real: {named}"
+        )
     if case.group == START:
         candidates = (
-            candidate_calls(plan.tool, plan.arguments, plan.recorded, observed.tools, plan.allow_mutating)
+            candidate_calls(
+                plan.tool, plan.arguments, plan.recorded, observed.tools, plan.allow_mutating, plan.reach
+            )
             if case.id == "start"
             else [observed.call or Call(None)]
         )

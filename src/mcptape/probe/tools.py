@@ -1,6 +1,7 @@
-"""Hard inputs sent to every tool: they must execute nothing anywhere.
+"""Hard inputs sent to every tool the probe may call: they must execute nothing anywhere.
 
-The valid call goes to one tool; these go to each tool the server lists:
+The valid call goes to one tool; these go to each tool the server lists that the probe may name
+(`safety`: read-only ones, or every tool with `--allow-mutating`):
 
 * `wrong-types:<tool>`: its typed properties given values of another JSON type (an object for a
   string, a string for a number, ...), values no lax coercion turns into the declared type;
@@ -9,22 +10,17 @@ The valid call goes to one tool; these go to each tool the server lists:
   on it (the undeclared value reaches the executor) is a failure everywhere;
 * `string-params:<tool>`: a `tools/call` whose `params` is a (JSON-encoded) string.
 
-A tool the probe may call (`safety.callable_tools`: read-only, `--tool`, or all with
-`--allow-mutating`) gets all three. A tool that may change data gets only the inputs a correct
-server refuses whatever the arguments are: `wrong-types`, `string-params`, and `unknown-arguments`
-where its schema forbids extras. A correct server acts on none of them, so no data changes; only a
-tolerant one acts, which is the failure the gate exists to catch (`unknown-arguments` with extras
-allowed may run: not sent to it).
+A tool that may change data gets none of them without `--allow-mutating`: each carries the tool's
+name and arguments, so a server that tolerates the fault under test (strips the unknown key,
+coerces the types, decodes the string) runs it, and a missing or wrong argument is no guard (a
+tolerant server writes `undefined`). The report says it was not tested (`safety.NOT_TESTED`).
 
 Each is built on the tool's own arguments (its base): the valid call's for its tool, else the
 tool's first successful call recorded in `--from TRANSCRIPT`, else arguments derived from its
 schema. A refusal of a frame built on arguments the server refuses anyway proves nothing, so
-after a callable tool's frames its base is called once (unless the valid call or the tool's
+after a tool's frames its base is called once (unless the valid call or the tool's
 `unknown-arguments` answer showed it works): when the server refuses it, the tool's cases built
 on it are inconclusive, not passes (a wrong-types frame that replaced every argument still counts).
-A tool that may change data gets no base call: its recorded call proves its base; on derived
-arguments its `unknown-arguments` refusal proves nothing about the extra key (inconclusive), while
-any refusal of `wrong-types` or `string-params` is right and judged as such.
 
 These are request-level refusals: a server answers them and goes on, so they share one
 server process. A server may close the session on a malformed frame (the seed's policy), so when
@@ -37,7 +33,7 @@ the next frame.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +48,7 @@ from mcptape.probe.judge import CaseResult, exit_text, inconclusive
 from mcptape.probe.live import running
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
+from mcptape.probe.safety import Reach
 from mcptape.probe.windows import ToolFrame, judge_frames
 from mcptape.textsafe import escape_text
 
@@ -73,19 +70,18 @@ def tool_frames(
     call: Call | None,
     token: str,
     recorded: Sequence[Call] = (),
-    callable_names: Collection[str] | None = None,
+    reach: Reach | None = None,
 ) -> list[ToolFrame]:
-    """The hard inputs for every tool of `tools`, in list order.
-
-    A tool in `callable_names` (default: all) gets every hard input, followed by the call of its
-    base arguments; any other (it may change data) only those a correct server refuses whatever
-    its arguments, and no base call."""
+    """The hard inputs for every tool of `tools` the probe may name (`reach`: none that may change
+    data without --allow-mutating; default: all), in list order, each tool's followed by the call
+    of its base arguments. A frame that would name a forbidden tool anyway (a recorded argument
+    holding another tool's name) is left out."""
     frames: list[ToolFrame] = []
+    forbidden = reach.forbidden if reach is not None else {}
     for entry in tools:
         name = entry.get("name")
-        if not isinstance(name, str):
+        if not isinstance(name, str) or name in forbidden:
             continue
-        calls = callable_names is None or name in callable_names
         schema = entry.get("inputSchema")
         mine = [c for c in recorded if c.tool == name]
         if call is not None and call.tool == name:
@@ -97,63 +93,67 @@ def tool_frames(
         compiled = compile_schema(schema) if isinstance(schema, (dict, bool)) else None
         label = escape_text(name)[:60]
         marker = f"mcptape-probe-{len(frames)}-{token}"
+        mine_frames: list[ToolFrame] = []
         rid = f"{marker}-string"
         request = Call(name, base).request(rid)
         request["params"] = orjson.dumps(request["params"]).decode()
-        frames.append(
+        mine_frames.append(
             ToolFrame(
-                Case(f"string-params:{label}", TOOL, f"{label}: tools/call with params as a string"),
+                Case(f"string-params:{label}", TOOL, f"tools/call {label} with params as a string"),
                 name,
                 rid,
                 orjson.dumps(request) + b"\n",
                 forbidden=True,
-                uses_base=calls,
+                uses_base=True,
             )
         )
         wrong = _wrong_types(schema, base)
         if wrong is not None and compiled is not None and compiled.violations(wrong):
             rid = f"{marker}-types"
-            frames.append(
+            mine_frames.append(
                 ToolFrame(
-                    Case(f"wrong-types:{label}", TOOL, f"{label}: arguments of the wrong JSON types"),
+                    Case(
+                        f"wrong-types:{label}",
+                        TOOL,
+                        f"tools/call {label} with arguments of the wrong JSON types",
+                    ),
                     name,
                     rid,
                     Call(name, wrong).line(rid),
                     forbidden=True,
-                    uses_base=calls and any(k in wrong and wrong[k] == v for k, v in base.items()),
+                    uses_base=any(k in wrong and wrong[k] == v for k, v in base.items()),
                 )
             )
         value = f"{marker}-undeclared"
         unknown = {**base, UNKNOWN: value}
-        forbidden = compiled is not None and len(compiled.violations(unknown)) > len(
+        forbidden_key = compiled is not None and len(compiled.violations(unknown)) > len(
             compiled.violations(base)
         )
-        if not calls and not forbidden:
-            continue  # extras allowed: a correct server may run it, so a tool that may write gets none
         rid = f"{marker}-unknown"
-        frames.append(
+        mine_frames.append(
             ToolFrame(
                 Case(
                     f"unknown-arguments:{label}",
                     TOOL,
-                    f"{label}: an argument it does not declare"
-                    + (" (its schema forbids it)" if forbidden else " (its schema allows it)"),
+                    f"tools/call {label} with an argument it does not declare"
+                    + (" (its schema forbids it)" if forbidden_key else " (its schema allows it)"),
                 ),
                 name,
                 rid,
                 Call(name, unknown).line(rid),
-                forbidden=forbidden,
+                forbidden=forbidden_key,
                 acted_on=value.encode(),
-                uses_base=calls,
-                unproven=None if calls or source == "recorded" else _unproven(name),
+                uses_base=True,
             )
         )
-        if not calls:
-            continue  # a tool that may change data is not called to check its base
         rid = f"{marker}-base"
-        frames.append(
+        mine_frames.append(
             ToolFrame(
-                Case(f"base:{label}", TOOL, f"{label}: its base arguments {_short(base)} ({source})"),
+                Case(
+                    f"base:{label}",
+                    TOOL,
+                    f"tools/call {label} with its base arguments {_short(base)} ({source})",
+                ),
                 name,
                 rid,
                 Call(name, base).line(rid),
@@ -161,17 +161,13 @@ def tool_frames(
                 base=source,
             )
         )
+        frames.extend(f for f in mine_frames if reach is None or not reach.forbidden_in(f.data))
     return frames
 
 
-def _unproven(tool: str) -> str:
-    name = escape_text(tool)[:60]
-    return (
-        f"built on arguments derived from its schema, which are not called to check them ({name} may "
-        "change data): a refusal may be for them, not for the unknown argument; give a recorded "
-        f"session that calls {name} successfully with --from TRANSCRIPT (or --allow-mutating, on a "
-        "scratch copy of the data)"
-    )
+def _described(base: ToolFrame) -> str:
+    """A base call's title without its method and tool: "its base arguments {...} (recorded)"."""
+    return base.case.title[len(f"tools/call {escape_text(base.tool)[:60]} with ") :]
 
 
 def _short(value: Any) -> str:
@@ -225,14 +221,12 @@ def run_tool_frames(
     frame_of = {id(f.case): f for f in frames}
     for result in results:
         built = frame_of.get(id(result.case))
-        if built is not None and built.unproven is not None:
-            inconclusive(result, built.unproven)
         base = refused.get(built.tool) if built is not None and built.uses_base else None
         if base is not None:
             name = escape_text(base.tool)[:60]
             inconclusive(
                 result,
-                f"the arguments it is built on ({base.case.title.split(': ', 1)[1]}) were not accepted "
+                f"the arguments it is built on ({_described(base)}) were not accepted "
                 f"either ({base.refused}); give a recorded session that calls {name} successfully with "
                 "--from TRANSCRIPT (or --tool NAME --args JSON)",
             )
@@ -250,7 +244,7 @@ def _run_process(
         list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
     )
     with harness, running(harness):
-        d = Driver(harness, plan.timeout, plan.start_timeout)
+        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, "tools")
         reply = d.initialize()
         if reply.result is None or d.request("tools/list", 2, {}).status is not Status.ANSWERED:
             return []
@@ -262,6 +256,7 @@ def _run_process(
                 continue
             started = time.monotonic()
             mark = d.mark()
+            d.case = frame.case.id
             if d.send(frame.data) is not None:
                 break  # gone (or not reading): this frame goes to the next process
             sent.append(frame)

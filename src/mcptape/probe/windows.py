@@ -43,7 +43,6 @@ class ToolFrame:
     base: str | None = None  # not a case: the call of the tool's base arguments, from this source
     refused: str | None = None  # (the base call) why the server refused it
     skipped: bool = False  # (the base call) not sent: the base was known to work by then
-    unproven: str | None = None  # why a refusal proves nothing (its base could not be checked)
 
 
 def judge_frames(path: Path, frames: list[ToolFrame]) -> list[CaseResult]:
