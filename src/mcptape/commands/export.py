@@ -82,6 +82,7 @@ def export_command(
         out = Output(output, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
     try:
         sessions = [load(path) for path in transcripts]
+        _say_damage(sessions)
         if endpoint is not None:
             _send(sessions, endpoint, timeout)
         if out is not None:
@@ -97,6 +98,18 @@ def export_command(
     if out is not None:
         out.commit()
         click.echo(f"mcptape: wrote {output} ({name}, {len(sessions)} transcript(s))", err=True)
+
+
+def _say_damage(sessions: list[Session]) -> None:
+    """Each unreadable line of a transcript, once on stderr (what came around it is exported)."""
+    from mcptape.textsafe import escape_controls
+
+    for session in sessions:
+        for note in session.analysis.notes:
+            if note.startswith("transcript line "):
+                click.echo(
+                    f"mcptape: {escape_controls(str(session.path))}: {escape_controls(note)}", err=True
+                )
 
 
 def _send(sessions: list[Session], endpoint: str, timeout: float) -> None:
