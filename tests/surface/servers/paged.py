@@ -1,0 +1,47 @@
+"""A minimal stdio MCP server whose tools/list comes in three pages (cursors "2" and "3"), and that
+asks the client for a ping while it is listed: what `tools lock` must follow and answer."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+PAGES = {None: (["alpha", "beta"], "2"), "2": (["gamma"], "3"), "3": (["delta"], None)}
+
+
+def send(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    method, rid = message.get("method"), message.get("id")
+    if method == "initialize":
+        info = {"name": "paged", "version": "1"}
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "result": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": info,
+                },
+            }
+        )
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": "server-ping", "method": "ping"})
+        names, cursor = PAGES[message.get("params", {}).get("cursor")]
+        tools = [
+            {"name": n, "description": f"The {n} tool.", "inputSchema": {"type": "object"}} for n in names
+        ]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "result": {"tools": tools, **({"nextCursor": cursor} if cursor else {})},
+            }
+        )
+    elif rid is not None and method is not None:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
