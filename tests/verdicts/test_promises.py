@@ -628,3 +628,15 @@ def test_a_stub_run_excuses_only_itself_when_the_request_is_refused() -> None:
     (found,) = analysis.findings
     assert (found.rule, found.severity, found.channel) == ("exec-after-reject", Severity.ERROR, "http")
     assert "went through" in found.message
+
+
+def test_the_tap_writes_kind_after_the_request_id_only_when_given() -> None:
+    """`tap.executed(..., kind=...)`'s line: `kind` third; absent when not given; KINDS documented."""
+    from mcptape import tap as helper
+
+    assert (
+        helper.encode("put", 9, {"key": "k"}, "update")
+        == b'{"action":"put","request_id":9,"kind":"update","key":"k"}\n'
+    )
+    assert helper.encode("put", 9, {"key": "k"}) == b'{"action":"put","request_id":9,"key":"k"}\n'
+    assert helper.KINDS == ("read", "create", "update", "delete", "external")
