@@ -278,6 +278,36 @@ def diff_command(
         raise SystemExit(EXIT_FINDINGS)
 
 
+@tools_command.command(
+    "drift",
+    epilog="""\b
+Examples:
+  mcptape tools drift session.jsonl
+  mcptape tools drift session.jsonl --json
+
+Exit codes: 0 no listing changed, or only compatibly after the server announced it
+(notifications/tools/list_changed); 1 a change without the announcement, a breaking or a
+suspicious one; 2 unreadable input.""",
+)
+@click.argument("transcript", metavar="TRANSCRIPT")
+@click.option("--json", "as_json", is_flag=True, help="Print the drift as JSON.")
+def drift_command(transcript: str, as_json: bool) -> None:
+    """Find the listings of one session that differ from an earlier one: tools (or prompts,
+    resources) that changed mid-session, judged as check will: error, warning or info."""
+    from mcptape.check.analyze import messages
+    from mcptape.surface.drift import INFO, session_drift
+    from mcptape.surface.report import drift_json, drift_text
+    from mcptape.transcript.reader import open_transcript
+
+    drifts = session_drift(messages(open_transcript(transcript).events()))
+    if as_json:
+        write_json(drift_json(drifts, transcript))
+    else:
+        write(drift_text(drifts, transcript))
+    if any(drift.severity != INFO for drift in drifts):
+        raise SystemExit(EXIT_FINDINGS)
+
+
 # -- the CI formats -----------------------------------------------------------------------------
 RULES = {
     "breaking": ("a change that may break a client that worked before", "error"),
@@ -335,39 +365,13 @@ def ci_report(
 
 
 def _places(path: str, surface: Surface) -> dict[tuple[str, str], Where]:
-    """Where each definition is in its file: the transcript line of the answer that listed it, or
-    its line in a lock (the line of its name, in the array of its kind)."""
+    """Where each definition is in its file (its line when known: see `Definition.line`)."""
     from mcptape.commands.ciformats import Where
     from mcptape.surface.compare import SERVER
     from mcptape.surface.model import KINDS
 
     found: dict[tuple[str, str], Where] = {(SERVER, ""): Where(path)}
-    if "lock" not in surface.source:
-        for kind in KINDS:
-            for name, definition in surface.of_kind(kind).items():
-                line = definition.event + 2 if definition.event >= 0 else None
-                found[(kind.noun, name)] = Where(path, line)
-        return found
-    import orjson
-
-    try:
-        rows = Path(path).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
-    except OSError:
-        return found
-    kind_of_array = {f'  "{kind.member}": [': kind for kind in KINDS}
-    current = None
-    for number, row in enumerate(rows, 1):
-        if row in kind_of_array:
-            current = kind_of_array[row]
-        elif current is not None and row.startswith(f'      "{current.key}": '):
-            value = row.split(": ", 1)[1].rstrip(",")
-            try:
-                name = orjson.loads(value)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(name, str):
-                found[(current.noun, name)] = Where(path, number)
     for kind in KINDS:
-        for name in surface.of_kind(kind):
-            found.setdefault((kind.noun, name), Where(path))
+        for name, definition in surface.of_kind(kind).items():
+            found[(kind.noun, name)] = Where(path, definition.line)
     return found

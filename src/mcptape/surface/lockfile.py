@@ -101,10 +101,29 @@ def read_lock(path: str | os.PathLike[str], data: bytes | None = None) -> Surfac
             f"{LOCK_FORMAT}",
             hint=RELOCK + " with this mcptape",
         )
-    return _surface(document, name)
+    return _surface(document, name, definition_lines(data))
 
 
-def _surface(document: dict[str, Any], name: str) -> Surface:
+def definition_lines(data: bytes) -> dict[tuple[str, str], int]:
+    """The line of each definition's name in a lock as `lock_text` writes it (`(member, name)`);
+    a lock formatted otherwise gives fewer (the definitions are still read, without a line)."""
+    arrays = {f'  "{kind.member}": [': kind for kind in KINDS}
+    found: dict[tuple[str, str], int] = {}
+    current = None
+    for number, row in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if row in arrays:
+            current = arrays[row]
+        elif current is not None and row.startswith(f'      "{current.key}": '):
+            try:
+                name = orjson.loads(row.split(": ", 1)[1].rstrip(","))
+            except orjson.JSONDecodeError:
+                continue
+            if type(name) is str:
+                found.setdefault((current.member, name), number)
+    return found
+
+
+def _surface(document: dict[str, Any], name: str, lines: dict[tuple[str, str], int]) -> Surface:
     surface = Surface(
         server_info=document.get("serverInfo"),
         capabilities=document.get("capabilities"),
@@ -133,7 +152,7 @@ def _surface(document: dict[str, Any], name: str) -> Surface:
                     f"{name}: {kind.member}[{position}] is not an object with its own string {kind.key}",
                     hint=RELOCK,
                 )
-            definition = Definition.of(kind, key, item)
+            definition = Definition.of(kind, key, item, line=lines.get((kind.member, key)))
             if stated.get(key, definition.sha256) != definition.sha256:
                 raise LockError(
                     f"{name}: the sha256 of {kind.noun} {escape_controls(key)!r} does not match its "

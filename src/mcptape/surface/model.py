@@ -44,17 +44,22 @@ def digest(value: Any) -> str:
 @dataclass(frozen=True)
 class Definition:
     """One declared definition: its kind, its name (or URI), the object the server sent, its hash,
-    and the transcript event that carried it (-1: from a lock or a live listing)."""
+    the transcript event that carried it (-1: from a lock or a live listing) and its file line."""
 
     kind: Kind
     name: str
     value: dict[str, Any]
     sha256: str
     event: int = -1
+    line: int | None = None  # its line in its file: the transcript's answer, or its name in a lock
 
     @classmethod
-    def of(cls, kind: Kind, name: str, value: dict[str, Any], event: int = -1) -> Definition:
-        return cls(kind, name, value, digest(value), event)
+    def of(
+        cls, kind: Kind, name: str, value: dict[str, Any], event: int = -1, line: int | None = None
+    ) -> Definition:
+        if line is None and event >= 0:
+            line = event + 2  # a transcript's event n is on line n + 2 (the header is line 1)
+        return cls(kind, name, value, digest(value), event, line)
 
 
 @dataclass

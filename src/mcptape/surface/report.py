@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from mcptape.surface.compare import SERVER, Diff
+from mcptape.surface.drift import Drift
 from mcptape.surface.model import GATING, Change, Severity
 from mcptape.textsafe import escape_controls
 
@@ -88,4 +89,39 @@ def diff_json(diff: Diff, accepted: list[bool], base: str, new: str, failing: in
         "failing": failing,
         "notes": diff.notes,
         "summary": summary(diff, accepted, failing),
+    }
+
+
+def drift_text(drifts: list[Drift], path: str) -> str:
+    """Each listing that changed mid-session, at its line, with its changes."""
+    lines = [f"mcptape tools drift: {escape_controls(path)}"]
+    for drift in drifts:
+        lines.append(
+            f"{drift.severity:<8} line {drift.event + 2}: {drift.summary} (since line {drift.previous + 2})"
+        )
+        for change in drift.changes:
+            where = escape_controls(change.path) or "-"
+            lines.append(f"  {title(change)}  {change.severity.value:<11} {where}  {change.detail}")
+            if change.words:
+                lines.append(f"  {'':<11} words: {change.words}")
+    if not drifts:
+        lines.append("no listing changed during the session")
+    return "\n".join(lines) + "\n"
+
+
+def drift_json(drifts: list[Drift], path: str) -> dict[str, Any]:
+    return {
+        "file": escape_controls(path),
+        "drift": [
+            {
+                "kind": drift.kind,
+                "severity": drift.severity,
+                "event": drift.event,
+                "previous": drift.previous,
+                "announced": drift.announced,
+                "summary": drift.summary,
+                "changes": [change_json(change, False) for change in drift.changes],
+            }
+            for drift in drifts
+        ],
     }
