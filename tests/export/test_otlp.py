@@ -110,3 +110,16 @@ def test_exporting_twice_gives_the_same_trace(tmp_path: Path) -> None:
     """Ids come from the transcript: a second export is the same trace, which a backend keeps once."""
     first, second = otlp_json(tmp_path, ECHO), otlp_json(tmp_path, ECHO)
     assert [s["spanId"] for s in spans_of(first)] == [s["spanId"] for s in spans_of(second)]
+
+
+def test_an_http_session_names_its_transport_and_session_ids(tmp_path: Path, http_transcript: Path) -> None:
+    """Over HTTP every call is on `tcp` with its exchange; only the handshake session's calls have
+    the Mcp-Session-Id, every one of them the same."""
+    _, *calls = spans_of(otlp_json(tmp_path, http_transcript))
+    assert all(
+        attrs(s)["network.transport"] == "tcp" and int(attrs(s)["mcptape.http.exchange"]) > 0 for s in calls
+    )
+    ids = [attrs(s).get("mcp.session.id") for s in calls]
+    assert None in ids and len({i for i in ids if i is not None}) == 1
+    handshake = [s for s in calls if attrs(s).get("mcp.session.id")]
+    assert {s["name"] for s in handshake} >= {"tools/list", "tools/call add"}

@@ -108,6 +108,7 @@ class Session:
     unattached_findings: list[Finding]  # findings no call accounts for
     exchanges: list[HttpExchange]  # an HTTP transcript's exchanges, read from their raw bytes
     end: float  # the time of the last record
+    _by_x: dict[int, HttpExchange] | None = None
 
     @property
     def transport(self) -> str:
@@ -127,14 +128,19 @@ class Session:
         """The wall-clock time, in nanoseconds since the epoch, of a record's `t`."""
         return self.started_ns + round(t * 1e9)
 
-    @property
-    def session_id(self) -> str | None:
-        """The `Mcp-Session-Id` the server assigned (HTTP, before 2026-07-28), else None."""
-        for exchange in self.exchanges:
-            found = exchange.response_header("mcp-session-id")
-            if found:
-                return found
-        return None
+    def session_id(self, call: Call) -> str | None:
+        """The `Mcp-Session-Id` of the exchange that carried `call` (HTTP before 2026-07-28: the one
+        the client sent, or the one the server assigned in its answer), else None."""
+        if call.exchange is None:
+            return None
+        if self._by_x is None:
+            self._by_x = {exchange.x: exchange for exchange in self.exchanges}
+        exchange = self._by_x.get(call.exchange)
+        if exchange is None:
+            return None
+        head = exchange.request.head
+        sent = head.get("mcp-session-id") if head is not None else None
+        return sent or exchange.response_header("mcp-session-id")
 
 
 def started_ns(started: str) -> int:

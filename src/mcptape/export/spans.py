@@ -103,9 +103,6 @@ def trace(session: Session) -> Trace:
         common["mcp.protocol.version"] = escape_controls(session.analysis.protocol_version)
     if session.transport == HTTP:
         common["network.protocol.name"] = "http"
-    session_id = session.session_id
-    if session_id:
-        common["mcp.session.id"] = escape_controls(session_id)
     root = Span(
         trace_id,
         root_id,
@@ -167,6 +164,9 @@ def call_span(
         attributes["mcp.resource.uri"] = escape_controls(uri)
     if call.exchange is not None:
         attributes["mcptape.http.exchange"] = call.exchange
+        session_id = session.session_id(call)
+        if session_id:
+            attributes["mcp.session.id"] = escape_controls(session_id)
     attributes["mcptape.request"] = escape(call.request.frame.body, RAW_SHOWN)
     if call.response is not None:
         attributes["mcptape.response"] = escape(call.response.frame.body, RAW_SHOWN)

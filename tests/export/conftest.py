@@ -1,0 +1,22 @@
+"""Real recordings the export tests share: a Streamable HTTP session of the official SDK client and
+server through `mcptape record --http-upstream` (recorded once per test process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.http.helpers import free_port, recording, sdk_server
+from tests.http.test_record_sdk import drive
+
+
+@pytest.fixture(scope="session")
+def http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The SDK client's modern and handshake sessions (POST, SSE, GET stream, DELETE), recorded."""
+    out = tmp_path_factory.mktemp("http") / "sdk-http.jsonl"
+    port = free_port()
+    with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
+        drive(rec.url)
+        rec.stop()
+    return out
