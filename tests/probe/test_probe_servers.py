@@ -172,3 +172,15 @@ def test_a_session_that_ends_before_the_hard_input_is_not_a_pass(tmp_path: Path)
     assert row.reasons == [
         "the hard input was never judged: the server ended the session before answering initialize"
     ]
+
+
+def test_a_relative_symlink_is_made_absolute_not_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.venv/bin/python server.py` keeps the virtualenv's python in the empty working directory: the
+    link is made absolute, not replaced by the interpreter it points to (which has no venv)."""
+    (tmp_path / "real").write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path)
+    assert absolute_paths(["bin/python"]) == [str(tmp_path / "bin" / "python")]

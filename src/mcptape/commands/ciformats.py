@@ -74,6 +74,7 @@ class Result:
     where: Where | None = None
     related: tuple[Where, ...] = ()
     properties: dict[str, Any] = field(default_factory=dict)
+    suppressed: str | None = None  # accepted by the team (a probe baseline): the justification
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,11 @@ def sarif(report: Report) -> bytes:
             result["relatedLocations"] = [_location(w, i) for i, w in enumerate(found.related, 1)]
         if found.properties:
             result["properties"] = found.properties
+        if found.suppressed is not None:
+            justification = safe(found.suppressed)
+            result["suppressions"] = [
+                {"kind": "external", "status": "accepted", "justification": justification}
+            ]
         results.append(result)
     invocation: dict[str, Any] = {"executionSuccessful": not report.problems}
     if report.problems:
@@ -314,8 +320,9 @@ def annotation(result: Result) -> str:
 def github(report: Report) -> str:
     """The annotations (the first ANNOTATIONS_KEPT; a notice says how many more), the problems,
     then the summary line."""
-    lines = [annotation(result) for result in report.results[:ANNOTATIONS_KEPT]]
-    more = len(report.results) - ANNOTATIONS_KEPT
+    shown = [result for result in report.results if result.suppressed is None]  # accepted: no annotation
+    lines = [annotation(result) for result in shown[:ANNOTATIONS_KEPT]]
+    more = len(shown) - ANNOTATIONS_KEPT
     if more > 0:
         lines.append(
             f"::notice title=mcptape {report.command}::{more} more finding(s) not annotated "

@@ -203,6 +203,8 @@ def probe_report(probe: ProbeResult) -> Report:
 
     command = shlex.join(probe.plan.command)
     suite = Suite(f"mcptape probe: {command}", seconds=probe.seconds, properties={"command": command})
+    if probe.stale:
+        suite.properties["baseline:stale"] = ", ".join(entry.case for entry in probe.stale)
     for row in probe.reach:  # which cases' frames named each tool (docs/probe.md, the reach table)
         kind = row["may_change_data"] or "readOnlyHint: true"
         reached = (
@@ -216,7 +218,7 @@ def probe_report(probe: ProbeResult) -> Report:
     for result in probe.results:
         suite.cases.append(_probe_case(result))
         level = {Verdict.FAIL: "error", Verdict.INCONCLUSIVE: "error", Verdict.WARN: "warning"}.get(
-            result.verdict
+            result.was or result.verdict
         )
         if level is None or not result.ran:
             continue
@@ -232,16 +234,19 @@ def probe_report(probe: ProbeResult) -> Report:
                 f"mcptape probe: {result.case.id} {result.verdict.value}",
                 "\n".join([f"{result.title}: {result.verdict.value}", f"did: {result.did}", *result.reasons]),
                 Where(path, file_line(first)) if path is not None else None,
+                suppressed=result.accepted,  # a deviation the baseline accepts
             )
         )
         if path is not None:
-            report.results.extend(finding_result(f, path, "probe") for f in server)
+            found = [finding_result(f, path, "probe") for f in server]
+            report.results.extend(replace(f, suppressed=result.accepted) for f in found)
     report.rules = [*rules.values(), *registry_rules()]
     verdicts = [r.verdict for r in probe.results]
     report.summary = (
         f"mcptape probe: {'FAIL' if probe.failed else 'INCONCLUSIVE' if probe.inconclusive else 'ok'}: "
         f"{verdicts.count(Verdict.PASS)} passed, {verdicts.count(Verdict.FAIL)} failed, "
-        f"{verdicts.count(Verdict.INCONCLUSIVE)} inconclusive, {verdicts.count(Verdict.WARN)} warnings "
+        f"{verdicts.count(Verdict.INCONCLUSIVE)} inconclusive, {verdicts.count(Verdict.WARN)} warnings, "
+        f"{verdicts.count(Verdict.ACCEPTED)} accepted "
         f"in {probe.seconds:.1f}s"
     )
     return report
@@ -273,6 +278,8 @@ def _probe_case(result: CaseResult) -> Case:
     )
     if not result.ran or result.verdict is Verdict.NA:
         return replace(case, outcome=SKIPPED, message=result.did)
+    if result.verdict is Verdict.ACCEPTED:
+        return replace(case, outcome=SKIPPED, message=f"accepted: {result.accepted}", stdout=text)
     if result.verdict is Verdict.FAIL:
         why = result.reasons[0] if result.reasons else result.did
         return replace(case, outcome=FAILURE, message=why, text=text)

@@ -85,6 +85,21 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
     "checks, open-schema unknown arguments. Point the server at a scratch copy of its data.",
 )
 @click.option(
+    "--baseline",
+    "baseline_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Accepted deviations (written by --write-baseline): a case that matches an entry is "
+    "reported as accepted; anything new or worse still fails; an entry that no longer happens is stale.",
+)
+@click.option(
+    "--write-baseline",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Write this run's deviations (every case that did not pass) to FILE as a baseline; fill "
+    "in each entry's reason and commit it.",
+)
+@click.option(
     "--stub",
     "stubs",
     multiple=True,
@@ -171,6 +186,8 @@ def probe_command(
     output_format: str = "text",
     allow_mutating: bool = False,
     stubs: tuple[str, ...] = (),
+    baseline_file: str | None = None,
+    write_baseline: str | None = None,
 ) -> None:
     """Probe a stdio MCP server against the hard inputs: the release gate in one command.
 
@@ -181,6 +198,7 @@ def probe_command(
     """
     from mcptape.commands.ciformats import check_destinations, github, write_outputs
     from mcptape.commands.cireports import probe_report
+    from mcptape.probe import baseline
     from mcptape.probe.cases import CASES
     from mcptape.probe.plan import Plan
     from mcptape.probe.recorded import recorded_calls
@@ -191,8 +209,10 @@ def probe_command(
         raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
     mode = "json" if as_json else output_format
     if client:
-        if allow_mutating or stubs:
-            raise UsageError("--allow-mutating and --stub are for servers", hint="drop them with --client")
+        if allow_mutating or stubs or baseline_file or write_baseline:
+            raise UsageError(
+                "--allow-mutating, --stub and the baselines are for servers", hint="drop them with --client"
+            )
         from mcptape.commands.serve import probe_client
 
         probe_client(
@@ -218,6 +238,8 @@ def probe_command(
     cases = [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
     outputs = {"junit": junit, "sarif": sarif}
     check_destinations(outputs)  # before minutes of cases: a typo fails at once
+    check_destinations({"write-baseline": write_baseline}, [from_transcript] if from_transcript else [])
+    accepted = baseline.load(Path(baseline_file)) if baseline_file is not None else []
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -246,6 +268,10 @@ def probe_command(
         stubs=list(stubs),
     )
     result = run_probe(plan)
+    if baseline_file is not None:
+        result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
+    if write_baseline is not None:
+        _write(Path(write_baseline), baseline.document(result.results, plan.reach.by_case, accepted))
     document = json_text(to_json(result)) + "\n"
     _write(out / "probe.json", document.encode())
     report = probe_report(result) if junit or sarif or mode == "github" else None

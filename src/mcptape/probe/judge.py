@@ -58,6 +58,8 @@ class CaseResult:
     stderr: bytes = b""  # the first bytes the server wrote on stderr (the report's separate attachment)
     blocking: bool = False  # the clean start failed: the other cases cannot run
     title: str = ""  # the case's title with the request it used (default: the case's own)
+    was: Verdict | None = None  # the verdict before the baseline accepted it (`accepted`)
+    accepted: str | None = None  # the baseline's reason, when it accepts this case
 
     def __post_init__(self) -> None:
         self.title = self.title or self.case.title

@@ -24,6 +24,7 @@ class Verdict(StrEnum):
     NA = "n/a"
     # The valid request itself was refused, so a refusal of the hard input proves nothing.
     INCONCLUSIVE = "inconclusive"
+    ACCEPTED = "accepted"  # a deviation the team's baseline accepts (--baseline; `was` keeps it)
 
 
 @dataclass

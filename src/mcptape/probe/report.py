@@ -43,8 +43,15 @@ def summary_line(probe: ProbeResult) -> str:
         parts.append(f"{tally[Verdict.INCONCLUSIVE.value]} inconclusive")
     if tally[Verdict.NA.value]:
         parts.append(f"{tally[Verdict.NA.value]} not applicable")
+    if tally[Verdict.ACCEPTED.value]:
+        parts.append(f"{tally[Verdict.ACCEPTED.value]} accepted by the baseline")
     verdict = "FAIL" if probe.failed else "INCONCLUSIVE" if probe.inconclusive else "ok"
     line = f"{verdict}: {', '.join(parts)} in {probe.seconds:.1f}s"
+    if probe.stale:
+        n = len(probe.stale)
+        line += (
+            f"; {n} stale baseline entr{'ies' if n != 1 else 'y'} (no longer happen{'s' if n == 1 else ''})"
+        )
     if probe.skipped_tools:
         n = len(probe.skipped_tools)
         line += (
@@ -67,7 +74,7 @@ def summary_line(probe: ProbeResult) -> str:
 
 def render_table(probe: ProbeResult) -> str:
     """The report for a terminal: one row per case, then the details of what did not pass."""
-    rows = [(escape_text(r.case.id), r.verdict.value, escape_text(r.did)) for r in probe.results]
+    rows = [(escape_text(r.case.id), r.verdict.value, escape_text(_did(r))) for r in probe.results]
     width = max([len("case")] + [len(r[0]) for r in rows])
     lines = [f"mcptape probe: {escape_text(shlex.join(probe.plan.command))}"]
     if probe.call is not None:
@@ -107,9 +114,25 @@ def render_table(probe: ProbeResult) -> str:
         if result.transcript is not None:
             lines.append(f"  transcript: {result.transcript}   (mcptape check / mcptape view it)")
     lines.extend(reach_lines(probe))
+    if probe.stale:
+        lines.append("")
+        lines.append(
+            "stale baseline entries (their case ran and no longer deviates as written; remove them):"
+        )
+        for entry in probe.stale:
+            tool = f" ({escape_text(entry.tool)})" if entry.tool else ""
+            lines.append(
+                f"  {escape_text(entry.case)}{tool}: {entry.verdict.value} with {entry.actions} action(s)"
+            )
     lines.append("")
     lines.append(summary_line(probe))
     return "\n".join(lines) + "\n"
+
+
+def _did(result: CaseResult) -> str:
+    if result.verdict is Verdict.ACCEPTED and result.was is not None:
+        return f"{result.did} [{result.was.value}, accepted: {result.accepted}]"
+    return result.did
 
 
 def reach_lines(probe: ProbeResult) -> list[str]:
@@ -150,6 +173,7 @@ def case_json(result: CaseResult) -> dict[str, Any]:
         "group": result.case.group,
         "title": result.title,
         "verdict": result.verdict.value,
+        "accepted": None if result.was is None else {"was": result.was.value, "reason": result.accepted},
         "ran": result.ran,
         "did": result.did,
         "reasons": result.reasons,
@@ -173,6 +197,7 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "baseline_calls": probe.baseline,
         "skipped_tools": [{"tool": name, "why": why} for name, why in probe.skipped_tools],
         "reach": probe.reach,
+        "stale_baseline": [entry.to_json() for entry in probe.stale],
         "allow_mutating": probe.plan.allow_mutating,
         "failed": probe.failed,
         "inconclusive": probe.inconclusive,

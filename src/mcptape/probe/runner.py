@@ -25,6 +25,7 @@ import orjson
 
 from mcptape.harness import Harness
 from mcptape.probe import live
+from mcptape.probe.baseline import Entry
 from mcptape.probe.candidates import candidate_calls
 from mcptape.probe.cases import INPUT, START, Call, Case, title_for
 from mcptape.probe.driver import Driver, Reply, Status, refusal
@@ -53,6 +54,7 @@ class ProbeResult:
     refused: str | None = None  # why the valid call was refused (its cases are inconclusive)
     refused_tools: list[str] = field(default_factory=list)  # tools whose base arguments were refused
     reach: list[dict[str, Any]] = field(default_factory=list)  # per tool: the cases that named it
+    stale: list[Entry] = field(default_factory=list)  # baseline entries that no longer happen
 
     @property
     def failed(self) -> bool:
@@ -288,7 +290,7 @@ def absolute_paths(command: Sequence[str]) -> list[str]:
         path = Path(arg)
         looks = "/" in arg or (i > 0 and path.is_file())
         relative = arg and not arg.startswith("-") and not path.is_absolute() and looks and path.exists()
-        out.append(str(path.resolve()) if relative else arg)
+        out.append(str(path.absolute()) if relative else arg)  # not resolve(): a venv's python is a symlink
     return out
 
 
