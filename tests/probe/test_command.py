@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -174,11 +175,30 @@ def test_a_previous_probe_in_the_output_folder_is_replaced(tmp_path: Path, mcpta
     assert (out / "start.jsonl").read_text() != "from an earlier run"
 
 
+REFUSES = (
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    '    print(\'{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}\', flush=True)\n'
+)
+
+
+def test_a_server_that_dies_at_start_is_one_error_line(tmp_path: Path, mcptape_bin: str) -> None:
+    """A server that exits before answering initialize: one Error line naming its exit and stderr, exit 2."""
+    proc = run(mcptape_bin, "-o", "out", "--", "sh", "-c", "echo cannot open db >&2; exit 3", cwd=tmp_path)
+    assert proc.returncode == 2
+    errors = [line for line in proc.stderr.decode().splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and errors[0].startswith(
+        "Error: the server ended before answering initialize (exit 3): cannot open db"
+    )
+    assert b"Traceback" not in proc.stderr and proc.stdout == b""
+
+
 def test_cases_not_run_after_a_failed_start_are_counted_apart(tmp_path: Path, mcptape_bin: str) -> None:
-    """A server that exits at once: start fails, the others are 'not run' (summary, JSON, JUnit skipped),
-    and the details list the start case only."""
-    proc = run(mcptape_bin, "-o", "out", "--junit", "p.xml", "--case", "batch", "--", "false", cwd=tmp_path)
-    assert proc.returncode == 1
+    """A server that refuses the handshake: start fails, the others are 'not run' (summary, JSON, JUnit
+    skipped), and the details list the start case only."""
+    refuses = [sys.executable, "-c", REFUSES]
+    proc = run(mcptape_bin, "-o", "out", "--junit", "p.xml", "--case", "batch", "--", *refuses, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
     table = proc.stdout.decode()
     assert table.rstrip().splitlines()[-1].startswith("FAIL: 0 passed, 0 warnings, 1 failed, 1 not run")
     assert "start (FAIL)" in table and "batch (FAIL)" not in table

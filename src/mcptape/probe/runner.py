@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from mcptape.errors import MCPTapeError
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.baseline import Entry
@@ -35,7 +36,7 @@ from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import NOT_TESTED, callable_tools, mutation_risk
 from mcptape.probe.tools import run_tool_frames, tool_frames
-from mcptape.textsafe import escape_text
+from mcptape.textsafe import escape, escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
@@ -71,6 +72,18 @@ class ProbeResult:
 
 
 Progress = Callable[[str], None]
+
+
+class ServerDied(MCPTapeError):
+    """The server ended before answering `initialize`: nothing can be probed (exit 2)."""
+
+    def __init__(self, start: CaseResult) -> None:
+        first = start.stderr.strip().split(b"\n", 1)[0] if start.stderr else b""
+        said = f": {escape(first, 160)}" if first else " (nothing on stderr)"
+        super().__init__(
+            f"the server ended before answering initialize ({start.exit or 'no exit status'}){said}",
+            hint=f"run the command by hand to see why; the session is in {start.transcript}",
+        )
 
 
 def stderr_progress(line: str) -> None:
@@ -133,6 +146,8 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
                 "--from TRANSCRIPT (a recorded session that called it)"
             )
         cases.remove(first)
+        if observed.gone == "initialize":
+            raise ServerDied(start_result)
         if start_result.blocking:
             blocked = True
             total = done + len(cases)
