@@ -207,12 +207,21 @@ class RowFacts:
         if self.first_line is not None and finding.rule in FIRST_LINE_RULES:
             first_line, self.first_line = self.first_line, None
             first_line(finding)
+        # the action rows a finding names (executor or HTTP lines: a promise a tool broke, an action
+        # that ran twice) are marked next to its call, in the alarming action style unless it is info
+        actions = [ref.event for ref in finding.related if ref.role in ("exec", "http") and ref.event != row]
         if finding.rule == EXEC_AFTER_REJECT:
-            targets = [row] + [ref.event for ref in finding.related if ref.role == "exec"]
-            for target in targets:
+            for target in [row, *actions]:
                 self._raise_kind(target, K.EXEC_AFTER_REJECT)
         else:  # an info finding is worth seeing, not a fault: its row is dimmed, not alarming
             self._raise_kind(row, K.INFO if finding.severity is Severity.INFO else K.FINDING)
+            if finding.severity is not Severity.INFO:
+                own = [row] if finding.channel in ("exec", "http") else []
+                for target in [*own, *actions]:
+                    self._raise_kind(target, K.EXEC_AFTER_REJECT)
+            for target in actions:  # the list names the finding on those rows too
+                if 0 <= target < self.rows:
+                    self.findings.setdefault(target, []).append(finding)
         if 0 <= row < self.rows:
             self.findings.setdefault(row, []).append(finding)
 
