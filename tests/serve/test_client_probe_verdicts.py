@@ -189,9 +189,25 @@ def test_reordered_output_needs_ids_that_can_be_foreseen(tmp_path: Path) -> None
             client.read_until(len(run.lines()) + 1)
     assert [orjson.loads(line)["id"] for line in run.lines()] == ["u-1", "u-2", "u-3"]
     assert run.served is not None
-    assert (
-        run.served.applied[0].na
-        == "not reached: the client's ids do not follow the recorded ones ('u-1' for 3)"
+    assert run.served.applied[0].na == (
+        "not reached: the client's ids do not follow the recorded ones ('u-1' for 3); "
+        "no request follows it in the recording"
+    )
+
+
+def test_the_early_answer_is_never_one_to_a_request_already_sent(tmp_path: Path) -> None:
+    """A client that sends the calls in the other order (5, 4, 3): each call's next recorded request
+    was already sent (or there is none), so no answer is played early; the case says why."""
+    options = Options(inject=["swapped-responses"], token=TOKEN)
+    with serving(one_in_flight_tape().write(tmp_path / "t.jsonl"), options) as (client, run):
+        for count, (rid, zone) in enumerate(((5, "Asia/Tokyo"), (4, "Europe/Paris"), (3, "UTC")), start=1):
+            client.send(call(rid, "now", zone=zone))
+            client.read_until(count)
+    assert [orjson.loads(line)["id"] for line in run.lines()] == [5, 4, 3]
+    assert run.served is not None
+    assert run.served.applied[0].na == (
+        "not reached: no request follows it in the recording; "
+        "the client had already sent the request that follows it (two in flight)"
     )
 
 

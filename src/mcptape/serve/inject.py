@@ -228,7 +228,7 @@ class Injector:
                 if case.where == "next":
                     early = self._early(entry, rid, None)
                     if isinstance(early, str):
-                        applied.passed_over = applied.passed_over or early  # the first reason
+                        applied.passed_over = _add_reason(applied.passed_over, early)
                         continue
                     applied.early_id = early[1]
                     writes = [Write(early[0]), Write(data)]
@@ -284,6 +284,8 @@ class Injector:
         nxt = after or (following[0] if following else None)
         if nxt is None:
             return "no request follows it in the recording"
+        if nxt.uses:
+            return "the client had already sent the request that follows it (two in flight)"
         answer = _answer_of(nxt, self.pool)
         if answer is None:
             return "the recording has no answer to the request that follows it"
@@ -334,6 +336,15 @@ class Injector:
                     if applied.passed_over
                     else "not reached: the client never sent the request it needs"
                 )
+
+
+def _add_reason(reasons: str | None, reason: str) -> str:
+    """`reasons` with `reason` added once ("; " between them; the same words before a bracket are
+    the same reason: the first one's details are kept)."""
+    if not reasons:
+        return reason
+    seen = {r.split(" (")[0] for r in reasons.split("; ")}
+    return reasons if reason.split(" (")[0] in seen else f"{reasons}; {reason}"
 
 
 def _notification(marker: str) -> bytes:
