@@ -65,12 +65,13 @@ def test_plugin_reads_the_server_from_pyproject_and_runs_under_xdist(tmp_path: P
 
 
 def test_plugin_collects_nothing_without_a_server_and_says_why(tmp_path: Path, v1_tape: Path) -> None:
-    """No --mcptape-server and no [tool.mcptape] server: no item, and one warning naming the way out."""
-    folder = corpus(tmp_path, v1_tape)
-    proc = run_pytest(tmp_path, str(folder))
+    """A bare `pytest`: no --mcptape-server, no [tool.mcptape] server, no folder named: no item,
+    and one warning naming the way out."""
+    corpus(tmp_path, v1_tape)
+    proc = run_pytest(tmp_path)
     assert proc.returncode == 5, proc.stdout + proc.stderr  # pytest's "no tests collected"
     assert "mcptape: 2 transcript(s) not collected" in proc.stdout  # data.jsonl is not one
-    assert "give --mcptape-server CMD or set [tool.mcptape] server" in proc.stdout
+    assert "give --mcptape-server CMD, set [tool.mcptape] server" in proc.stdout
 
 
 def test_plugin_update_rewrites_the_changed_transcript(tmp_path: Path, v1_tape: Path) -> None:

@@ -3,11 +3,15 @@
     pytest tests/transcripts --mcptape-server "python -m my_server"
     pytest tests/transcripts -n auto          # with [tool.mcptape] server = [...] in pyproject.toml
 
-It replays nothing unless a server command is given (`--mcptape-server` or
-`[tool.mcptape] server`): then each `*.jsonl` file whose first line is an mcptape transcript
-header (and, when `[tool.mcptape] transcripts` is set, that lies under one of those folders)
-is collected as one item whose failure message is the diff. Without a server, transcripts met
-during collection are counted and a warning says why they were not collected. Works under
+Each `*.jsonl` file whose first line is an mcptape transcript header (and, when
+`[tool.mcptape] transcripts` is set, that lies under one of those folders) is collected as one
+item whose failure message is the diff, replayed against the server command given
+(`--mcptape-server` or `[tool.mcptape] server`). Without one, as `mcptape replay DIR` does, each
+transcript is replayed against its own recorded command in its recorded working directory — for
+the paths named on pytest's command line (`pytest tests/transcripts`) and the `transcripts`
+folders only: a bare `pytest` does not start recorded commands it happened to find. Transcripts
+met then are counted, and one warning (naming only files under the paths pytest was given) says
+why they were not collected. Works under
 pytest-xdist: each item replays in the worker that runs it; what `--mcptape-update` rewrote, and
 the project's ignore rules that hid nothing in any transcript, are said once at the end (from the
 items' `user_properties`, which xdist brings back).
@@ -23,18 +27,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from mcptape.diff.unused import UnusedRules
     from mcptape.replay.api import ReplayResult
     from mcptape.replay.config import Config
 
 _KEY = pytest.StashKey["_Settings | None"]()
 _UNSERVED = pytest.StashKey[list[Path]]()  # transcripts seen while no server is configured
+_FALLBACK = pytest.StashKey[bool]()  # no server, paths given: each transcript's recorded command
 
 UPDATED = "mcptape_updated"  # user_properties: "<path>: <what differed>"
 
 
 @dataclass
 class _Settings:
-    command: list[str]
+    command: list[str] | None  # None: each transcript's own recorded command
     config: Config
     ignore: list[str]
     update: bool
@@ -81,21 +87,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = None
     config.stash[_UNSERVED] = []
+    config.stash[_FALLBACK] = False
     option = config.getoption("--mcptape-server")
     pyproject = _settings_file(config.invocation_params.dir)
-    if option is None and (pyproject is None or not _mentions_server(pyproject)):
-        return  # the common case: not asked for, nothing imported, nothing collected
+    mentioned = pyproject is not None and _mentions_server(pyproject)
+    if option is None and not mentioned:
+        # The common case: nothing imported. A transcript met under a path named on the command
+        # line is replayed against its recorded command (the settings are made when one is met).
+        if _explicit_paths(config):
+            config.stash[_FALLBACK] = True
+            _register_summaries(config)
+        return
     from mcptape.errors import MCPTapeError
     from mcptape.replay.config import Config, command_of, load_config
 
     try:
-        cfg = load_config(pyproject=pyproject) if pyproject is not None else Config()
+        cfg = load_config(pyproject=pyproject) if pyproject is not None and mentioned else Config()
         command = command_of(option, "--mcptape-server") if option is not None else cfg.server
     except MCPTapeError as exc:
         raise pytest.UsageError(f"mcptape: {exc}") from None
-    if not command:
+    if not command and not cfg.transcripts and not _explicit_paths(config):
         return
-    settings = _Settings(
+    config.stash[_KEY] = _settings(config, list(command) if command else None, cfg)
+    _register_summaries(config)
+
+
+def _settings(config: pytest.Config, command: list[str] | None, cfg: Config) -> _Settings:
+    return _Settings(
         command,
         cfg,
         list(config.getoption("--mcptape-ignore")),
@@ -103,9 +121,27 @@ def pytest_configure(config: pytest.Config) -> None:
         config.getoption("--mcptape-step-timeout"),
         config.getoption("--mcptape-keep-dir"),
     )
-    config.stash[_KEY] = settings
+
+
+def _register_summaries(config: pytest.Config) -> None:
+    """The end-of-session summaries, on the process that writes the terminal summary (the xdist
+    controller, which collects nothing): registered at configure time, cheap until used."""
     config.pluginmanager.register(_UnusedRulesSummary(), "mcptape-unused-rules")
     config.pluginmanager.register(_UpdatedSummary(), "mcptape-updated")
+
+
+def _explicit_paths(config: pytest.Config) -> list[Path]:
+    """The paths named on pytest's command line (not `testpaths`, not the current folder by
+    default), resolved, without a `::test` part."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    root = config.invocation_params.dir
+    return [(root / arg.split("::", 1)[0]).resolve() for arg in config.args]
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == root or resolved.is_relative_to(root) for root in roots)
 
 
 def _settings_file(start: Path) -> Path | None:
@@ -140,20 +176,22 @@ class _UnusedRulesSummary:
     from the workers to the controller, where this summary is written."""
 
     def __init__(self) -> None:
-        from mcptape.diff.unused import UnusedRules
-
-        self.rules = UnusedRules()
+        self.rules: UnusedRules | None = None  # made at the first replay's report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props: dict[str, Any] = dict(report.user_properties)
         if report.when == "call" and "mcptape_rules" in props:
+            if self.rules is None:
+                from mcptape.diff.unused import UnusedRules
+
+                self.rules = UnusedRules()
             rules = [(str(text), str(origin)) for text, origin in props["mcptape_rules"]]
             self.rules.add_rules(rules, [str(text) for text in props.get("mcptape_used_rules", [])])
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from mcptape.textsafe import escape_text
 
-        lines = self.rules.lines()
+        lines = self.rules.lines() if self.rules is not None else []
         if lines:
             terminalreporter.section("mcptape")
             for line in lines:
@@ -164,14 +202,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.suffix != ".jsonl":
         return None
     settings = parent.config.stash.get(_KEY, None)
-    if settings is None:
-        if _is_transcript(file_path):
-            parent.config.stash[_UNSERVED].append(file_path)
-        return None
-    roots = settings.config.transcripts
-    if roots and not any(file_path.resolve().is_relative_to(root) for root in roots):
+    if settings is None and parent.config.stash.get(_FALLBACK, False) and _is_transcript(file_path):
+        from mcptape.replay.config import Config
+
+        settings = parent.config.stash[_KEY] = _settings(parent.config, None, Config())
+    roots = settings.config.transcripts if settings is not None else []
+    if roots and not _under(file_path, roots):
         return None
     if not _is_transcript(file_path):
+        return None
+    if settings is None or (
+        settings.command is None and not roots and not _under(file_path, _explicit_paths(parent.config))
+    ):
+        parent.config.stash[_UNSERVED].append(file_path)
         return None
     return TranscriptFile.from_parent(parent, path=file_path)
 
@@ -186,6 +229,8 @@ def _is_transcript(path: Path) -> bool:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Transcripts met with no server configured: say why they were not collected (once)."""
     unserved = session.config.stash.get(_UNSERVED, [])
+    passed = _explicit_paths(session.config) or [session.config.invocation_params.dir.resolve()]
+    unserved = [path for path in unserved if _under(path, passed)]
     if unserved:
         import warnings
 
@@ -194,7 +239,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         warnings.warn(
             pytest.PytestWarning(
                 f"mcptape: {len(unserved)} transcript(s) not collected ({first}{more}): no server to replay "
-                "them against; give --mcptape-server CMD or set [tool.mcptape] server in pyproject.toml"
+                "them against; give --mcptape-server CMD, set [tool.mcptape] server in pyproject.toml, or "
+                "name their folder (pytest DIR replays each against its recorded command)"
             ),
             stacklevel=1,
         )
@@ -238,18 +284,18 @@ class TranscriptItem(pytest.Item):
     """Replay one transcript against the configured server; fails with the diff."""
 
     def runtest(self) -> None:
-        from mcptape.replay.api import replay
+        from mcptape.replay.api import replay_with
+        from mcptape.replay.settings import ReplaySettings
 
         settings = self.config.stash[_KEY]
         assert settings is not None
-        result: ReplayResult = replay(
-            self.path,
-            settings.command,
+        resolved = ReplaySettings.resolve(
+            config=settings.config,
             ignore=settings.ignore,
             step_timeout=settings.timeout,
-            config=settings.config,
             keep_dir=settings.keep_dir,
         )
+        result: ReplayResult = replay_with(self.path, settings.command, resolved)
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))
         result.diff.unused_reported = False  # told once for the session (_UnusedRulesSummary)
         self.user_properties.append(("mcptape_rules", [[r.text, r.origin] for r in result.diff.rules]))
@@ -276,8 +322,7 @@ class TranscriptItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"mcptape replay {self.path.name} -- {shlex.join(self._command())}"
-
-    def _command(self) -> list[str]:
         settings = self.config.stash.get(_KEY, None)
-        return settings.command if settings is not None else []
+        if settings is None or settings.command is None:
+            return self.path, None, f"mcptape replay {self.path.name} (its recorded command)"
+        return self.path, None, f"mcptape replay {self.path.name} -- {shlex.join(settings.command)}"
