@@ -179,6 +179,19 @@ def test_a_pair_case_falls_back_to_its_one_in_flight_form_when_the_client_waits(
     assert run.served is not None and run.served.applied[0].case.form == PAIR
 
 
+def test_a_pair_case_whose_client_leaves_during_the_hold_is_not_applicable(tmp_path: Path) -> None:
+    """The client closes its side while the answer to the pair's first request is held: nothing was
+    played to judge, the held answer is written as it is, n/a says so."""
+    options = Options(inject=["concatenated-responses"], token=TOKEN, hold=5.0)
+    with serving(time_tape().write(tmp_path / "t.jsonl"), options) as (client, run):
+        client.send(call(4, "now", zone="Europe/Paris"))
+    assert [orjson.loads(line)["id"] for line in run.lines()] == [4]
+    assert run.served is not None
+    applied = run.served.applied[0]
+    assert not applied.done
+    assert applied.na == "the session ended while the answer was held for the pair's second request"
+
+
 def test_reordered_output_needs_ids_that_can_be_foreseen(tmp_path: Path) -> None:
     """A client whose ids are not the recorded ones nor a step from them (strings of its own): the
     id of its next request cannot be told, so nothing is answered early; the case says why."""

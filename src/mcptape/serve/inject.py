@@ -322,9 +322,7 @@ class Injector:
             return writes
         applied.done = False
         applied.t = None
-        applied.na = (
-            f"the client did not send a second request while the first was unanswered ({self.hold:g}s)"
-        )
+        applied.na = "the session ended while the answer was held for the pair's second request"
         return [Write(data)]
 
     def not_reached(self) -> None:
