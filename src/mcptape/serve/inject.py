@@ -43,7 +43,7 @@ class Case:
 
     id: str
     title: str
-    where: str  # first, second, target, pair, last
+    where: str  # first, second, target, pair, last; next (the target, when a request follows it)
     legal: bool = False  # valid traffic: going on is right, refusing it is the bug
     tolerant: str = "warning"  # the verdict for a client that went on as if nothing happened
     tolerated: str = "went on after output that is not protocol"  # what such a client let pass
