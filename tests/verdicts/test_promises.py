@@ -640,3 +640,25 @@ def test_the_tap_writes_kind_after_the_request_id_only_when_given() -> None:
     )
     assert helper.encode("put", 9, {"key": "k"}) == b'{"action":"put","request_id":9,"key":"k"}\n'
     assert helper.KINDS == ("read", "create", "update", "delete", "external")
+
+
+def test_hostile_executor_lines_are_judged_without_raising() -> None:
+    """Lines a server controls: a spoofed stub line with a list for an argument, a kind that is a
+    list, a method that is a number, a target that is no URL, a line nested past orjson's writer, a
+    line that is not JSON; each against a tool with every hint, called twice."""
+    every = tool("t", readOnlyHint=False, idempotentHint=True, openWorldHint=False, destructiveHint=False)
+    deep = b"[" * 300 + b'"x"' + b"]" * 300  # orjson reads 1024 levels, writes 254
+    lines: list[Item] = [
+        (
+            "exec",
+            orjson.dumps({"action": "exec", "source": "stub", "argv": ["ssh", [1]], "request_id": 2}) + b"\n",
+        ),
+        tap(2, kind=["delete"]),
+        http("7", "http://[::1"),
+        ("http", orjson.dumps({"method": 7, "target": {"a": 1}}) + b"\n"),
+        ("exec", b'{"action":"deep","request_id":2,"x":' + deep + b"}\n"),
+        ("exec", b"\xff not json\n"),
+    ]
+    analysis = run(*listing(1, every), call(2, "t"), *lines, done(2), call(3, "t"), *lines, done(3))
+    assert analysis.exec_calls == 2 * len(lines)
+    assert {f.rule for f in analysis.findings} <= {"hint-open-world", "ran-twice", "hint-idempotent"}

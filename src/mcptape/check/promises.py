@@ -75,14 +75,30 @@ def hints_of(tool: dict[str, Any], where: Ref) -> Hints | None:
 
 
 class Action(NamedTuple):
-    """What one executor line says its action was."""
+    """What one executor line says its action was (`what(action)` names it, for a report)."""
 
     call: ExecCall
     changes: bool  # may change state
     outbound: bool  # reaches outside the tool's domain (a non-loopback host, a tap kind `external`)
     kind: str | None  # the tap's `kind`, when it is one of KINDS
     ran: bool  # not reported as failed
-    what: str  # how a report names it
+
+    @property
+    def what(self) -> str:
+        """How a report names the action (built only for a finding)."""
+        value = self.call.value
+        if self.call.frame.channel == HTTP:
+            if value is None:
+                return "an HTTP request line that is not a JSON object"
+            return f"HTTP {value.get('method')} {value.get('url') or value.get('target')}"
+        if value is None:
+            return "an executor line that is not a JSON object"
+        if value.get("source") == "stub":
+            argv = value.get("argv")
+            shown = " ".join(str(a) for a in argv[:6]) if type(argv) is list else "?"
+            return f"a run of the stubbed command `{shown}`"
+        kind = f"kind {self.kind}" if self.kind is not None else "no kind"
+        return f"tap action {value.get('action')!r} ({kind})"
 
 
 def _host(target: Any, connect: bool) -> str | None:
@@ -108,26 +124,23 @@ def _loopback(host: str | None) -> bool:
 def action_of(call: ExecCall) -> Action:
     """Read an executor line as an action (see the module's docstring)."""
     value = call.value
-    ran = value is None or value.get("outcome") != "failed"
+    if value is None:
+        return Action(call, call.frame.channel != HTTP, False, None, True)
+    ran = value.get("outcome") != "failed"
     if call.frame.channel == HTTP:
-        method = value.get("method") if value is not None else None
-        target = (value.get("url") or value.get("target")) if value is not None else None
+        method = value.get("method")
         verb = method.upper() if type(method) is str else ""
-        host = _host(target, verb == "CONNECT")
+        host = _host(value.get("url") or value.get("target"), verb == "CONNECT")
         # an unreadable line said nothing of its method; a CONNECT hides the request it tunnels
         changes = bool(verb) and verb not in SAFE_METHODS and verb != "CONNECT"
-        return Action(call, changes, not _loopback(host), None, ran, f"HTTP {method} {target}")
-    if value is None:
-        return Action(call, True, False, None, ran, "an executor line that is not a JSON object")
+        return Action(call, changes, not _loopback(host), None, ran)
     if value.get("source") == "stub":
         argv = value.get("argv")
-        query = type(argv) is list and len(argv) == 2 and argv[1] in QUERIES
-        shown = " ".join(str(a) for a in argv[:6]) if type(argv) is list else "?"
-        return Action(call, not query, False, None, ran, f"a run of the stubbed command `{shown}`")
+        query = type(argv) is list and len(argv) == 2 and type(argv[1]) is str and argv[1] in QUERIES
+        return Action(call, not query, False, None, ran)
     kind = value.get("kind")
     kind = kind if type(kind) is str and kind in KINDS else None
-    what = f"tap action {value.get('action')!r}" + (f" (kind {kind})" if kind is not None else " (no kind)")
-    return Action(call, kind != READ, kind == EXTERNAL, kind, ran, what)
+    return Action(call, kind != READ, kind == EXTERNAL, kind, ran)
 
 
 def same_line(call: ExecCall) -> bytes | None:
