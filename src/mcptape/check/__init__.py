@@ -48,7 +48,8 @@ Analysis (`mcptape.check.analyze`)
         .snapshot(on_...=...) -> Analysis (the analysis so far, on a copy: the analyzer goes on);
         .version (the protocol version reached so far). It has a `Session` (session.py): the
         model of pending requests (pairing), tool schemas (tools), rejected lines (rejects),
-        executor attribution (attribution) and the bounded findings (findings).
+        executor attribution (attribution), tool annotations held against the attributed actions
+        (promises) and the bounded findings (findings).
 
 Findings (`mcptape.check.findings`)
     finding(rule, *, channel, line, offset, raw, message, request_id, t, event, related, ...)
