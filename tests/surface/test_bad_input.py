@@ -186,3 +186,33 @@ def test_hostile_names_and_deep_schemas_diff_cleanly(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr and "\x1b" not in result.stdout
     assert "tool x\\x1b[31m" in result.stdout and "could not compare: nested deeper than" in result.stdout
+
+
+def test_a_json_object_that_is_not_a_lock_says_so(tmp_path: Path) -> None:
+    """A JSON file of something else is named as not a tools lock (no lock key)."""
+    other = tmp_path / "package.json"
+    other.write_text('{"name": "x"}')
+    assert_one_error(
+        tools("diff", str(other), str(other)), "is not a tools lock (no mcptapeToolsLock member)"
+    )
+
+
+def test_a_lock_whose_instructions_are_long_is_still_a_lock(tmp_path: Path) -> None:
+    """The lock key sorts after `instructions`: a server with 64 KiB of instructions still locks
+    and reads back."""
+    init = {**INIT, "instructions": "Use the tools well. " * 3300}
+    lines = [json.dumps(HEADER)]
+    for t, (ch, message) in enumerate(
+        [
+            ("in", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+            ("out", {"jsonrpc": "2.0", "id": 1, "result": init}),
+            ("in", {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+            ("out", {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}),
+        ]
+    ):
+        lines.append(json.dumps({"t": t / 10, "ch": ch, "data": json.dumps(message) + "\n"}))
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(lines) + "\n")
+    assert tools("lock", str(session), "-o", str(tmp_path / "l.json")).returncode == 0
+    result = tools("diff", str(tmp_path / "l.json"), str(session))
+    assert result.returncode == 0 and "no change" in result.stdout, result.stderr

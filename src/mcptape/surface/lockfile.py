@@ -75,8 +75,9 @@ def lock_text(surface: Surface) -> str:
 
 
 def is_lock(data: bytes) -> bool:
-    """Does this file's beginning look like a tools lock (a JSON object naming the lock key)?"""
-    return data.lstrip()[:1] == b"{" and f'"{LOCK_KEY}"'.encode() in data[:4096]
+    """Could this file be a tools lock (a JSON object)? `read_lock` says why when it is not one
+    (the lock key can come after a long `instructions`: it is not looked for here)."""
+    return data.lstrip()[:1] == b"{"
 
 
 def read_lock(path: str | os.PathLike[str], data: bytes | None = None) -> Surface:
