@@ -74,3 +74,15 @@ def test_each_hash_is_the_sha256_of_the_definitions_canonical_json(tmp_path: Pat
         assert lock["sha256"]["tools"][tool["name"]] == digest(tool)
         canonical = orjson.dumps(tool, option=orjson.OPT_SORT_KEYS)
         assert digest(tool) == hashlib.sha256(canonical).hexdigest()
+
+
+def test_a_server_of_the_stateless_revision_only_is_listed_after_server_discover(tmp_path: Path) -> None:
+    """A server that refuses initialize is asked server/discover, and every request then carries
+    the 2026-07-28 `_meta`; its serverInfo comes from the discover result's `_meta`."""
+    result = tools("lock", "--record", str(tmp_path / "m.jsonl"), "--", *PAGED, "--modern")
+    assert result.returncode == 0, result.stderr
+    lock = orjson.loads(result.stdout)
+    assert lock["protocolVersion"] == "2026-07-28" and lock["serverInfo"] == {"name": "paged", "version": "2"}
+    assert [tool["name"] for tool in lock["tools"]] == ["alpha", "beta", "delta", "gamma"]
+    sent = [line for line in (tmp_path / "m.jsonl").read_text().splitlines() if "tools/list" in line]
+    assert sent and all("io.modelcontextprotocol/protocolVersion" in line for line in sent)

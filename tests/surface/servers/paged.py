@@ -1,11 +1,13 @@
 """A minimal stdio MCP server whose tools/list comes in three pages (cursors "2" and "3"), and that
-asks the client for a ping while it is listed: what `tools lock` must follow and answer."""
+asks the client for a ping while it is listed: what `tools lock` must follow and answer. With
+`--modern` it refuses initialize and answers server/discover (the stateless revision only)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
+MODERN = "--modern" in sys.argv  # of the stateless 2026-07-28 revision only: no initialize
 PAGES = {None: (["alpha", "beta"], "2"), "2": (["gamma"], "3"), "3": (["delta"], None)}
 
 
@@ -17,7 +19,13 @@ def send(message: dict[str, object]) -> None:
 for line in sys.stdin:
     message = json.loads(line)
     method, rid = message.get("method"), message.get("id")
-    if method == "initialize":
+    if method == "initialize" and MODERN:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+    elif method == "server/discover":
+        meta = {"io.modelcontextprotocol/serverInfo": {"name": "paged", "version": "2"}}
+        result = {"capabilities": {"tools": {}}, "supportedVersions": ["2026-07-28"], "_meta": meta}
+        send({"jsonrpc": "2.0", "id": rid, "result": {**result, "resultType": "complete"}})
+    elif method == "initialize":
         info = {"name": "paged", "version": "1"}
         send(
             {
@@ -31,7 +39,8 @@ for line in sys.stdin:
             }
         )
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": "server-ping", "method": "ping"})
+        if not MODERN:  # a 2026-07-28 server sends no request of its own
+            send({"jsonrpc": "2.0", "id": "server-ping", "method": "ping"})
         names, cursor = PAGES[message.get("params", {}).get("cursor")]
         tools = [
             {"name": n, "description": f"The {n} tool.", "inputSchema": {"type": "object"}} for n in names
