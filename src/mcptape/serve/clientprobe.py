@@ -38,10 +38,12 @@ from mcptape.serve.judge import (
     WRONG,
     verdict,
 )
+from mcptape.serve.session import Options
 from mcptape.textsafe import escape
 
 START = Case("start", "the recorded session, served as it is (the clean run)", "none", legal=True)
 KILL_WAIT = 2.0  # seconds between SIGTERM and SIGKILL for a client past its time limit
+HELD = Options.hold + Options.pause  # what serve may add to a case's run (a pair's hold, a split's pause)
 
 
 @dataclass
@@ -111,7 +113,7 @@ def run_client_probe(plan: ClientPlan) -> ClientProbe:
             ClientResult(ClientRun(c), FAIL, "not run: the clean run failed", ran=False) for c in cases
         ]
         return ClientProbe(plan, results, time.monotonic() - began)
-    limit = base.seconds + plan.timeout
+    limit = base.seconds + plan.timeout + HELD  # the clean run's time, the step, what serve holds back
     with ThreadPoolExecutor(max_workers=max(1, plan.jobs)) as pool:
         runs = list(pool.map(lambda case: _run(plan, case, limit), cases))
     results += [judge_case(run, base) for run in runs]
