@@ -16,7 +16,8 @@ from tests.probe.support import PB_SERVER, by_id, probe
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 MRTR = [PYTHON, str(SERVERS / "mrtr_server.py")]
-RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}}
+# `release` declares no readOnlyHint: the probe calls it only when told it may (a stand-in server)
+RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}, "allow_mutating": True}
 
 
 def test_a_server_that_verifies_its_state_refuses_both(tmp_path: Path) -> None:
@@ -65,7 +66,15 @@ def test_the_official_sdk_server_refuses_both(tmp_path: Path) -> None:
     """MCPServer seals its state (AES-GCM, bound to the request): the altered one fails the seal,
     the one issued for other arguments the binding; each after a real first round."""
     sdk = [PYTHON, str(SERVERS / "sdk_modern.py")]
-    result, _ = probe(tmp_path, sdk, cases=["tools"], tool="deploy", arguments={"branch": "main"}, timeout=10)
+    result, _ = probe(
+        tmp_path,
+        sdk,
+        cases=["tools"],
+        tool="deploy",
+        arguments={"branch": "main"},
+        timeout=10,
+        allow_mutating=True,
+    )
     cases = by_id(result)
     for case in ("tampered-state:deploy", "foreign-state:deploy"):
         assert cases[case].verdict is Verdict.PASS and cases[case].did == "refused it (error -32602)"
