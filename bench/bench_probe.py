@@ -1,0 +1,114 @@
+"""Benchmark `mcptape probe` against one plain session with the same server, in the same run.
+
+    python bench/bench_probe.py [--runs 1] [--jobs N]
+
+For each server (`mcp-server-time` from the virtualenv, the bundled demo server), measures:
+
+1. one plain session: spawn, `initialize`, `notifications/initialized`, `tools/list`, one
+   `tools/call`, stdin closed, exit (the probe's own driver, no recorder: the floor a probe
+   cannot go below, since it must start the server at least once);
+2. the whole probe with default options (`--tool --args` when the server needs real arguments:
+   time zones), as `mcptape probe` runs it (the console script);
+
+and prints both wall times, their ratio, and how many server processes the probe started.
+Trust only ratios measured in the same run on this shared machine (see /work/shared/PERF.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+SESSION = r"""
+import json, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def ask(message):
+    p.stdin.write((json.dumps(message) + "\n").encode()); p.stdin.flush()
+    if "id" not in message:
+        return
+    while True:
+        answer = json.loads(p.stdout.readline())
+        if answer.get("id") == message["id"]:
+            return answer
+ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+     "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": json.loads(sys.argv[1])})
+p.stdin.close(); p.wait()
+"""
+
+
+def servers() -> list[tuple[str, list[str], dict[str, object], bool]]:
+    """Each server's name, command, its valid call (tools/call params), and whether the probe is
+    told that call (`--tool --args`: mcp-server-time needs a real time zone; the demo's `add` has no
+    readOnlyHint, so the probe may not call it and probes on tools/list)."""
+    time_server = [str(BIN / "mcp-server-time"), "--local-timezone", "UTC"]
+    demo = [sys.executable, "-m", "mcptape.demo.server"]
+    return [
+        (
+            "mcp-server-time",
+            time_server,
+            {"name": "get_current_time", "arguments": {"timezone": "UTC"}},
+            True,
+        ),
+        ("demo server", demo, {"name": "add", "arguments": {"a": 1, "b": 2}}, False),
+    ]
+
+
+def plain_session(command: list[str], params: dict[str, object]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", SESSION, json.dumps(params), *command], check=True, timeout=120)
+    return time.perf_counter() - t0
+
+
+def probe(command: list[str], call: dict[str, object] | None, jobs: int | None) -> tuple[float, int, str]:
+    """The probe's wall time, the number of transcripts (server processes) and its summary line."""
+    with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
+        out = Path(tmp) / "out"
+        options = ["-o", str(out)]
+        if call is not None:
+            options += ["--tool", str(call["name"]), "--args", json.dumps(call["arguments"])]
+        if jobs is not None:
+            options += ["-j", str(jobs)]
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            [str(BIN / "mcptape"), "probe", *options, "--", *command],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        seconds = time.perf_counter() - t0
+        processes = len(list(out.glob("*.jsonl")))
+        summary = done.stdout.rstrip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()[-200:]
+    return seconds, processes, summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1, help="runs of each (the median is shown)")
+    parser.add_argument("--jobs", type=int, default=None, help="probe -j (default: the probe's own)")
+    args = parser.parse_args()
+    for name, command, params, told in servers():
+        plains = [plain_session(command, params) for _ in range(args.runs)]
+        probes = [probe(command, params if told else None, args.jobs) for _ in range(args.runs)]
+        plain = statistics.median(plains)
+        wall = statistics.median(p[0] for p in probes)
+        print(
+            f"{name}: one plain session {plain:.2f}s; probe {wall:.2f}s = {wall / plain:.1f}x a session, "
+            f"{probes[0][1]} server processes; {probes[0][2]}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
