@@ -49,11 +49,13 @@ def one_in_flight_tape() -> Tape:
     return tape.end()
 
 
-def probe(tmp_path: Path, reader: str, *cases: str, step: float = 1.5) -> tuple[int, dict[str, Any], str]:
-    """`probe --client` with raw_client.py reading the given way: exit code, probe-client.json by
-    case id, the table."""
+def probe(
+    tmp_path: Path, reader: str, *cases: str, step: float = 1.5, tape: Tape | None = None
+) -> tuple[int, dict[str, Any], str]:
+    """`probe --client` with raw_client.py reading the given way against `tape` (default: one
+    request in flight): exit code, probe-client.json by case id, the table."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    recording = one_in_flight_tape().write(tmp_path / "one.jsonl")
+    recording = (tape or one_in_flight_tape()).write(tmp_path / "one.jsonl")
     args: list[str | Path] = ["probe", "--client", "--from", recording, "-o", tmp_path / "out"]
     for case in cases:
         args += ["--case", case]
@@ -177,6 +179,17 @@ def test_a_pair_case_falls_back_to_its_one_in_flight_form_when_the_client_waits(
         client.read_until(3)
     assert [orjson.loads(line)["id"] for line in run.lines()] == [3, 5, 4]
     assert run.served is not None and run.served.applied[0].case.form == PAIR
+
+
+def test_a_client_waiting_out_the_hold_of_a_pair_is_not_hung(tmp_path: Path) -> None:
+    """A recording with two requests in flight, a strict client that waits for each answer, a step
+    shorter than serve's 2 s hold: the time limit covers the hold, the one-in-flight form is played
+    after it, and the client refuses the early answer (exit 1): pass, not hung."""
+    code, cases, _ = probe(tmp_path, "strict", "swapped-responses", step=0.5, tape=time_tape())
+    case = cases["swapped-responses"]
+    assert not case["hung"] and case["serve"]["inject"][0]["form"] == ONE, case
+    assert case["verdict"] == PASS and "a response to id 5, which is not in flight" in case["did"]
+    assert code == 0
 
 
 def test_a_pair_case_whose_client_leaves_during_the_hold_is_not_applicable(tmp_path: Path) -> None:
