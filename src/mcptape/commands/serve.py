@@ -112,7 +112,8 @@ transcript. stdout carries only what serve plays; its own messages go to stderr.
     default=2.0,
     show_default=True,
     metavar="SECONDS",
-    help="concatenated/swapped-responses: how long the first answer waits for the second request.",
+    help="concatenated/swapped-responses: how long a pair's first answer waits for the second "
+    "request (then the one-request-in-flight form is played).",
 )
 def serve_command(
     transcripts: tuple[Path, ...],
