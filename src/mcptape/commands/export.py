@@ -80,6 +80,9 @@ def export_command(
     if output is not None:
         refuse_input(list(transcripts), output, hint="choose another -o")
         out = Output(output, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
+    import gc
+
+    gc.disable()  # a batch of many small objects that live to the end: collections would only cost
     try:
         sessions = [load(path) for path in transcripts]
         _say_damage(sessions)

@@ -23,6 +23,7 @@ from typing import Any
 from mcptape.check.model import IN, OUT, Finding, Message
 from mcptape.export.session import Session
 from mcptape.export.spans import service_name
+from mcptape.export.text import message_text, safe
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_controls, escape_json
 from mcptape.version import __version__
@@ -70,9 +71,14 @@ def _raw(data: bytes) -> str:
 
 
 def _pretty(message: Message) -> str:
-    if message.value is None or message.frame.complete is False:
+    """The message's JSON indented, when it is not too long (orjson escapes every C0 control in
+    strings: what is left to escape is what the line had, so a printable ASCII line needs nothing
+    more)."""
+    body = message.frame.body
+    if message.value is None or message.frame.complete is False or len(body) > RAW_SHOWN:
         return ""
-    return escape_json(dumps(message.value, indent=True))
+    pretty = dumps(message.value, indent=True)
+    return pretty if body.isascii() and safe(body.decode("ascii")) else escape_json(pretty)
 
 
 def _where(found: Finding) -> str:
@@ -101,13 +107,14 @@ def _message(message: Message, rejected: bool) -> dict[str, Any]:
         summary += f" id {escape_controls(str(message.id))}"
     if message.problem:
         summary += f" ({escape_controls(message.problem)})"
+    raw = message_text(frame.body, RAW_SHOWN, is_json=message.value is not None)
     return {
         "t": f"{frame.t:.6f}",
         "direction": "client→server" if frame.channel == IN else "server→client",
         "line": f"{frame.channel} line {frame.line}",
         "kind": message.kind.value,
         "summary": summary,
-        "raw": _raw(frame.body),
+        "raw": raw,
         "pretty": _pretty(message),
         "css": "rejected" if rejected or message.rule is not None else "",
     }

@@ -33,6 +33,7 @@ from typing import Any
 
 from mcptape.check.model import ExecCall, Finding
 from mcptape.export.session import HTTP, Call, Session
+from mcptape.export.text import message_text
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_controls
 
@@ -167,9 +168,12 @@ def call_span(
         session_id = session.session_id(call)
         if session_id:
             attributes["mcp.session.id"] = escape_controls(session_id)
-    attributes["mcptape.request"] = escape(call.request.frame.body, RAW_SHOWN)
+    attributes["mcptape.request"] = message_text(call.request.frame.body, RAW_SHOWN, is_json=True)
     if call.response is not None:
-        attributes["mcptape.response"] = escape(call.response.frame.body, RAW_SHOWN)
+        response = call.response
+        attributes["mcptape.response"] = message_text(
+            response.frame.body, RAW_SHOWN, is_json=response.value is not None
+        )
     attributes["mcptape.event"] = call.request.frame.event
     end = call.end
     span = Span(
@@ -211,7 +215,7 @@ def action_span(
     frame = action.frame
     attributes: dict[str, Attribute] = {
         "mcptape.action.channel": frame.channel,
-        "mcptape.action.line": escape(frame.body, RAW_SHOWN),
+        "mcptape.action.line": message_text(frame.body, RAW_SHOWN, is_json=action.value is not None),
         "mcptape.event": frame.event,
     }
     value = action.value or {}
