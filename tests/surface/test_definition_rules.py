@@ -198,3 +198,13 @@ def test_the_changed_words_are_shown_escaped() -> None:
     """The words diff marks removals and additions, and escapes what a terminal would act on."""
     shown = words_diff("Get the weather.", "Get the \x1b[31mweather\u202e now.")
     assert shown == "Get the [-weather-] {+\\x1b[31mweather\\u202e now+}."
+
+
+def test_a_schema_the_validator_cannot_take_could_not_be_compared() -> None:
+    """An inputSchema invalid against its metaschema (judged by jsonschema, through the check core)
+    is not compared structurally: "could not compare", suspicious."""
+    old = tool(inputSchema={"type": "object", "properties": {"a": {"type": "string"}}})
+    new = tool(inputSchema={"type": "object", "properties": {"a": {"type": 5}}})
+    (change,) = compare(surface([old]), surface([new])).changes
+    assert (change.severity.value, change.path) == ("suspicious", "/inputSchema")
+    assert change.detail.startswith("could not compare: the new schema cannot be judged (not a valid schema")

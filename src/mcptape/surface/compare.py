@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.check.schema import DRAFT_2020_12, compile_schema, default_dialect
 from mcptape.surface.addressing import flags, gained_flags, words_diff
 from mcptape.surface.model import (
     KINDS,
@@ -67,6 +68,7 @@ class _Pair:
     new: Definition
     tools: list[str]
     out: list[Change]
+    dialects: tuple[str, str] = (DRAFT_2020_12, DRAFT_2020_12)  # of a schema without $schema
 
     def add(self, severity: Severity, path: str, detail: str, **extra: Any) -> None:
         self.out.append(
@@ -106,7 +108,8 @@ def compare(base: Surface, new: Surface) -> Diff:
                 side = "base" if kind.member in base.listed else "new"
                 diff.notes.append(f"{kind.member}: only the {side} side lists them: not compared")
             continue
-        _kind(kind, base.of_kind(kind), new.of_kind(kind), tools, diff)
+        dialects = (default_dialect(base.protocol_version), default_dialect(new.protocol_version))
+        _kind(kind, base.of_kind(kind), new.of_kind(kind), tools, diff, dialects)
     diff.changes.sort(key=lambda c: (_order(c.kind), c.name, c.path))
     return diff
 
@@ -116,7 +119,12 @@ def _order(kind: str) -> int:
 
 
 def _kind(
-    kind: Kind, old: dict[str, Definition], new: dict[str, Definition], tools: list[str], diff: Diff
+    kind: Kind,
+    old: dict[str, Definition],
+    new: dict[str, Definition],
+    tools: list[str],
+    diff: Diff,
+    dialects: tuple[str, str],
 ) -> None:
     removed = sorted(set(old) - set(new))
     added = sorted(set(new) - set(old))
@@ -148,7 +156,7 @@ def _kind(
     for name in sorted(set(old) & set(new)):
         if old[name].sha256 == new[name].sha256:
             continue
-        pair = _Pair(kind.noun, name, old[name], new[name], tools, diff.changes)
+        pair = _Pair(kind.noun, name, old[name], new[name], tools, diff.changes, dialects)
         if kind is TOOLS:
             _tool(pair)
         elif kind is PROMPTS:
@@ -189,6 +197,10 @@ def _tool(pair: _Pair) -> None:
         if b is None:
             pair.add(BREAKING if output else COMPATIBLE, where, f"{member} removed")
             continue
+        problem = _unjudged(a, pair.dialects[0], "old") or _unjudged(b, pair.dialects[1], "new")
+        if problem is not None:
+            pair.add(SUSPICIOUS, where, f"could not compare: the {problem}")
+            continue
         found, changed_texts = compare_schemas(a, b, where, output=output)
         for item in found:
             pair.add(item.severity, item.path, item.detail)
@@ -204,6 +216,13 @@ def _tool(pair: _Pair) -> None:
         what = f"the {text.path.rsplit('/', 1)[-1]} of {_parameter(text.path)}"
         pair.text(text.path, what, text.old, text.new, interface_changed)
     _others(pair, old, new, {"name", *TEXT_MEMBERS, *SCHEMAS, "annotations"})
+
+
+def _unjudged(schema: Any, dialect: str, side: str) -> str | None:
+    """Why the check core's validator (jsonschema, bounded) cannot take this schema, if it cannot:
+    invalid against its metaschema, an unknown dialect, too deep or too large."""
+    problem = compile_schema(schema, dialect).problem
+    return None if problem is None else f"{side} schema cannot be judged ({problem})"
 
 
 def _parameter(path: str) -> str:
