@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -134,15 +135,23 @@ def _entry(
     }
 
 
-def stdio_url(session: Session, call: Call) -> str:
-    server = quote(service_name(session), safe="")
+def stdio_url(server: str, call: Call) -> str:
+    """`stdio://{server}/{method}?id={id}`, `server` already quoted."""
     rid = "" if call.request.id is None else "?id=" + quote(str(call.request.id), safe="")
-    return f"stdio://{server}/{quote(escape_controls(call.method), safe='/')}{rid}"
+    return f"stdio://{server}/{_path(call.method)}{rid}"
 
 
-def stdio_entry(session: Session, call: Call) -> dict[str, Any]:
+@lru_cache(maxsize=256)
+def _path(method: str) -> str:
+    return quote(escape_controls(method), safe="/")
+
+
+def stdio_entry(session: Session, call: Call, server: str) -> dict[str, Any]:
     body = call.request.frame.body
-    url = stdio_url(session, call)
+    url = stdio_url(server, call)
+    query = (
+        [] if call.request.id is None else [{"name": "id", "value": escape_controls(str(call.request.id))}]
+    )
     request = {
         "method": "POST",
         "url": url,
@@ -152,7 +161,7 @@ def stdio_entry(session: Session, call: Call) -> dict[str, Any]:
             {"name": "content-type", "value": "application/json"},
             {"name": "mcp-method", "value": escape_controls(call.method)},
         ],
-        "queryString": _query(url),
+        "queryString": query,
         "postData": {"mimeType": "application/json", **_text(body)},
         "headersSize": UNKNOWN,
         "bodySize": len(body),
@@ -197,7 +206,8 @@ def har(sessions: list[Session]) -> dict[str, Any]:
         if session.http:
             entries.extend(http_entry(session, exchange) for exchange in session.exchanges)
         else:
-            entries.extend(stdio_entry(session, call) for call in session.calls)
+            server = quote(service_name(session), safe="")
+            entries.extend(stdio_entry(session, call, server) for call in session.calls)
     return {
         "log": {
             "version": "1.2",
