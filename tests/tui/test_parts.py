@@ -69,7 +69,7 @@ def test_header_sentences_of_a_banner_session(tmp_path: Path) -> None:
     facts = collect_facts(index)
     assert facts is not None
     assert status_line(index, facts) == "11 rows · duration 0.041s · exit 0 · protocol 2025-06-18"
-    assert verdict(facts) == ("verdict: 1 finding — non-protocol-output ×1", "bold red")
+    assert verdict(facts) == ("verdict: 1 finding (1 error) — non-protocol-output ×1", "bold red")
     row, reason = landing(facts)
     assert row == 4 and reason.startswith("cursor: first non-protocol line on stdout (line 2, byte 143)")
 

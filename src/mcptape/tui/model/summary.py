@@ -14,6 +14,8 @@ from mcptape.tui.model import rows as K
 from mcptape.tui.model.facts import KIND_CODE, RowFacts
 from mcptape.tui.model.safe import safe_text
 
+SEVERITY_ORDER = ("error", "warning", "info")  # the worst first: where the viewer opens
+
 
 def session_line(index: TranscriptIndex) -> str:
     """The header's first line: the file and the recorded command (and, over HTTP, the upstream)."""
@@ -81,12 +83,19 @@ def _verdict(facts: RowFacts) -> tuple[str, str]:
     if analysis.clean:
         return "verdict: clean (no findings)", "bold green"
     rules: dict[str, int] = {}
+    severities = dict.fromkeys(SEVERITY_ORDER, 0)
     for finding in analysis.findings:
         rules[finding.rule] = rules.get(finding.rule, 0) + 1
+        severities[finding.severity.value] = severities.get(finding.severity.value, 0) + 1
+    severities["error"] += analysis.errors_truncated  # the errors among the findings not kept
     total = len(analysis.findings) + analysis.findings_truncated
     summary = ", ".join(f"{rule} ×{n}" for rule, n in rules.items())
     noun = "finding" if total == 1 else "findings"
-    return f"verdict: {total} {noun} — {summary}", "bold red"
+    split = ", ".join(
+        f"{n} {name}{'s' if n != 1 and name != 'info' else ''}" for name, n in severities.items() if n
+    )
+    style = "bold red" if severities["error"] else "bold yellow" if severities["warning"] else "dim"
+    return f"verdict: {total} {noun} ({split}) — {summary}", style
 
 
 def _first_http(facts: RowFacts) -> tuple[int, str] | None:
@@ -131,21 +140,48 @@ def first_non_protocol_row(facts: RowFacts) -> int | None:
     return min((row for row, _ in _firsts(facts)), default=None)
 
 
+def _rank(severity: str) -> int:
+    return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else 0
+
+
+def _worst(facts: RowFacts) -> int | None:
+    """The rank (0 error, 1 warning, 2 info) of the worst finding placed on a row, if any."""
+    return min(
+        (_rank(f.severity.value) for row in facts.finding_rows for f in facts.findings[row]), default=None
+    )
+
+
 def landing(facts: RowFacts) -> tuple[int | None, str]:
-    """Where the cursor opens: the first non-protocol line (over HTTP, the first non-protocol
-    request or response if it comes first), else the first finding, else the first unreadable
+    """Where the cursor opens: on the worst finding (error before warning before info). Among
+    those, the first non-protocol line (over HTTP, the first non-protocol request or response if
+    it comes first), else the first such finding; without findings, the first unreadable
     transcript line; and why."""
     if facts.analysis is None:
         return None, ""
+    worst = _worst(facts)
     firsts = _firsts(facts)
-    if firsts:
-        return min(firsts, key=lambda item: item[0])
-    if facts.finding_rows:
-        row = facts.finding_rows[0]
-        finding = facts.findings[row][0]
-        return row, (
-            f"cursor: first finding ({finding.rule}); every line is protocol: {safe_text(finding.message)}"
+    worst_firsts = [
+        item
+        for item in firsts
+        if worst is None or any(_rank(f.severity.value) == worst for f in facts.findings.get(item[0], ()))
+    ]
+    if worst_firsts:
+        return min(worst_firsts, key=lambda item: item[0])
+    if facts.finding_rows and worst is not None:
+        row, finding = next(
+            (row, f)
+            for row in facts.finding_rows
+            for f in facts.findings[row]
+            if _rank(f.severity.value) == worst
         )
+        where = "" if firsts else "; every line is protocol"
+        what = (
+            f"first finding ({finding.rule}){where}"
+            if row == facts.finding_rows[0] and not firsts
+            else f"worst finding first ({finding.severity.value} {finding.rule}; the ones before it are less "
+            f"severe){where}"
+        )
+        return row, f"cursor: {what}: {safe_text(finding.message)}"
     bad, first_bad = unreadable(facts)
     if first_bad is not None:
         return first_bad, (
