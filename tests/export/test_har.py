@@ -91,6 +91,8 @@ def test_an_http_session_is_one_entry_per_exchange_matching_its_bytes(
         path = request["url"].split("/", 3)[3]
         assert sent.startswith(f"{request['method']} /{path} HTTP/1.1\r\n".encode())
         assert answered.startswith(f"HTTP/1.1 {response['status']} ".encode())
+        assert request["headersSize"] + request["bodySize"] == len(sent)  # every byte, head and body
+        assert response["headersSize"] + response["bodySize"] == len(answered)
         if "postData" in request:
             assert sent.endswith(request["postData"]["text"].encode())
         for timing in ("send", "wait", "receive"):

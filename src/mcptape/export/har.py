@@ -65,7 +65,12 @@ def _query(url: str) -> list[dict[str, str]]:
 
 
 def _head_size(side: Side) -> int:
-    return side.size - side.body_size if side.head is not None else UNKNOWN
+    return side.head_size if side.head is not None else UNKNOWN
+
+
+def _wire_body(side: Side) -> int:
+    """The body's bytes as they crossed the wire (chunk framing included)."""
+    return side.size - side.head_size if side.head is not None else UNKNOWN
 
 
 def http_entry(session: Session, exchange: HttpExchange) -> dict[str, Any]:
@@ -84,7 +89,7 @@ def http_entry(session: Session, exchange: HttpExchange) -> dict[str, Any]:
         "headers": _headers(request),
         "queryString": _query(url),
         "headersSize": _head_size(request),
-        "bodySize": request.body_size if head is not None else UNKNOWN,
+        "bodySize": _wire_body(request),
     }
     if head is not None and (request.body or head.method in ("POST", "PUT", "PATCH")):
         har_request["postData"] = {"mimeType": head.get("content-type") or "", **_text(request.body)}
@@ -99,7 +104,7 @@ def http_entry(session: Session, exchange: HttpExchange) -> dict[str, Any]:
         "content": {"size": response.body_size, "mimeType": mime, **_text(response.body)},
         "redirectURL": (rhead.get("location") if rhead is not None else None) or "",
         "headersSize": _head_size(response),
-        "bodySize": response.body_size if rhead is not None else UNKNOWN,
+        "bodySize": _wire_body(response),
     }
     first = request.first if request.first is not None else (response.first or 0.0)
     sent = request.last if request.last is not None else first

@@ -39,6 +39,7 @@ class Side:
     body: bytes = b""
     cut: int = 0
     body_size: int = 0  # bytes of body, de-chunked (kept or not)
+    head_size: int = 0  # bytes of the request or status line and headers
     first: float | None = None
     last: float | None = None
     size: int = 0  # bytes of the whole message on the wire
@@ -102,6 +103,7 @@ def read_exchanges(path: Path) -> tuple[list[HttpExchange], dict[int, int]]:
         side.body = bytes(reader.kept)
         side.cut = reader.cut
         side.body_size = reader.body_size
+        side.head_size = reader.body_start if reader.head is not None else 0
         side.broken = reader.broken.why if reader.broken is not None else None
         exchange = exchanges.setdefault(x, HttpExchange(x))
         if ch == HTTP_IN:
