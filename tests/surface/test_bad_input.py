@@ -219,3 +219,34 @@ def test_a_lock_whose_instructions_are_long_is_still_a_lock(tmp_path: Path) -> N
     assert tools("lock", str(session), "-o", str(tmp_path / "l.json")).returncode == 0
     result = tools("diff", str(tmp_path / "l.json"), str(session))
     assert result.returncode == 0 and "no change" in result.stdout, result.stderr
+
+
+def test_an_unreachable_url_is_one_error() -> None:
+    """Nothing listening at --url: one line naming it, exit 2."""
+    from tests.http.helpers import refused_port
+
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert_one_error(tools("lock", "--url", url), f"cannot reach {url}")
+    assert_one_error(tools("lock", "--url", "ftp://example.invalid/mcp"), "is not an http:// or https:// URL")
+
+
+def test_an_http_server_that_is_not_mcp_is_one_error(tmp_path: Path) -> None:
+    """A web server answering 404 to the POST: one line with its status, exit 2."""
+    import subprocess
+
+    from tests.conftest import PYTHON
+    from tests.http.helpers import free_port, wait_accepting
+
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_accepting(port)
+        assert_one_error(tools("lock", "--url", f"http://127.0.0.1:{port}/mcp"), "answered HTTP 501")
+    finally:
+        server.terminate()
+        server.wait(30)
