@@ -62,7 +62,7 @@ class HttpLines:
         try:
             connection.request("POST", self.target, body=data, headers=self._headers())
             response = connection.getresponse()
-            self._read(response)
+            self._read(response, _request_id(data))
         except TimeoutError:
             raise ListingError(
                 f"{escape_controls(self.url)} did not answer within {self.timeout:g} s"
@@ -74,7 +74,9 @@ class HttpLines:
         finally:
             connection.close()
 
-    def _read(self, response: http.client.HTTPResponse) -> None:
+    def _read(self, response: http.client.HTTPResponse, rid: object) -> None:
+        """Queue what the answer carries; an SSE stream is read until the answer to `rid` (a server
+        that keeps the stream open after it is not waited on)."""
         session = response.getheader("Mcp-Session-Id")
         if session and self.session is None:
             self.session = session
@@ -92,10 +94,12 @@ class HttpLines:
             read = 0
             while chunk := response.read1(1 << 16):
                 read += len(chunk)
+                answered = False
                 for event in decoder.feed(chunk):
                     if event.data.strip():
                         self.queue.append(carried_line(event.data))
-                if read > MAX_BODY:
+                        answered = answered or (rid is not None and _answers(event.data, rid))
+                if answered or read > MAX_BODY:
                     break
         elif is_json_type(media):
             body = response.read(MAX_BODY)
@@ -136,6 +140,26 @@ class HttpLines:
             pass
         finally:
             connection.close()
+
+
+def _request_id(data: bytes) -> object:
+    """The id of the request `data` carries (None for a notification or a response)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return value.get("id") if type(value) is dict and "method" in value else None
+
+
+def _answers(data: bytes, rid: object) -> bool:
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    if type(value) is not dict or "method" in value:
+        return False
+    found = value.get("id")
+    return type(found) is type(rid) and found == rid
 
 
 __all__ = ["Gone", "HttpLines"]
