@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -91,7 +92,7 @@ Examples:
   mcptape report session.jsonl                 # writes ./mcptape-report-session/
   mcptape report session.jsonl -o bug-123/     # the directory to attach to an issue
 
-The directory holds report.md, stderr.txt and transcript.jsonl, all redacted
+The directory holds report.md, report.html, stderr.txt and transcript.jsonl, all redacted
 (rules as for `mcptape redact`). Exit code 0 once written, whatever the verdict.""",
 )
 @click.argument("transcript", type=click.Path(dir_okay=True, path_type=Path))
@@ -113,7 +114,8 @@ def report_command(
     regexes: tuple[str, ...],
     no_env: bool,
 ) -> None:
-    """Write a bug-report bundle for TRANSCRIPT: report.md, stderr.txt and the redacted transcript.
+    """Write a bug-report bundle for TRANSCRIPT: report.md, report.html (one self-contained page, as
+    `mcptape export --format html` makes it), stderr.txt and the redacted transcript.
 
     report.md has the launch command, mcptape/Python/protocol versions, the verdict, the first
     offending bytes (escaped) with the lines around them, and every finding of `mcptape check`.
@@ -123,7 +125,11 @@ def report_command(
     rules = Rules.build(keys, regexes, use_env=not no_env)
     stem = transcript.stem.removeprefix("mcptape-")  # record's default names start with it already
     directory = output if output is not None else Path(f"mcptape-report-{stem}")
+    page = directory / "report.html"
+    if not overwrite and os.path.lexists(page):
+        raise OutputError(f"{page} already exists", hint="pass --overwrite, or another -o")
     bundle = make_report(transcript, directory, rules, redact=not no_redact, overwrite=overwrite)
+    _html_report(directory / "transcript.jsonl", page)
     analysis = bundle.analysis
     total = len(analysis.findings) + analysis.findings_truncated
     verdict = "clean" if total == 0 else f"{total} finding(s)"
@@ -131,6 +137,15 @@ def report_command(
     if summary is not None and summary.dropped_lines:  # a line that cannot be read cannot be redacted
         verdict += f"; {summary.dropped_lines} unreadable transcript line(s) left out"
     _status(f"mcptape: report written to {directory}/ ({verdict})")
+
+
+def _html_report(transcript: Path, page: Path) -> None:
+    """report.html: the bundle's (redacted) transcript as one self-contained HTML page (export's)."""
+    from mcptape.export import FORMATS
+    from mcptape.export.session import load
+    from mcptape.share.outputs import write_file
+
+    write_file(page, FORMATS["html"].write([load(transcript)]))
 
 
 def _status(line: str) -> None:
