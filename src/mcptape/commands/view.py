@@ -9,6 +9,7 @@ terminal (the app would wait for keys that never come, drawing escape sequences 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,23 +19,61 @@ if TYPE_CHECKING:
     from mcptape.diff.sessions import Diff
 
 
-def view_file(path: Path, *, follow: bool = False, keymap: Path | None = None) -> None:
-    """Open the viewer on one transcript (blocks until the user quits)."""
+def view_file(
+    path: Path, *, follow: bool = False, keymap: Path | None = None, folder: Path | None = None
+) -> None:
+    """Open the viewer on one transcript (blocks until the user quits). With `folder` (`view
+    --follow DIR/`), a newer session appearing there replaces the one shown."""
     from mcptape.transcript.index import TranscriptIndex
 
-    index = TranscriptIndex(path)  # validates the header: one clear error, exit 2, no textual yet
-    try:
-        from mcptape.tui.app import ViewerApp
-        from mcptape.tui.bindings import load_keymap
+    newer = _new_sessions(folder) if folder is not None else None
+    while True:
+        index = TranscriptIndex(path)  # validates the header: one clear error, exit 2, no textual yet
+        try:
+            from mcptape.tui.app import ViewerApp
+            from mcptape.tui.bindings import load_keymap
 
-        keys = load_keymap(keymap)
-        _require_terminal(f"mcptape check {path}")
-        app = ViewerApp(index, follow=follow)
-        if keys:
-            app.set_keymap(keys)
-        app.run()
-    finally:
-        index.close()
+            keys = load_keymap(keymap)
+            _require_terminal(f"mcptape check {path}")
+            app = ViewerApp(index, follow=follow, newer=newer)
+            if keys:
+                app.set_keymap(keys)
+            app.run()
+        finally:
+            index.close()
+        if app.switch_to is None:
+            return
+        path = app.switch_to
+
+
+def _new_sessions(folder: Path) -> Callable[[], Path | None]:
+    """A function giving the newest `*.jsonl` that appeared in `folder` since it was last asked
+    (None: none), so two recordings written side by side do not take the viewer back and forth."""
+    known = set(_transcripts(folder))
+
+    def newer() -> Path | None:
+        now = _transcripts(folder)
+        fresh = [p for p in now if p not in known]
+        known.update(now)
+        if not fresh:
+            return None
+        return max(fresh, key=lambda p: (_mtime(p), p.name))
+
+    return newer
+
+
+def _transcripts(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.glob("*.jsonl") if p.is_file()]
+    except OSError:
+        return []
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def view_diff(diff: Diff, old_name: str, new_name: str, *, keys: dict[str, str] | None = None) -> None:
@@ -98,7 +137,7 @@ def _require_terminal(instead: str) -> None:
 Examples:
   mcptape view session.jsonl                  # opens on the first line that broke the protocol
   mcptape view --follow session.jsonl         # a recording still in progress
-  mcptape view --follow ~/tapes/              # the newest transcript of a folder (MCPTAPE_DIR)
+  mcptape view --follow ~/tapes/              # the newest session of a folder, and each newer one
   mcptape view old.jsonl new.jsonl            # the diff viewer
 
 Exit codes: 0 after q; 2 for an unreadable transcript, a bad keymap, or no terminal.""",
@@ -138,7 +177,11 @@ def view_command(
     An unreadable, empty or foreign file exits 2 with one Error: line before the viewer starts.
     """
     if other is None:
-        view_file(newest_in(transcript) if transcript.is_dir() else transcript, follow=follow, keymap=keymap)
+        if transcript.is_dir():
+            folder = transcript if follow else None  # --follow DIR/: the newest session, as new ones come
+            view_file(newest_in(transcript), follow=follow, keymap=keymap, folder=folder)
+            return
+        view_file(transcript, follow=follow, keymap=keymap)
         return
     from mcptape.errors import UsageError
 

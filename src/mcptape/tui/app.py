@@ -10,6 +10,8 @@ where the cursor goes on its own is the headless `Landing`'s decision.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -59,11 +61,22 @@ class ViewerApp(FilterActions):
     CSS_PATH = "viewer.tcss"
     BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
 
-    def __init__(self, index: TranscriptIndex, *, follow: bool = False, poll: float = 0.5) -> None:
+    def __init__(
+        self,
+        index: TranscriptIndex,
+        *,
+        follow: bool = False,
+        poll: float = 0.5,
+        newer: Callable[[], Path | None] | None = None,
+    ) -> None:
         super().__init__(ViewerModel(index))
         self.index = index
         self.follow = follow
         self.poll = poll
+        self.newer = newer
+        """With --follow on a folder: the newest session there, asked at each poll; when it is not
+        this one, the app exits with `switch_to` set and the command opens that one."""
+        self.switch_to: Path | None = None
         self.landing = Landing(follow=follow)
         self.reason = ""  # why the cursor is where it is (the header's third line)
         self.detail_row: int | None = None  # the row the detail pane shows
@@ -121,6 +134,12 @@ class ViewerApp(FilterActions):
         return self.running(INDEX) or self.running(CHECK) or behind
 
     def _poll_growth(self) -> None:
+        if self.newer is not None and self.switch_to is None:
+            newest = self.newer()
+            if newest is not None and newest != self.index.path:
+                self.switch_to = newest
+                self.exit()
+                return
         if not self.running(INDEX):
             self._scan_worker()
 
