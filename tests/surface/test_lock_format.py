@@ -86,3 +86,20 @@ def test_a_server_of_the_stateless_revision_only_is_listed_after_server_discover
     assert [tool["name"] for tool in lock["tools"]] == ["alpha", "beta", "delta", "gamma"]
     sent = [line for line in (tmp_path / "m.jsonl").read_text().splitlines() if "tools/list" in line]
     assert sent and all("io.modelcontextprotocol/protocolVersion" in line for line in sent)
+
+
+def test_hidden_characters_are_visible_in_the_lock_file(tmp_path: Path) -> None:
+    """A description with a bidi override and a zero-width space is written with `\\u` escapes:
+    `git diff` of the committed lock shows them; read back, the value and its hash are the same."""
+    from mcptape.surface.model import TOOLS, Definition, Surface
+
+    tool = {"name": "t", "description": "safe\u202e\u200bevil", "inputSchema": {"type": "object"}}
+    surface = Surface()
+    surface.definitions[TOOLS.member] = {"t": Definition.of(TOOLS, "t", tool)}
+    surface.listed.add(TOOLS.member)
+    text = lock_text(surface)
+    assert "\u202e" not in text and "\u200b" not in text and "safe\\u202e\\u200bevil" in text
+    path = tmp_path / "l.json"
+    path.write_text(text)
+    again = read_lock(path)
+    assert again.tools["t"].value == tool and again.tools["t"].sha256 == digest(tool)

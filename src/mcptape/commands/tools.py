@@ -16,7 +16,7 @@ import click
 from mcptape.commands.options import Seconds
 from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_FINDINGS, UsageError
-from mcptape.textsafe import escape_controls, escape_json
+from mcptape.textsafe import escape_controls
 
 if TYPE_CHECKING:
     from mcptape.commands.ciformats import Report, Where
@@ -115,7 +115,7 @@ def lock_command(
 
     text = lock_text(surface)
     if output is None:
-        write(escape_json(text))
+        write(text)  # already terminal-safe JSON (lock_text)
         return
     from mcptape.share.outputs import write_file
 

@@ -33,7 +33,7 @@ import orjson
 from mcptape.errors import MCPTapeError
 from mcptape.jsonsafe import dumps
 from mcptape.surface.model import KINDS, Definition, Surface, digest
-from mcptape.textsafe import escape_controls
+from mcptape.textsafe import escape_controls, escape_json
 
 LOCK_KEY = "mcptapeToolsLock"
 LOCK_FORMAT = 1
@@ -70,8 +70,11 @@ def lock_document(surface: Surface) -> dict[str, Any]:
 
 
 def lock_text(surface: Surface) -> str:
-    """The lock file's text: sorted members, two-space indent, a final newline."""
-    return dumps(lock_document(surface), indent=True, sort_keys=True) + "\n"
+    """The lock file's text: sorted members, two-space indent, a final newline; every character a
+    reader could not see or that would reorder the text (bidi controls, zero-width, C1) written as
+    a `\\uXXXX` escape (`textsafe.escape_json`: the same JSON value, so the same hashes), so that
+    `git diff` and `cat` of a committed lock show a hidden character instead of hiding it."""
+    return escape_json(dumps(lock_document(surface), indent=True, sort_keys=True)) + "\n"
 
 
 def is_lock(data: bytes) -> bool:
