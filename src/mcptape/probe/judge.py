@@ -28,7 +28,7 @@ from mcptape.check.protocol import batches_allowed
 from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import INPUT, Case, title_for
 from mcptape.probe.driver import same_id
-from mcptape.probe.observed import AFTER_ID, AFTER_STEP, PING_STEP, Observed, Verdict
+from mcptape.probe.observed import AFTER_STEP, PING_STEP, Observed, Verdict
 from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
 
@@ -131,22 +131,22 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         stderr=bytes(analysis.stderr.head[:STDERR_KEPT]),
         title=title_for(observed.case, observed.call),
     )
-    out_errors = [f for f in analysis.findings if f.channel == OUT and f.rule in FRAME_RULES]
+    start, end = _window(observed, seen)
+    findings = [f for f in analysis.findings if start <= (f.t or 0.0) < end]
+    out_errors = [f for f in findings if f.channel == OUT and f.rule in FRAME_RULES]
     if out_errors:
         first = out_errors[0]
         result.reasons.append(f"stdout is not protocol-only: {first.message}: {escape(first.raw, SHOW)}")
     if observed.hung:
         result.reasons.append(f"hung: {observed.hung}")
     if observed.case.group == INPUT:
-        flagged = _judge_input(observed, seen, result, baseline)
+        flagged = _judge_input(observed, seen, result, baseline, end)
     else:
         flagged = set()
         _judge_start(observed, seen, result)
     if out_errors:
         result.did = f"non-protocol bytes on stdout (out line {out_errors[0].line}); {result.did}"
-    result.findings = [
-        f for f in analysis.findings if f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged
-    ]
+    result.findings = [f for f in findings if f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged]
     if observed.lingered is not None:
         result.reasons.append(
             f"warning: did not exit within {observed.lingered:.1f}s after stdin closed (terminated)"
@@ -157,6 +157,20 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
     elif result.verdict is not Verdict.NA and result.reasons:
         result.verdict = Verdict.WARN
     return result
+
+
+def _window(observed: Observed, seen: Seen) -> tuple[float, float]:
+    """The part of the transcript that is this case's (in transcript seconds): all of it, or, for
+    hard inputs sharing a process, from the handshake or the case's own frame to the next case's."""
+    start = 0.0
+    if not observed.from_start:
+        marker = observed.marker.encode()
+        start = seen.first_in(lambda m: marker in m.frame.raw) or 0.0
+    end = float("inf")
+    if observed.until is not None:
+        until = observed.until.encode()
+        end = seen.first_in(lambda m: until in m.frame.raw) or end
+    return start, end
 
 
 def _judge_start(observed: Observed, seen: Seen, result: CaseResult) -> None:
@@ -212,21 +226,31 @@ def _id(value: Any) -> Any:
 _NO_ID = object()
 
 
-def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: int | None) -> set[int]:
-    """Attribute calls and answers to the bad frame and to the valid request after it."""
+def _judge_input(
+    observed: Observed, seen: Seen, result: CaseResult, baseline: int | None, end: float
+) -> set[int]:
+    """Attribute calls and answers to the bad frame and to the valid request after it (`end`: where
+    the next case sharing the process begins)."""
     case, bad, marker = observed.case, observed.bad, observed.marker.encode()
     ids: tuple[Any, ...] = bad.ids if bad is not None else ()
     t_bad = seen.first_in(lambda m: marker in m.frame.raw)
-    t_after = seen.first_in(lambda m: same_id(_id(m.value), AFTER_ID))
+    t_after = seen.first_in(lambda m: same_id(_id(m.value), observed.after_id))
     bad_calls: list[ExecCall] = []
     after_calls: list[ExecCall] = []
     inherited: list[ExecCall] = []
+    # Requests sent before the bad frame (the handshake, an earlier case sharing the process): an
+    # executor line naming one of them is theirs, however late it is recorded.
+    earlier = [
+        _id(m.value) for m in seen.messages if m.channel == IN and t_bad is not None and m.frame.t < t_bad
+    ]
     for call in seen.calls:
-        if t_bad is None or call.frame.t < t_bad:
+        if t_bad is None or call.frame.t < t_bad or call.frame.t >= end:
             continue
         named = call_names(call)  # None (naming nothing) matches no id: the ids are markers or true
         carries = marker in call.frame.raw
-        if same_id(named, AFTER_ID):
+        if named is not None and not carries and any(same_id(named, e) for e in earlier):
+            continue
+        if same_id(named, observed.after_id):
             (inherited if carries else after_calls).append(call)
         elif carries or any(same_id(named, i) for i in ids):
             bad_calls.append(call)  # it names the bad frame
@@ -234,7 +258,7 @@ def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: i
             bad_calls.append(call)  # it names nothing, and came before the valid request
         else:
             after_calls.append(call)
-    rejected, accepted = _answers(seen, t_bad, ids)
+    rejected, accepted = _answers(seen, t_bad, ids, end)
     parts: list[str] = []
     if accepted:
         parts.append("accepted it (answered with a result)")
@@ -306,14 +330,14 @@ def _judge_input(observed: Observed, seen: Seen, result: CaseResult, baseline: i
     return {c.frame.event for c in flagged if c.frame.channel in EXECUTOR_CHANNELS}
 
 
-def _answers(seen: Seen, t_bad: float | None, ids: tuple[Any, ...]) -> tuple[list[str], int]:
+def _answers(seen: Seen, t_bad: float | None, ids: tuple[Any, ...], end: float) -> tuple[list[str], int]:
     """The server's answers to the bad frame: error codes (rejects) and the number of results."""
     rejected: list[str] = []
     accepted = 0
     if t_bad is None:
         return rejected, accepted
     for message in seen.messages:
-        if message.channel != OUT or message.frame.t < t_bad:
+        if message.channel != OUT or message.frame.t < t_bad or message.frame.t >= end:
             continue
         values = message.value if isinstance(message.value, list) else [message.value]
         for value in values:

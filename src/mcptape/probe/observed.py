@@ -52,3 +52,9 @@ class Observed:
     status: ExitStatus | None = None
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
+    # Hard inputs that share a server process are each judged in a window of its transcript: from
+    # the handshake (the process's first case) or its own frame, to the next case's frame.
+    ping_id: Any = PING_ID
+    after_id: Any = AFTER_ID
+    from_start: bool = True  # the window opens at the start of the transcript (the handshake)
+    until: str | None = None  # the next case's marker in the same transcript: the window's end

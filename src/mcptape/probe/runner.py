@@ -42,6 +42,8 @@ SETTLE = 0.15  # seconds after the ping answer before the valid request: late ac
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
 # LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
 LINGER, LINGER_CALLS = 0.3, 4
+AFTER_SETTLE = 0.02  # seconds after a shared case's last answer, before the next case's frame
+INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
 
 
 @dataclass
@@ -177,7 +179,11 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         futures = [pool.submit(run_tool_frames, plan, frames, good, linger)] if frames else []
         mrtr = pool.submit(run_mrtr, plan, call) if every else None  # altered and foreign requestState
         futures += [mrtr] if mrtr is not None else []
-        futures += [pool.submit(_run_and_judge, case, plan, call, baseline, linger) for case in cases]
+        own = [case for case in cases if not shares_process(case)]  # start variants, EOF cases
+        shared = [case for case in cases if shares_process(case)]
+        groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
+        futures += [pool.submit(run_inputs, group, plan, call, baseline, linger) for group in groups if group]
+        futures += [pool.submit(_run_and_judge, case, plan, call, baseline, linger) for case in own]
         for future in as_completed(futures):
             outcome = future.result()
             if future is mrtr and outcome:
@@ -242,6 +248,68 @@ def _run_and_judge(
     case: Case, plan: Plan, call: Call | None, baseline: int | None, linger: float
 ) -> list[CaseResult]:
     return [judge(run_case(case, plan, call, linger), baseline)]
+
+
+def shares_process(case: Case) -> bool:
+    """A hard input a server refuses and goes on from (request-level): it can share a process."""
+    return case.group == INPUT and not case.eof
+
+
+def run_inputs(
+    cases: Sequence[Case], plan: Plan, call: Call | None, baseline: int | None, linger: float
+) -> list[CaseResult]:
+    """Send request-level hard inputs one after another in a shared server process, each judged in
+    its own window of the transcript (`<first case>.jsonl`); when the session ends (the server
+    closed on a reject, or hung and was stopped), the cases not yet sent go to a new process."""
+    results: list[CaseResult] = []
+    waiting = list(cases)
+    while waiting:
+        observed = _inputs_process(waiting, plan, call, linger)
+        results.extend(judge(o, baseline) for o in observed)
+        waiting = waiting[len(observed) :]
+    return results
+
+
+def _inputs_process(cases: list[Case], plan: Plan, call: Call | None, linger: float) -> list[Observed]:
+    """One server process: the handshake, then hard inputs until they are done or the session ends."""
+    t0 = time.monotonic()
+    path = plan.out_dir / f"{cases[0].id}.jsonl"
+    title = "hard inputs one after another, each judged in its own window"
+    harness = Harness(
+        list(plan.command),
+        path,
+        shutdown_timeout=plan.shutdown,
+        header={"probe": {"case": cases[0].id, "title": title, "marker": plan.token}},
+        stubs=plan.stubs,
+    )
+    done: list[Observed] = []
+    with harness, live.running(harness):
+        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
+        for n, case in enumerate(cases):
+            marker = f"mcptape-probe-{case.id}-{plan.token}"
+            observed = Observed(case, path, marker, list(plan.command), call=call, from_start=n == 0)
+            if n:
+                observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
+                done[-1].until = marker
+            done.append(observed)
+            d.case = case.id
+            started = t0 if n == 0 else time.monotonic()
+            if n == 0 and not _handshake(case, d, observed, plan, None):
+                break
+            _hard_input(case, d, observed, plan, linger)
+            observed.seconds = time.monotonic() - started
+            if observed.hung or observed.gone:
+                break
+            harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+        harness.close_stdin()
+        waited = time.monotonic()
+        if not harness.wait_exit(plan.shutdown):
+            done[-1].lingered = time.monotonic() - waited
+    done[-1].status = harness.status
+    done[-1].seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
+    for observed in done:
+        observed.version, observed.stateless = d.version, d.stateless
+    return done
 
 
 def run_case(
@@ -324,6 +392,16 @@ def _ok(reply: Reply, what: str, observed: Observed, driver: Driver) -> bool:
 def _drive(
     case: Case, d: Driver, observed: Observed, plan: Plan, linger: float, announce: Progress | None = None
 ) -> None:
+    if not _handshake(case, d, observed, plan, announce):
+        return
+    if case.group == START:
+        _valid_calls(case, d, observed, plan)
+    else:
+        _hard_input(case, d, observed, plan, linger)
+
+
+def _handshake(case: Case, d: Driver, observed: Observed, plan: Plan, announce: Progress | None) -> bool:
+    """initialize (or server/discover) and tools/list; False when the session cannot go on."""
     if case.idle:
         d.h.wait_exit(plan.idle)
     if case.discover:
@@ -331,25 +409,25 @@ def _drive(
         if reply.status is Status.TIMEOUT:
             observed.discover = f"no answer to server/discover within {reply.waited:.1f}s"
             d.h.note(f"mcptape probe: {observed.discover}")
-            return
+            return False
         if not _ok(reply, "server/discover", observed, d):
-            return
+            return False
         if reply.error is not None:
             observed.discover = f"answered error {reply.error.get('code')}: {reply.error.get('message')}"
-            return
+            return False
     else:
         reply = d.initialize()
         if not _ok(reply, "initialize", observed, d):
-            return
+            return False
         if reply.result is None:
             observed.refused = f"initialize answered with an error: {reply.error}"
-            return
+            return False
     reply = d.request("tools/list", 2, {})
     if not _ok(reply, "tools/list", observed, d):
-        return
+        return False
     if reply.result is None:
         observed.refused = f"tools/list answered with an error: {reply.error}"
-        return
+        return False
     tools = reply.result.get("tools")
     observed.tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
     if announce is not None:
@@ -363,27 +441,34 @@ def _drive(
             "mcptape probe: --allow-mutating: these tools may change data and will be called for "
             f"real: {named}"
         )
-    if case.group == START:
-        candidates = (
-            candidate_calls(
-                plan.tool, plan.arguments, plan.recorded, observed.tools, plan.allow_mutating, plan.reach
-            )
-            if case.id == "start"
-            else [observed.call or Call(None)]
+    return True
+
+
+def _valid_calls(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
+    """A start case's valid call (the clean start tries the candidates in turn)."""
+    candidates = (
+        candidate_calls(
+            plan.tool, plan.arguments, plan.recorded, observed.tools or [], plan.allow_mutating, plan.reach
         )
-        for n, candidate in enumerate(candidates):
-            observed.call = candidate
-            observed.call_id = CALL_ID if n == 0 else f"probe-call-{n + 1}"
-            reply = d.call(candidate.request(observed.call_id))
-            if not _ok(reply, "the valid call", observed, d):
-                return
-            observed.call_seconds = reply.waited
-            observed.call_error = refusal(reply)
-            if observed.call_error is None:
-                return
-            if n + 1 < len(candidates):
-                observed.tried.append(f"{candidate.tool} ({observed.call_error})")
-        return
+        if case.id == "start"
+        else [observed.call or Call(None)]
+    )
+    for n, candidate in enumerate(candidates):
+        observed.call = candidate
+        observed.call_id = CALL_ID if n == 0 else f"probe-call-{n + 1}"
+        reply = d.call(candidate.request(observed.call_id))
+        if not _ok(reply, "the valid call", observed, d):
+            return
+        observed.call_seconds = reply.waited
+        observed.call_error = refusal(reply)
+        if observed.call_error is None:
+            return
+        if n + 1 < len(candidates):
+            observed.tried.append(f"{candidate.tool} ({observed.call_error})")
+
+
+def _hard_input(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
+    """Send the case's hard input, then a ping and the valid request after it."""
     call = observed.call or Call(None)
     bad = observed.bad = case.build(call, observed.marker, plan.oversize) if case.build else None
     mark = d.mark()
@@ -399,7 +484,7 @@ def _drive(
     if case.eof:
         d.h.close_stdin()
         return
-    if not _ok(d.request("ping", PING_ID), PING_STEP, observed, d):
+    if not _ok(d.request("ping", observed.ping_id), PING_STEP, observed, d):
         return
     if bad is not None and bad.ids:
         # The ping's answer says the frame was read, not that its work is over: a server that works
@@ -407,4 +492,4 @@ def _drive(
         # is not counted against the valid request sent after it.
         d.settle(bad.ids, linger, since=mark)
     d.h.wait_exit(SETTLE)
-    _ok(d.call(call.request(AFTER_ID)), AFTER_STEP, observed, d)
+    _ok(d.call(call.request(observed.after_id)), AFTER_STEP, observed, d)
