@@ -1,4 +1,4 @@
-"""`replay FILE --http-upstream URL [-- CMD]` (replay/overhttp.py): an HTTP transcript's requests sent to
+"""`replay FILE --http-upstream URL [-- CMD]` (replay/http/): an HTTP transcript's requests sent to
 a new build over HTTP, recorded through the same proxy, diffed with the recording."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import anyio
 import pytest
 
 from mcptape.errors import UsageError
-from mcptape.replay.api import diff_files
-from mcptape.replay.overhttp import replay_http
+from mcptape.replay.api import diff_files, replay
 from tests.http.helpers import free_port, recording, records, sdk_server
 from tests.http.test_record_sdk import _session
 
@@ -32,8 +31,10 @@ def test_a_replay_against_the_same_server_is_same(tmp_path: Path, mode: str) -> 
     where the recorded one was."""
     original, port = _recorded(tmp_path, mode)
     new = tmp_path / "new.jsonl"
-    issues = replay_http(original, f"http://127.0.0.1:{port}/mcp", sdk_server(port), new)
-    assert issues == []
+    result = replay(
+        original, sdk_server(port), output=new, http_upstream=f"http://127.0.0.1:{port}/mcp", config=False
+    )
+    assert result.issues == []
     diff = diff_files(original, new)
     assert diff.same, diff
     sent = [r for r in records(new) if r["ch"] == "http-in"]
@@ -50,7 +51,7 @@ def test_a_replay_against_a_changed_build_shows_the_difference(tmp_path: Path) -
     form is not a difference): the diff names the tools/call answer."""
     original, port = _recorded(tmp_path, "legacy")
     new = tmp_path / "new.jsonl"
-    replay_http(original, f"http://127.0.0.1:{port}/mcp", [*sdk_server(port), "--off-by-one", "--json"], new)
+    replay(original, [*sdk_server(port), "--off-by-one", "--json"], output=new, config=False)
     diff = diff_files(original, new)
     assert not diff.same
     differing = [p for p in diff.pairs if p.differs]
@@ -63,8 +64,8 @@ def test_a_stdio_transcript_is_refused(tmp_path: Path) -> None:
     path.write_text(
         '{"mcptape":1,"started":"","command":["x"],"cwd":"","recorder":{}}\n{"t":0.1,"ch":"in","data":"{}\\n"}\n'
     )
-    with pytest.raises(UsageError, match="has no HTTP exchange"):
-        replay_http(path, "http://127.0.0.1:9/mcp", [], tmp_path / "new.jsonl")
+    with pytest.raises(UsageError, match="is a stdio transcript"):
+        replay(path, [], output=tmp_path / "new.jsonl", http_upstream="http://127.0.0.1:9/mcp")
 
 
 def test_the_replay_command_takes_http_upstream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

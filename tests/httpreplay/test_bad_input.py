@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.replay.overhttp import is_loopback
+from mcptape.replay.http.run import is_loopback
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, refused_port
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
@@ -48,22 +48,6 @@ def test_a_url_not_on_this_machine_is_refused_before_anything_runs(auto_tape: Ta
     assert done.stderr.startswith("Error: --http-upstream 'http://192.0.2.7:8000/mcp' is not on this machine")
     assert "--http-allow-remote" in done.stderr and "Traceback" not in done.stderr
     assert not marker.exists() and not new.exists() and done.stdout == ""
-
-
-@pytest.mark.parametrize(
-    "extra", [["--learn", "2"], ["--pace", "recorded"], ["--stub", "git"], ["--http-match", "method"]]
-)
-def test_options_an_http_replay_does_not_take_are_refused(auto_tape: Tape, extra: list[str]) -> None:
-    """Exit 2, one line naming the option."""
-    done = mcptape("replay", str(auto_tape.path), "--http-upstream", auto_tape.url, *extra)
-    assert done.returncode == 2 and f"does not take {extra[0]}" in done.stderr
-    assert len(done.stderr.strip().splitlines()) <= 2  # the error and its hint
-
-
-def test_a_folder_is_refused(auto_tape: Tape) -> None:
-    """One transcript at a time over HTTP."""
-    done = mcptape("replay", str(auto_tape.path.parent), "--http-upstream", auto_tape.url)
-    assert done.returncode == 2 and "one transcript, not a folder" in done.stderr
 
 
 def test_a_server_that_exits_before_listening_is_named(auto_tape: Tape, tmp_path: Path) -> None:

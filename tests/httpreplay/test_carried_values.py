@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from mcptape.replay.httpapi import replay_over_http
+from mcptape.replay.api import replay
 from tests.http.helpers import data_of, exchanges, records
 from tests.httpreplay.helpers import Tape, notes_server
 
@@ -24,9 +24,7 @@ def test_a_requeststate_and_a_handle_are_the_new_servers(auto_tape: Tape, tmp_pa
     """Both sent back as the new process minted them (it refuses its predecessor's), each listed
     with where it was minted; the sessions are the same."""
     new = tmp_path / "new.jsonl"
-    result = replay_over_http(
-        auto_tape.path, auto_tape.url, notes_server(auto_tape.port), output=new, config=False
-    )
+    result = replay(auto_tape.path, notes_server(auto_tape.port), output=new, config=False)
     assert result.same, result.render()
     paths = sorted(s.use.path for s in result.substitutions)
     assert paths == [("params", "arguments", "handle"), ("params", "requestState")]
@@ -43,9 +41,7 @@ def test_the_session_id_and_the_elicitation_id_are_the_new_servers(legacy_tape: 
     """Every request after initialize carries the session id the new server assigned, none the
     recorded one; the answer to its elicitation request goes to that request; same."""
     new = tmp_path / "new.jsonl"
-    result = replay_over_http(
-        legacy_tape.path, legacy_tape.url, notes_server(legacy_tape.port), output=new, config=False
-    )
+    result = replay(legacy_tape.path, notes_server(legacy_tape.port), output=new, config=False)
     assert result.same, result.render()
     assert result.run.answered == 1
     old_ids = {m for head in exchanges(legacy_tape.path, "http-out").values() for m in SESSION.findall(head)}
@@ -62,7 +58,7 @@ def test_every_other_byte_of_each_request_is_the_recorded_one(tape: Tape, tmp_pa
     """With Host, the session id, the minted values and the length they change put back, each
     request sent is the recorded request byte for byte."""
     new = tmp_path / "new.jsonl"
-    result = replay_over_http(tape.path, tape.url, notes_server(tape.port), output=new, config=False)
+    result = replay(tape.path, notes_server(tape.port), output=new, config=False)
     assert result.same, result.render()
     back = {s.new.encode(): s.use.value.encode() for s in result.substitutions}
     old_session = {m for head in exchanges(tape.path, "http-out").values() for m in SESSION.findall(head)}

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mcptape.replay.api import ReplayResult, diff_files, replay
-from mcptape.replay.driver import Driver, Run
+from mcptape.replay.outcome import Run
+from mcptape.replay.stdio.driver import Driver
 from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
 from tests.conftest import PYTHON

@@ -7,7 +7,7 @@ import pytest
 
 from mcptape.diff.minted import candidates, is_token, restore, tokens
 from mcptape.diff.sessions import diff_events
-from mcptape.replay.plan import make_plan
+from mcptape.replay.stdio.plan import make_plan
 from tests.replay.events import INIT, INIT_OK, Session, request, result, text_result
 
 HANDLE_A = "h-3f9a2c7e11d04b6a"

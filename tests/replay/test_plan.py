@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcptape.replay.plan import make_plan
+from mcptape.replay.stdio.plan import make_plan
 from tests.replay.events import INIT, INIT_OK, Session, notification, request, result, text_result
 
 

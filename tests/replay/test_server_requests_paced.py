@@ -14,7 +14,7 @@ from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
 from mcptape.replay.api import replay
-from mcptape.replay.plan import make_plan
+from mcptape.replay.stdio.plan import make_plan
 from mcptape.transcript import open_transcript
 from tests.clients import sdk_session
 from tests.conftest import server_everything

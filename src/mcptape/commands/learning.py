@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcptape.commands.output import write, write_json
 from mcptape.errors import UsageError
 
+if TYPE_CHECKING:
+    from mcptape.replay.settings import ReplaySettings
+
 
 def learn_and_report(
-    transcript: Path, command: list[str] | None, runs: int, save: bool, as_json: bool, common: dict[str, Any]
+    transcript: Path,
+    command: list[str] | None,
+    runs: int,
+    save: bool,
+    as_json: bool,
+    settings: ReplaySettings,
+    announce: Callable[[Any], None] | None = None,
 ) -> int:
     """Replay `runs` times, print the proposed rules (and save them with `save`); the exit code is 0
     when the replays completed and the rules make every one of them `same`, else 1."""
@@ -20,7 +30,7 @@ def learn_and_report(
 
     if transcript.is_dir():
         raise UsageError("--learn takes one transcript, not a folder", hint="learn from each one in turn")
-    learned = learn_noise(transcript, command, runs, **common)
+    learned = learn_noise(transcript, command, runs, settings, announce=announce)
     target = learned.config.path if learned.config is not None and learned.config.path else save_target()
     saved = None
     if save and learned.completed and learned.lesson.proposals:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +16,8 @@ from mcptape.textsafe import escape_controls
 
 if TYPE_CHECKING:
     from mcptape.commands.cireplay import Replayed
+    from mcptape.diff.unused import UnusedRules
+    from mcptape.replay.settings import ReplaySettings
 
 IGNORE_HELP = (
     "Do not compare what RULE reaches: [METHOD:]PATH, e.g. "
@@ -186,42 +190,35 @@ def replay_command(
     recorded server minted and the client sent back (a requestState, a handle, a cursor) are sent
     as the new server minted them, and listed.
     """
-    from mcptape.replay.api import replay
-
-    common: dict[str, Any] = {
-        "ignore": ignore,
-        "pace": pace,
-        "step_timeout": step_timeout,
-        "shutdown_timeout": shutdown_timeout,
-        "stderr": with_stderr,
-        "stubs": stubs,
-        "config": not no_config,
-        "secrets": secrets,
-        "keep_dir": keep_dir,
-        "announce": _announce,
-        "http_match": http_match,
-    }
-    if http_upstream is not None:
-        from mcptape.commands.replayhttp import refuse_for_http
-
-        refuse_for_http(transcript, learn, common)
-    if save and learn is None:
-        raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
-    if as_json and output_format == "github":
-        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
     mode = "json" if as_json else output_format
-    as_json = mode == "json"
     outputs = {"junit": junit, "sarif": sarif}
     ci = junit is not None or sarif is not None or mode == "github"
+    _refuse_conflicts(
+        transcript, output, learn, save, update, view, ci, as_json and output_format == "github"
+    )
+    from mcptape.replay.settings import ReplaySettings
+
+    settings = ReplaySettings.resolve(
+        config=not no_config,
+        ignore=ignore,
+        pace=pace,
+        step_timeout=step_timeout,
+        shutdown_timeout=shutdown_timeout,
+        stderr=with_stderr,
+        stubs=stubs,
+        secrets=secrets,
+        http_match=http_match,
+        http_upstream=http_upstream,
+        allow_remote=http_allow_remote,
+        keep_dir=keep_dir,
+    )
+    command_given = list(command) or None
     if learn is not None:
-        if output is not None or update or view or ci:
-            raise UsageError(
-                "--learn runs its own replays: it does not take -o, --update, --view, --junit, --sarif "
-                "or --format github"
-            )
         from mcptape.commands.learning import learn_and_report
 
-        raise SystemExit(learn_and_report(transcript, list(command) or None, learn, save, as_json, common))
+        raise SystemExit(
+            learn_and_report(transcript, command_given, learn, save, mode == "json", settings, _announce)
+        )
     replayed: list[Replayed] | None = None
     if ci:
         from mcptape.commands.ciformats import check_destinations
@@ -229,19 +226,55 @@ def replay_command(
         check_destinations(outputs, [str(transcript)] if not transcript.is_dir() else [])
         replayed = []
     if transcript.is_dir():
-        if output is not None or view:
-            raise UsageError(f"{'-o' if output is not None else '--view'} takes one transcript, not a folder")
-        code = _replay_folder(transcript, list(command) or None, common, mode, update, replayed)
+        code = _replay_folder(transcript, command_given, settings, mode, update, replayed)
         _ci_outputs(replayed, outputs, mode)
         raise SystemExit(code)
-    if http_upstream is not None:  # an HTTP transcript, replayed over HTTP (commands/replayhttp.py)
-        from mcptape.commands.replayhttp import replay_http_transcript
+    _replay_one(transcript, command_given, settings, output, overwrite, mode, update, view, replayed, outputs)
 
-        result = replay_http_transcript(
-            transcript, http_upstream, list(command), output, overwrite, http_allow_remote, common
+
+def _refuse_conflicts(
+    transcript: Path,
+    output: Path | None,
+    learn: int | None,
+    save: bool,
+    update: bool,
+    view: bool,
+    ci: bool,
+    json_and_github: bool,
+) -> None:
+    """Options that do not go together, refused before any work."""
+    if save and learn is None:
+        raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
+    if json_and_github:
+        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
+    if learn is not None and (output is not None or update or view or ci):
+        raise UsageError(
+            "--learn runs its own replays: it does not take -o, --update, --view, --junit, --sarif "
+            "or --format github"
         )
-    else:
-        result = replay(transcript, list(command) or None, output=output, overwrite=overwrite, **common)
+    if transcript.is_dir() and (output is not None or view):
+        raise UsageError(f"{'-o' if output is not None else '--view'} takes one transcript, not a folder")
+
+
+def _replay_one(
+    transcript: Path,
+    command: list[str] | None,
+    settings: ReplaySettings,
+    output: Path | None,
+    overwrite: bool,
+    mode: str,
+    update: bool,
+    view: bool,
+    replayed: list[Replayed] | None,
+    outputs: dict[str, str | None],
+) -> None:
+    """Replay one transcript (over the transport it was recorded on), report, exit."""
+    from mcptape.replay.api import replay_with
+
+    result = replay_with(
+        transcript, command, settings, output=output, overwrite=overwrite, announce=_announce
+    )
+    as_json = mode == "json"
     if mode != "github":
         emit(result.to_json() if as_json else result.render(), as_json)
     if replayed is not None:
@@ -282,82 +315,85 @@ def _announce(server: Any) -> None:
 def _replay_folder(
     folder: Path,
     command: list[str] | None,
-    common: dict[str, Any],
+    settings: ReplaySettings,
     mode: str,
     update: bool,
     replayed: list[Replayed] | None = None,
 ) -> int:
-    """Replay every `*.jsonl` under `folder` (sorted): a line per transcript, the report of each
-    that differs, a summary; the exit code is the worst (2 unreadable, 1 different, 0 same).
-    Each replay (or why it could not run) is added to `replayed` for the CI formats."""
-    from mcptape.commands.cireplay import Replayed
-
-    as_json, text = mode == "json", mode == "text"
+    """Replay every `*.jsonl` under `folder` (sorted), each over the transport it was recorded on: a
+    line per transcript, the report of each that differs, a summary; the exit code is the worst (2
+    unreadable or not run, 1 different, 0 same). Each replay (or why it could not run) is added to
+    `replayed` for the CI formats."""
     from mcptape.diff.unused import UnusedRules
-    from mcptape.errors import EXIT_ERROR, SpawnError, TranscriptError
-    from mcptape.replay.api import replay
-    from mcptape.share.unredact import redaction_info
+    from mcptape.errors import EXIT_ERROR
     from mcptape.textsafe import escape_text
 
     files = sorted(path for path in folder.rglob("*.jsonl") if path.is_file())
     if not files:
         raise UsageError(f"no *.jsonl transcript under {folder}", hint="record one with mcptape record")
-    same = different = unreadable = failed = 0
     unused = UnusedRules()  # a rule that hid nothing is told once, at the end
-    for path in files:
-        name = escape_text(str(path))
-        try:
-            options = common
-            if common["secrets"] and redaction_info(path) is None:
-                options = {**common, "secrets": ()}  # the --secret values are for the redacted ones
-            result = replay(path, command, **options)
-        except TranscriptError as exc:  # this one cannot be read: say so, replay the others
-            unreadable += 1
-            if as_json:
-                _emit_line({"file": str(path), "error": str(exc)})
-            elif text:
-                emit(f"unreadable  {name}: {escape_text(str(exc))}\n", False)
-            if replayed is not None:
-                replayed.append(Replayed(str(path), error=str(exc)))
-            continue
-        except (SpawnError, UsageError) as exc:
-            if command is not None:  # the command given cannot run: the same for every transcript
-                raise
-            failed += 1  # its own recorded command cannot run here: say so, replay the others
-            if as_json:
-                _emit_line({"file": str(path), "error": str(exc)})
-            elif text:
-                emit(f"not run     {name}: {escape_text(str(exc))}\n", False)
-            if replayed is not None:
-                replayed.append(Replayed(str(path), error=f"not run: {exc}"))
-            continue
-        unused.add(result.diff)
-        if replayed is not None:
-            replayed.append(Replayed(str(path), result))
-        if as_json:
-            _emit_line({"file": str(path), **result.to_json()})
-        elif not text:
-            pass
-        elif result.same:
-            emit(f"same        {name} ({result.run.seconds:.1f}s)\n", False)
-        else:
-            emit(f"different   {name} ({result.run.seconds:.1f}s)\n", False)
-            emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
-        if result.same:
-            same += 1
-        elif update and result.run.completed:
-            result.update()
-            same += 1
-            click.echo(f"updated {name} with the new session", err=not text)
-        else:
-            different += 1
-    if text:
+    counts = Counter(_folder_entry(path, command, settings, mode, update, replayed, unused) for path in files)
+    if mode == "text":
         emit("".join(f"{escape_text(line)}\n" for line in unused.lines()), False)
-        summary = f"{same} same, {different} different, {unreadable} unreadable"
-        if failed:
-            summary += f", {failed} not run"
+        summary = f"{counts['same']} same, {counts['different']} different, {counts['unreadable']} unreadable"
+        if counts["not run"]:
+            summary += f", {counts['not run']} not run"
         emit(f"{len(files)} transcripts under {escape_text(str(folder))}: {summary}\n", False)
-    return EXIT_ERROR if unreadable or failed else EXIT_FINDINGS if different else EXIT_OK
+    if counts["unreadable"] or counts["not run"]:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if counts["different"] else EXIT_OK
+
+
+def _folder_entry(
+    path: Path,
+    command: list[str] | None,
+    settings: ReplaySettings,
+    mode: str,
+    update: bool,
+    replayed: list[Replayed] | None,
+    unused: UnusedRules,
+) -> str:
+    """Replay one transcript of a folder and say how it went: `same`, `different`, `unreadable` or
+    `not run` (its own recorded command cannot run here, or it does not fit what was asked)."""
+    from mcptape.commands.cireplay import Replayed
+    from mcptape.errors import SpawnError, TranscriptError
+    from mcptape.replay.api import replay_with
+    from mcptape.replay.transport import TransportMismatch
+    from mcptape.share.unredact import redaction_info
+    from mcptape.textsafe import escape_text
+
+    name = escape_text(str(path))
+    try:
+        if settings.secrets and redaction_info(path) is None:  # --secret is for the redacted ones
+            settings = dataclasses.replace(settings, secrets=())
+        result = replay_with(path, command, settings, announce=_announce)
+    except (TranscriptError, SpawnError, UsageError) as exc:
+        unreadable = isinstance(exc, TranscriptError)
+        if not unreadable and command is not None and not isinstance(exc, TransportMismatch):
+            raise  # the command given cannot run: the same for every transcript
+        if mode == "json":
+            _emit_line({"file": str(path), "error": str(exc)})
+        elif mode == "text":
+            emit(f"{'unreadable ' if unreadable else 'not run    '} {name}: {escape_text(str(exc))}\n", False)
+        if replayed is not None:
+            replayed.append(Replayed(str(path), error=str(exc) if unreadable else f"not run: {exc}"))
+        return "unreadable" if unreadable else "not run"
+    unused.add(result.diff)
+    if replayed is not None:
+        replayed.append(Replayed(str(path), result))
+    if mode == "json":
+        _emit_line({"file": str(path), **result.to_json()})
+    elif mode == "text":
+        emit(f"{'same      ' if result.same else 'different '}  {name} ({result.run.seconds:.1f}s)\n", False)
+        if not result.same:
+            emit("".join(f"    {line}\n" for line in result.render().splitlines()), False)
+    if result.same:
+        return "same"
+    if update and result.run.completed:
+        result.update()
+        click.echo(f"updated {name} with the new session", err=mode != "text")
+        return "same"
+    return "different"
 
 
 def _emit_line(payload: dict[str, Any]) -> None:

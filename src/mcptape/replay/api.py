@@ -11,112 +11,33 @@ diff = diff_files("old.jsonl", "new.jsonl", ignore=["tools/call:result._meta"])
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import shutil
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from mcptape.check.model import ExecCall
-from mcptape.diff.channels import NOT_OBSERVED, unobserved_channels
-from mcptape.diff.ignore import Rule, parse_rule
-from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
-from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
-from mcptape.limits import seconds_ok
-from mcptape.replay.cassette import cassette_player, unmatched_issues
-from mcptape.replay.config import Config, load_config
-from mcptape.replay.driver import (
-    CAUSAL,
-    EXECUTED_ACTIONS,
-    RECORDED,
-    UNMATCHED_SECRET,
-    Driver,
-    Issue,
-    Run,
-    Substitution,
-)
-from mcptape.replay.plan import make_plan
-from mcptape.replay.where import GIVEN, Server, server_for, session_folder, stubs_for
-from mcptape.share.outputs import same_file
-from mcptape.transcript.events import Header
+from mcptape.diff.channels import unobserved_channels
+from mcptape.diff.ignore import Rule
+from mcptape.diff.sessions import Diff, diff_events
+from mcptape.replay.config import Config
+from mcptape.replay.result import ReplayResult, replace_with
+from mcptape.replay.settings import DEFAULT_STEP_TIMEOUT, ReplaySettings, config_of, rules_of
+from mcptape.replay.skeleton import new_session_path, run_replay
+from mcptape.replay.where import Server
 
 if TYPE_CHECKING:
     from mcptape.transcript.reader import Transcript
 
-DEFAULT_STEP_TIMEOUT = 10.0
-
-
-@dataclass
-class ReplayResult:
-    """A replay: the recording, the new session, how the run went and the diff between them."""
-
-    original: Path
-    new: Path
-    command: list[str]
-    header: Header
-    run: Run
-    diff: Diff
-    notes: list[str] = field(default_factory=list)
-    kept: bool = True  # False when the temporary new session was removed (the sessions were the same)
-    server: Server | None = None  # the command run, where, and where it came from
-
-    @property
-    def issues(self) -> list[Issue]:
-        return self.run.issues
-
-    @property
-    def warnings(self) -> list[Issue]:
-        return [i for i in self.run.issues if not i.error]
-
-    @property
-    def same(self) -> bool:
-        """True when the new build behaved like the recording (and the replay ran to the end)."""
-        return self.diff.same and self.run.completed and not any(i.error for i in self.run.issues)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_OK if self.same else EXIT_FINDINGS
-
-    @property
-    def substitutions(self) -> list[Substitution]:
-        """The server-minted values replaced in the client's bytes by the new server's."""
-        return self.run.substitutions
-
-    def render(self, *, color: bool = False) -> str:
-        """The readable report (what `mcptape replay` prints)."""
-        from mcptape.replay.render import render_replay
-
-        return render_replay(self)
-
-    def to_json(self) -> dict[str, Any]:
-        from mcptape.replay.render import replay_to_json
-
-        return replay_to_json(self)
-
-    def assert_same(self) -> None:
-        """Raise AssertionError, with the readable diff as its message, unless `same`."""
-        if not self.same:
-            raise AssertionError(self.render())
-
-    def update(self) -> None:
-        """Replace the recording with the new session (snapshot-style), atomically."""
-        if not self.run.completed:
-            raise UsageError(
-                f"{self.original} not updated: the replay did not complete",
-                hint="fix the failure shown above, then run --update again",
-            )
-        replace_with(self.original, self.new)
-
-
-def rules_of(ignore: Iterable[str | Rule], config: Config | None) -> list[Rule]:
-    """The configured rules, then the given ones (strings parsed as `--ignore` rules)."""
-    rules = list(config.ignore) if config is not None else []
-    for rule in ignore:
-        rules.append(rule if isinstance(rule, Rule) else parse_rule(rule))
-    return rules
+__all__ = [
+    "DEFAULT_STEP_TIMEOUT",
+    "ReplayResult",
+    "ReplaySettings",
+    "diff_files",
+    "new_session_path",
+    "replace_with",
+    "replay",
+    "replay_with",
+    "rules_of",
+]
 
 
 def _open(path: str | os.PathLike[str]) -> Transcript:
@@ -149,6 +70,8 @@ def replay(
     http_match: str | Sequence[str] | None = None,
     keep_dir: str | os.PathLike[str] | None = None,
     announce: Callable[[Server], None] | None = None,
+    http_upstream: str | None = None,
+    allow_remote: bool = False,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -166,136 +89,42 @@ def replay(
     `http_match` (default method, URL and body; see docs/cassettes.md). Raises `MCPTapeError` for
     unreadable input or a command that cannot start. An existing `output` is refused unless
     `overwrite` (a saved session is never lost silently).
+
+    A transcript recorded with `record --http-upstream` is replayed over HTTP (docs/http.md): the
+    server is started as above and reached at the recorded URL, or at `http_upstream` (on loopback
+    unless `allow_remote`; without a command, the server already running there is used).
     """
-    cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
-    original = _open(path)  # read again for each pass (plan, diff), never held whole
-    header = original.header
-    server = server_for(header, command, cfg, cwd)
-    server = dataclasses.replace(server, stubs=stubs_for(header, stubs))
-    argv = server.command
-    if not argv[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
-        raise UsageError("the server command's name is empty", hint="give the server's executable after --")
-    pace = pace or (cfg.pace if cfg is not None and cfg.pace else CAUSAL)
-    if pace not in (CAUSAL, RECORDED):
-        raise UsageError(f"unknown pace {pace!r}", hint="use causal or recorded")
-    timeout = step_timeout or (
-        cfg.step_timeout if cfg is not None and cfg.step_timeout else DEFAULT_STEP_TIMEOUT
-    )
-    for name, seconds in (("step timeout", timeout), ("shutdown timeout", shutdown_timeout)):
-        if not seconds_ok(seconds, min_open=name == "step timeout"):  # a thread cannot wait 1e300 s
-            raise UsageError(f"the {name} {seconds!r} is out of range", hint="give seconds, at most 86400")
-    with_stderr = stderr if stderr is not None else (cfg.stderr if cfg is not None else False)
-    rules = rules_of(ignore, cfg)
-    plan = make_plan(original.events)
-    player = cassette_player(header.extra, original.events(), http_match)  # None: no cassette recorded
-    from mcptape.share.unredact import load_unredactor
-
-    unredactor = load_unredactor(path, secrets)
-    temporary = output is None
-    new_path = new_session_path(path, output, overwrite=overwrite, keep_dir=keep_dir)
-    if announce is not None and server.origin != GIVEN:
-        announce(server)
-    driver = Driver(
-        plan,
-        argv,
-        new_path,
+    settings = ReplaySettings.resolve(
+        config=config,
+        ignore=ignore,
         pace=pace,
-        step_timeout=timeout,
+        step_timeout=step_timeout,
         shutdown_timeout=shutdown_timeout,
+        stderr=stderr,
+        stubs=stubs,
+        secrets=secrets,
+        http_match=http_match,
+        http_upstream=http_upstream,
+        allow_remote=allow_remote,
+        keep_dir=keep_dir,
         env=env,
-        cwd=server.cwd,
-        stubs=server.stubs,
-        header={"of": str(path), "pace": pace},
-        transform=_per_line(unredactor.line) if unredactor.by_digest else None,
-        http=player.listener if player is not None else None,
+        cwd=cwd,
     )
-    try:
-        run = driver.replay()
-        if run.write_error is not None:  # what is there is a part of the session, or nothing
-            failed = run.write_error
-            raise OutputError(f"cannot write {new_path}: {failed.strerror or failed}")
-        # The new session is streamed into the diff, never held whole: a server that flooded its
-        # stdout made a transcript as large as the flood.
-        new_transcript = _open(new_path)
-        diff = diff_events(
-            original.events(),
-            new_transcript.events(),
-            rules,
-            stderr=with_stderr,
-            unobserved=(unobserved_channels(header.extra), NOT_OBSERVED),
-        )
-    except BaseException:  # Ctrl-C during the diff too: no temporary session is left behind
-        if temporary:
-            shutil.rmtree(new_path.parent, ignore_errors=True)
-        raise
-    result = ReplayResult(
-        original=Path(path),
-        new=new_path,
-        command=argv,
-        header=header,
-        run=run,
-        diff=diff,
-        notes=_notes(path, original) + _notes(new_path, new_transcript),
-        server=server,
-    )
-    for label in unredactor.unmatched:
-        run.issues.append(
-            Issue(
-                UNMATCHED_SECRET, f"--secret {label}: the value matches no placeholder in {path}", error=False
-            )
-        )
-    if player is not None:
-        run.issues.extend(unmatched_issues(player))
-    warning = _executed_actions(result.diff, cassette=player is not None)
-    if warning is not None:
-        run.issues.append(Issue(EXECUTED_ACTIONS, warning, error=False))
-    if temporary and result.same:
-        shutil.rmtree(new_path.parent, ignore_errors=True)
-        result.kept = False
-    return result
+    return run_replay(path, command, settings, output=output, overwrite=overwrite, announce=announce)
 
 
-def new_session_path(
+def replay_with(
     path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None,
+    command: Sequence[str] | None,
+    settings: ReplaySettings,
     *,
-    overwrite: bool,
-    keep_dir: str | os.PathLike[str] | None,
-) -> Path:
-    """Where a replay of `path` records its new session: `output` (neither the transcript itself
-    nor, without `overwrite`, an existing file), or a new `mcptape-replay-*` folder under `keep_dir`."""
-    if output is not None and (
-        Path(output).resolve() == Path(path).resolve() or same_file(Path(output), path)
-    ):
-        raise UsageError(
-            f"-o {output} is the transcript being replayed", hint="write the new session elsewhere"
-        )
-    if output is not None and not overwrite and Path(output).exists():
-        raise OutputError(f"{output} already exists", hint="pass --overwrite, or choose another -o")
-    return Path(output) if output is not None else session_folder(keep_dir) / Path(path).name
-
-
-def _executed_actions(diff: Diff, *, cassette: bool) -> str | None:
-    """The warning for the side effects the replay ran again (None: none ran). A stubbed command
-    ran nothing (the stub answered for it): it is named, but alone it is no reason to warn."""
-    counts: Counter[str] = Counter()
-    for pair in diff.pairs:
-        if pair.kind != EXECUTOR or pair.new is None or not isinstance(pair.new, ExecCall):
-            continue
-        value = pair.new.value
-        stubbed = pair.scope == "exec" and value is not None and value.get("source") == "stub"
-        counts["stub" if stubbed else pair.scope] += 1
-    if not counts["exec"] and not counts["http"]:
-        return None
-    parts = []
-    if counts["exec"]:
-        parts.append(f"{counts['exec']} action(s) reported on the executor tap, which really ran")
-    if counts["http"]:
-        answered = "the cassette answered them" if cassette else "the sink answered them"
-        parts.append(f"{counts['http']} HTTP request(s): {answered}, none reached a host")
-    if counts["stub"]:
-        parts.append(f"{counts['stub']} stubbed command(s), not run")
-    return "the replay ran the session's side effects again: " + "; ".join(parts)
+    output: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    announce: Callable[[Server], None] | None = None,
+) -> ReplayResult:
+    """`replay` with the settings resolved once (`ReplaySettings.resolve`): what the command, the
+    learner and the pytest plugin call for each transcript."""
+    return run_replay(path, command, settings, output=output, overwrite=overwrite, announce=announce)
 
 
 def diff_files(
@@ -307,7 +136,7 @@ def diff_files(
     config: Config | bool = False,
 ) -> Diff:
     """The diff of two transcripts (nothing is run). Raises TranscriptError for unreadable input."""
-    cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
+    cfg = config_of(config)
     rules = rules_of(ignore, cfg)
     old_transcript, new_transcript = _open(old), _open(new)  # both headers checked before any work
     diff = diff_events(
@@ -322,28 +151,3 @@ def diff_files(
     )
     diff.notes = _notes(old, old_transcript) + _notes(new, new_transcript)
     return diff
-
-
-def replace_with(target: Path, source: Path) -> None:
-    """Copy `source` over `target` atomically (a temporary file in the same folder, then rename)."""
-    tmp = target.with_name(f".{target.name}.mcptape-update")
-    try:
-        shutil.copyfile(source, tmp)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise OutputError(f"cannot update {target}: {exc.strerror or exc}") from None
-
-
-def _per_line(fix: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
-    """Apply a line substitution to each line of a chunk (lines as the check core frames them)."""
-    from mcptape.check.framing import lines_of
-
-    def apply(data: bytes) -> bytes:
-        return b"".join(fix(line) for line in lines_of(data, "in"))
-
-    return apply

@@ -27,7 +27,7 @@ import orjson
 
 from mcptape.errors import UsageError
 from mcptape.recorder.exchange import FAILED, body_bytes, encode_content, outcome, request_line
-from mcptape.replay.driver import Issue
+from mcptape.replay.outcome import Issue
 from mcptape.transcript.events import Event
 
 if TYPE_CHECKING:  # the proxy (h11, and cryptography for its CA) is imported only to play a cassette

@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mcptape.diff.ignore import Rule
 from mcptape.diff.learn import Lesson, learn
 from mcptape.errors import UsageError
-from mcptape.replay.api import ReplayResult, diff_files, replay, rules_of
-from mcptape.replay.config import Config, load_config
+from mcptape.replay.api import ReplayResult, diff_files, replay_with
+from mcptape.replay.config import Config
+from mcptape.replay.settings import ReplaySettings
+from mcptape.replay.where import Server
 
 MAX_RUNS = 20
 
@@ -51,13 +52,12 @@ def learn_noise(
     path: str | os.PathLike[str],
     command: Sequence[str] | None,
     runs: int,
+    settings: ReplaySettings,
     *,
-    ignore: Iterable[str | Rule] = (),
-    config: Config | bool = True,
-    env: Mapping[str, str] | None = None,
-    **options: Any,
+    announce: Callable[[Server], None] | None = None,
 ) -> Learned:
-    """Replay `path` `runs` times against `command` and learn what varies (`options` as `replay`).
+    """Replay `path` `runs` times against `command` with `settings` (over the transport it was
+    recorded on) and learn what varies.
 
     A replay that does not complete (a crash, a step timeout) ends the learning: what it could not
     reach cannot be learned, and its report says why.
@@ -67,39 +67,32 @@ def learn_noise(
             f"--learn {runs}: learning needs 2 to {MAX_RUNS} replays",
             hint="3 is usually enough: --learn 3",
         )
-    cfg = load_config() if config is True else (config if isinstance(config, Config) else None)
-    ignore = list(ignore)
-    before = rules_of(ignore, cfg)
+    before = list(settings.rules)
     folder = Path(tempfile.mkdtemp(prefix="mcptape-learn-"))
     try:
         results: list[ReplayResult] = []
         for n in range(1, runs + 1):
-            result = replay(
-                path,
-                command,
-                output=folder / f"replay-{n}.jsonl",
-                ignore=ignore,
-                config=cfg if cfg is not None else False,
-                env=env,
-                **options,
-            )
+            output = folder / f"replay-{n}.jsonl"
+            result = replay_with(path, command, settings, output=output, announce=announce)
             results.append(result)
             if not result.run.completed:
                 break
-        argv = results[0].command
-        learned = Learned(Path(path), argv, results, Lesson(), before, config=cfg)
-        if not learned.completed:
-            return learned
-        between = [diff_files(results[0].new, r.new, ignore=before) for r in results[1:]]
-        minted = _sent_apart([Path(path), *(r.new for r in results)])
-        learned.lesson = learn(
-            [r.diff for r in results], between, minted=minted, known=[r.text for r in before]
-        )
-        rules = [*before, *learned.lesson.rules]
-        learned.same_after = [diff_files(path, r.new, ignore=rules).same for r in results]
+        learned = Learned(Path(path), results[0].command, results, Lesson(), before, config=settings.config)
+        if learned.completed:
+            _learn(learned, before)
         return learned
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _learn(learned: Learned, before: list[Rule]) -> None:
+    """Diff the first replay against each other one, learn, and check the rules on every replay."""
+    results, path = learned.runs, learned.transcript
+    between = [diff_files(results[0].new, r.new, ignore=before) for r in results[1:]]
+    minted = _sent_apart([path, *(r.new for r in results)])
+    learned.lesson = learn([r.diff for r in results], between, minted=minted, known=[r.text for r in before])
+    rules = [*before, *learned.lesson.rules]
+    learned.same_after = [diff_files(path, r.new, ignore=rules).same for r in results]
 
 
 def _sent_apart(paths: Sequence[Path]) -> set[str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcptape.diff.ignore import render_path
 from mcptape.diff.sessions import Diff
-from mcptape.replay.driver import Issue, Substitution
+from mcptape.replay.outcome import Issue, Substitution
 from mcptape.replay.titles import VALUE_LIMIT, pair_title, show_value, source_title, value_of
 from mcptape.textsafe import escape, escape_text
 

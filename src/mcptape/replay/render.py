@@ -24,7 +24,7 @@ from mcptape.textsafe import escape, escape_text
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from mcptape.replay.driver import Run
+    from mcptape.replay.outcome import Run
     from mcptape.replay.where import Server
 
 

@@ -1,5 +1,5 @@
 """An official-SDK MCPServer on Streamable HTTP (uvicorn) whose client must send back values it
-minted, for replay over HTTP: `python notes_http.py PORT [--v2] [--hang] [--json]`.
+minted, for replay over HTTP: `python notes_http.py PORT [--v2] [--hang] [--json] [--run NAME]`.
 
 greet(name)        "Hello, NAME!" (--v2: "Hi, NAME!"; --hang: never answers)
 delete(name)       asks the user to confirm first (2026-07-28: an `input_required` result with a
@@ -9,12 +9,14 @@ open_notes(title)  a random handle "notes-<32 hex digits>"
 read_notes(handle) refuses a handle this process did not mint; else "notes HANDLE: TITLE"
 count(n)           reports progress n times, then "counted to N"
 
-It prints a line on its stdout at start-up, as HTTP servers do.
+It prints a line on its stdout at start-up, as HTTP servers do. `--run NAME` runs the command
+NAME (`NAME --version`) at start-up and prints its exit code on stdout.
 """
 
 from __future__ import annotations
 
 import secrets
+import subprocess
 import sys
 from typing import Annotated
 
@@ -77,4 +79,8 @@ async def count(n: int, ctx: Context) -> str:
 if __name__ == "__main__":
     port = int(sys.argv[1])
     print(f"notes_http: serving on 127.0.0.1:{port}", flush=True)
+    if "--run" in ARGS:
+        name = ARGS[ARGS.index("--run") + 1]
+        ran = subprocess.run([name, "--version"], capture_output=True, check=False)
+        print(f"notes_http: {name} exited {ran.returncode}", flush=True)
     app.run("streamable-http", host="127.0.0.1", port=port, json_response="--json" in ARGS)

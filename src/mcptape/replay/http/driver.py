@@ -1,7 +1,7 @@
-"""Drive a new build over Streamable HTTP with a recorded client (`httpplan.HttpPlan`).
+"""Drive a new build over Streamable HTTP with a recorded client (`http.plan.HttpPlan`).
 
 Each recorded exchange's request is sent on a connection of its own to the recording proxy in front
-of the new server, and its response read as it comes (`httpwire.ResponseReader`): the messages a
+of the new server, and its response read as it comes (`http.wire.ResponseReader`): the messages a
 JSON body or SSE events carry are classified by the check core and aligned as the diff aligns them,
 so that what the recorded client sent back of the recorded server's values is replaced by what the
 new server sent at the same place (`diff.minted`), the id of a server request it answers by the new
@@ -27,21 +27,19 @@ from dataclasses import dataclass, field
 
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
-from mcptape.diff.minted import Use, get, is_token
-from mcptape.replay.driver import (
+from mcptape.replay.http.plan import HttpPlan, Step
+from mcptape.replay.http.wire import ResponseReader
+from mcptape.replay.kinds import Key, is_answer, is_server_request
+from mcptape.replay.minted import Carrier, with_id
+from mcptape.replay.outcome import (
     MISSING_SERVER_REQUEST,
     SERVER_EXITED,
     STEP_TIMEOUT,
     UNANSWERABLE_REQUEST,
-    UNMINTED_VALUE,
     Issue,
     Run,
-    Substitution,
 )
-from mcptape.replay.httpplan import HttpPlan, Key, Step
-from mcptape.replay.httpvalues import Sources, substitute, with_id
-from mcptape.replay.httpwire import ResponseReader
-from mcptape.replay.plan import is_answer, is_server_request
+from mcptape.replay.settings import CAUSAL, RECORDED
 
 READ = 65536
 LAUNCH, CUT = 1, 0  # at the same time, a close comes before a send
@@ -72,6 +70,8 @@ class HttpDriver:
         step_timeout: float = 10.0,
         recorded_host: str | None = None,
         gone: threading.Event | None = None,
+        pace: str = CAUSAL,
+        transform: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.plan = plan
         self.address = (host, port)
@@ -84,9 +84,12 @@ class HttpDriver:
         self.answered: Counter[RequestId] = Counter()  # responses the new server sent, by id
         self.asked: dict[str, list[RequestId]] = {}  # its own requests, by method, in order
         self.sessions: dict[str, str] = {}  # recorded Mcp-Session-Id -> the new server's
-        self.sources = Sources(plan.sources)
+        self.carrier = Carrier(plan.sources, run)  # the new server's minted values, carried over
         self.live: dict[int, Live] = {}
         self.stopped = False
+        self.pace = pace
+        self.transform = transform  # e.g. verified secrets put back into a redacted request's body
+        self.started = time.monotonic()  # the recording's first exchange is sent at this time
 
     def server_exited(self) -> None:
         """The server started for the replay exited: every wait ends now."""
@@ -96,6 +99,7 @@ class HttpDriver:
 
     # -- the timeline ------------------------------------------------------------------------
     def drive(self) -> None:
+        self.started = time.monotonic()
         timeline = sorted(
             [(s.start, LAUNCH, k) for k, s in enumerate(self.plan.steps)]
             + [(s.end, CUT, k) for k, s in enumerate(self.plan.steps) if not s.whole and s.end is not None],
@@ -205,17 +209,35 @@ class HttpDriver:
     # -- sending -----------------------------------------------------------------------------
     def _ready(self, step: Step) -> bool:
         """Wait until the new server answered what the recorded client had seen before `step`
-        (False: it did not, the replay stops), then for the server requests and minted values."""
+        (False: it did not, the replay stops), then for the server requests and minted values.
+        With recorded pacing, wait until its recorded time instead (and for the minted values)."""
+        if self.pace == RECORDED:
+            return self._at_recorded_time(step)
         if self.gone.is_set() or not self._wait_responses(step.ready, f"before exchange {step.x}"):
             if self.gone.is_set() and not any(i.kind == SERVER_EXITED for i in self.run.issues):
                 message = f"the new server exited; replay stopped after {self._sent()}"
                 self.run.issues.append(Issue(SERVER_EXITED, message))
             return False
         self._wait_asked(step)
+        self._wait_minted(step)
+        return True
+
+    def _at_recorded_time(self, step: Step) -> bool:
+        first = self.plan.steps[0].start
+        self.gone.wait(max(0.0, self.started + (step.start - first) - time.monotonic()))
+        if self.gone.is_set():
+            self.run.issues.append(
+                Issue(SERVER_EXITED, f"the new server exited; replay stopped after {self._sent()}")
+            )
+            return False
+        self._wait_minted(step)
+        return True
+
+    def _wait_minted(self, step: Step) -> None:
         if step.uses:
             wanted = {use.source for use in step.uses}
-            self._wait(lambda: all(key in self.sources.values or self._settled(key) for key in wanted))
-        return True
+            values = self.carrier.sources.values
+            self._wait(lambda: all(key in values or self._settled(key) for key in wanted))
 
     def _settled(self, key: Key) -> bool:
         """A response that can no longer come: every exchange that carried its request has ended."""
@@ -225,7 +247,7 @@ class HttpDriver:
         with self.cond:
             data = self._request(step)
             for request in step.requests:  # before any answer is read: the diff's numbering
-                self.sources.on_message(request)
+                self.carrier.on_message(request)
             reader = ResponseReader(step.request.method, on_line=lambda line: self._line(live, line))
             live = Live(step, reader)
             self.live[step.x] = live
@@ -249,17 +271,9 @@ class HttpDriver:
         request = step.request
         body: bytes | None = None
         swapped: dict[str, str] = {}
-        if request.whole and (step.uses or step.answers):
-            body = request.body
-            for use in step.uses:
-                new = get(self.sources.values.get(use.source), use.source_path)
-                if type(new) is not str or not is_token(new):
-                    self._unminted(use, step)
-                    continue
-                if new != use.value:
-                    body, reencoded = substitute(body, use, new)
-                    swapped[use.value] = new
-                    self.run.substitutions.append(Substitution(use, new, reencoded))
+        if request.whole and (step.uses or step.answers or self.transform is not None):
+            recorded = request.body if self.transform is None else self.transform(request.body)
+            body, swapped = self.carrier.carry(recorded, step.uses)
             for answer in step.answers:
                 ids = self.asked.get(answer.method, [])
                 if len(ids) < answer.nth:
@@ -277,13 +291,6 @@ class HttpDriver:
         return request.rebuilt(
             host=self.authority, session=self.sessions.get, body=body, values=swapped, origin=origin
         )
-
-    def _unminted(self, use: Use, step: Step) -> None:
-        message = (
-            f"exchange {step.x} sends back a value the recorded server minted ({use.value[:40]!r}); the "
-            "new server sent nothing there, so the recorded value was sent"
-        )
-        self.run.issues.append(Issue(UNMINTED_VALUE, message, error=False))
 
     def _cut(self, step: Step) -> None:
         """The recorded client closed this exchange here: close it once it carried as much."""
@@ -337,8 +344,7 @@ class HttpDriver:
         """A message the response carried (called holding the lock)."""
         live.delivered += 1
         msg = classify_line(line, "out")
-        if self.plan.sources:
-            self.sources.on_message(msg)
+        self.carrier.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if is_answer(one):
                 self.answered[one.id] += 1  # type: ignore[index]

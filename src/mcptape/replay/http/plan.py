@@ -14,7 +14,7 @@ and what the recorded client had seen before it sent each one.
   aligns messages).
 
 Framing and classification are the check core's (`messages`), alignment and minted values the
-diff's (`Side`), the request and response bytes read by h11 (`httpwire`).
+diff's (`Side`), the request and response bytes read by h11 (`http.wire`).
 """
 
 from __future__ import annotations
@@ -23,18 +23,15 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
-from mcptape.replay.httpwire import RecordedRequest, ResponseReader
-from mcptape.replay.plan import is_answer, is_server_request
+from mcptape.replay.http.wire import RecordedRequest, ResponseReader
+from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.transcript.events import Event
 from mcptape.transcript.wire import EXCHANGE, HTTP_IN, HTTP_OUT
-
-Key = tuple[Any, ...]
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
-"""`mcptape replay FILE --http-upstream URL [-- CMD]`: send an HTTP transcript's recorded requests to a
-new build over HTTP, record the new session as `record --http-upstream` does, and diff the two.
+"""Replay an HTTP transcript over Streamable HTTP (`HttpReplay`, the HTTP wing's `Driver`): send its
+recorded requests to a new build, record the new session as `record --http-upstream` does.
 
 The new server runs behind the same recording reverse proxy `record` uses (so the new transcript is
 an HTTP transcript of the same shape), and the recorded client is played against that proxy
-(`httpdriver.HttpDriver`: the recorded requests, the new session's values in place of the recorded
-server's, causal pacing). With `-- CMD` the server is started first (mcptape waits until the URL
-accepts connections) and stopped at the end the way the recorded one ended (the signal it died of,
-else the shutdown order). The URL must be on loopback (`127.*`, `::1`, `localhost`) unless
-`allow_remote` is given: a replay sends recorded requests, which may act, to whatever it reaches.
+(`driver.HttpDriver`: the recorded requests, the new session's values in place of the recorded
+server's, causal or recorded pacing). A server command is started first, with the side effects a
+stdio replay has (executor tap, loopback HTTP sink or the recorded cassette, command stubs), and
+mcptape waits until the URL accepts connections; it is stopped at the end the way the recorded one
+ended (the signal it died of, else the shutdown order). The URL is the recorded upstream, or
+`--http-upstream`; it must be on loopback (`127.*`, `::1`, `localhost`) unless `allow_remote`: a
+replay sends recorded requests, which may act, to whatever it reaches.
 """
 
 from __future__ import annotations
@@ -16,18 +18,21 @@ import ipaddress
 import os
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from mcptape.errors import MCPTapeError, UsageError
 from mcptape.recorder.httprun import Server, parse_upstream, wait_for
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.pumps import Pump
-from mcptape.recorder.reverse import ReverseProxy
+from mcptape.recorder.reverse import ReverseProxy, Upstream
+from mcptape.recorder.sideeffects import side_effects
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
-from mcptape.replay.driver import Run
-from mcptape.replay.httpdriver import HttpDriver
-from mcptape.replay.httpplan import make_http_plan
+from mcptape.replay.http.driver import HttpDriver
+from mcptape.replay.http.plan import HttpPlan, make_http_plan
+from mcptape.replay.outcome import Run
+from mcptape.replay.transport import Job
 from mcptape.textsafe import escape_text
 from mcptape.transcript.files import open_output
 from mcptape.transcript.reader import open_transcript
@@ -36,6 +41,7 @@ from mcptape.transcript.writer import TranscriptWriter, new_header
 
 MAX_SAID = 300  # bytes of the server's last stderr line said in an error
 REMOTE_HINT = "replay against a server you run; --http-allow-remote sends the recorded requests there anyway"
+NO_URL_HINT = "give the URL the server listens on: --http-upstream http://127.0.0.1:PORT/mcp"
 
 
 def is_loopback(host: str) -> bool:
@@ -49,7 +55,7 @@ def is_loopback(host: str) -> bool:
 
 
 class QuietServer(Server):
-    """The server `-- CMD` started, its stdout, stderr and executor tap recorded and not passed on:
+    """The server a replay started, its stdout, stderr and executor tap recorded and not passed on:
     mcptape's stdout is the replay's report."""
 
     def __init__(self, child: Child, spool: Spool, lifeline: Lifeline | None, timeout: float) -> None:
@@ -60,90 +66,140 @@ class QuietServer(Server):
         ]
 
 
-def run_http(
-    path: Path,
-    upstream_url: str,
-    command: list[str],
-    output: Path,
-    *,
-    overwrite: bool = False,
-    step_timeout: float = 10.0,
-    shutdown_timeout: float = 2.0,
-    allow_remote: bool = False,
-) -> Run:
-    """Replay `path` against `upstream_url` (started by `command` when given), recording the new
-    session to `output`; how it went (`Run`: issues, substitutions, the server's end)."""
-    upstream = parse_upstream(upstream_url)
-    if not allow_remote and not is_loopback(upstream.host):
-        raise UsageError(
-            f"--http-upstream {upstream_url!r} is not on this machine (loopback)", hint=REMOTE_HINT
-        )
-    if command and upstream.accepts():  # the replay would reach that one, not the server it starts
+def upstream_url(job: Job) -> str:
+    """Where the new server is reached: `--http-upstream`, else the upstream the header recorded."""
+    if job.settings.http_upstream is not None:
+        return job.settings.http_upstream
+    http = job.transcript.header.extra.get("http")
+    url = http.get("upstream") if isinstance(http, dict) else None
+    if not isinstance(url, str) or not url:
+        raise UsageError(f"{job.path}: the HTTP transcript's header names no upstream URL", hint=NO_URL_HINT)
+    return url
+
+
+def checked_upstream(job: Job) -> Upstream:
+    """The upstream to replay against, refused when it is not on loopback (unless allowed) or when
+    something already listens there while a server is to be started."""
+    url = upstream_url(job)
+    upstream = parse_upstream(url)
+    if not job.settings.allow_remote and not is_loopback(upstream.host):
+        raise UsageError(f"--http-upstream {url!r} is not on this machine (loopback)", hint=REMOTE_HINT)
+    if job.server.command and upstream.accepts():  # the replay would reach that one, not the new one
         where = f"something already accepts connections on {upstream.authority}"
         raise UsageError(where, hint="stop it, or give the new server another port (in CMD and the URL)")
-    transcript = open_transcript(path)
-    plan = make_http_plan(transcript.events)
-    if not plan.steps:
-        raise UsageError(
-            f"{path} has no HTTP exchange", hint="replay a stdio transcript without --http-upstream"
+    return upstream
+
+
+class HttpReplay:
+    """The HTTP wing's driver: one replay of `job` over HTTP."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.upstream = checked_upstream(job)
+        self.plan = make_http_plan(job.transcript.events)
+        if not self.plan.steps:
+            raise UsageError(
+                f"{job.path} has no HTTP exchange",
+                hint="a redacted copy of an HTTP transcript keeps none: replay the recording itself",
+            )
+        self.run = Run(path=job.new_path, total=len(self.plan.steps))
+        self.started = 0.0
+
+    def replay(self) -> Run:
+        """Start the server (with its side effects) and the proxy, play the client, stop them."""
+        job = self.job
+        self.started = time.monotonic()
+        fd = open_output(job.new_path, overwrite=True, exists_hint="pass --overwrite, or choose another -o")
+        writer = TranscriptWriter(fd, clock_start=self.started)
+        spool = Spool(writer)
+        failed: str | None = None
+        try:
+            with ExitStack() as stack:
+                proxy = ReverseProxy(spool, self.upstream)
+                stack.callback(proxy.stop, grace=0.0)
+                server = self._start_server(spool, stack)
+                self._header(writer, proxy, server)
+                failed = self._drive(proxy, server, spool)
+        finally:
+            spool.close()
+            writer.close()
+            self.run.write_error = writer.failed
+        if failed is not None:
+            last = last_stderr_line(job.new_path)
+            said = f"; its stderr ends: {escape_text(last)}" if last else ""
+            raise UsageError(failed + said, hint="check the server command and the --http-upstream port")
+        self.run.seconds = time.monotonic() - self.started
+        return self.run
+
+    def _start_server(self, spool: Spool, stack: ExitStack) -> QuietServer | None:
+        """The server command started with the executor tap, the HTTP sink (or the cassette) and the
+        stubs, as a stdio replay starts it; None without a command."""
+        job = self.job
+        if not job.server.command:
+            return None
+        effects = stack.enter_context(
+            side_effects(spool, http_sink=True, stubs=job.server.stubs, http=job.http)
         )
-    ended = next((e for e in reversed(list(transcript.events())) if e.ch == "exit"), None)
-    recorded_http = transcript.header.extra.get("http")
-    started = time.monotonic()
-    fd = open_output(output, overwrite=overwrite, exists_hint="pass --overwrite, or choose another -o")
-    writer = TranscriptWriter(fd, clock_start=started)
-    spool = Spool(writer)
-    server = None
-    if command:
-        child = spawn(command, dict(os.environ))
-        server = QuietServer(child, spool, watch(child.pid, shutdown_timeout), shutdown_timeout)
-    proxy = ReverseProxy(spool, upstream)
-    extra: dict[str, object] = {
-        "http": {"upstream": upstream.url, "listen": proxy.url},
-        "replay_of": str(path),
-    }
-    if server is not None:
-        extra["pid"] = server.child.pid
-    writer.header(new_header(command, str(Path.cwd()), **extra))
-    run = Run(path=output, total=len(plan.steps))
-    gone = threading.Event()
-    driver = HttpDriver(
-        plan,
-        proxy.host,
-        proxy.port,
-        run,
-        step_timeout=step_timeout,
-        recorded_host=_listen_authority(recorded_http),
-        gone=gone,
-    )
-    failed = None
-    try:
+        base = dict(os.environ if job.settings.env is None else job.settings.env)
+        child = spawn(job.server.command, effects.child_env(base), cwd=job.server.cwd)
+        timeout = job.settings.shutdown_timeout
+        return QuietServer(child, spool, watch(child.pid, timeout), timeout)
+
+    def _header(self, writer: TranscriptWriter, proxy: ReverseProxy, server: QuietServer | None) -> None:
+        job = self.job
+        extra: dict[str, object] = {
+            "http": {"upstream": self.upstream.url, "listen": proxy.url},
+            "replay_of": str(job.path),
+            "replay": {"of": str(job.path), "pace": job.settings.pace},
+        }
         if server is not None:
-            server.start(on_exit=driver.server_exited)
-            failed = wait_for(upstream, server, gone)
-        if failed is None:
-            proxy.start()
-            driver.drive()
-    finally:
-        if server is not None:
-            recorded_signal = (ended.fields or {}).get("signal") if ended is not None else None
-            run.status = server.stop(recorded_signal if type(recorded_signal) is int else None)
-        proxy.stop(grace=1.0)
-        spool.fields(spool.now(), "eof", of=HTTP_IN)
-        if run.status is not None:
-            spool.fields(spool.now(), "exit", code=run.status.code, signal=run.status.signal)
-        spool.close()
-        writer.close()
-        run.write_error = writer.failed
-    if failed is not None:
-        last = _last_stderr_line(output)
-        said = f"; its stderr ends: {escape_text(last)}" if last else ""
-        raise UsageError(failed + said, hint="check the server command and the --http-upstream port")
-    run.seconds = time.monotonic() - started
-    return run
+            extra["pid"] = server.child.pid
+        writer.header(new_header(job.server.command, job.server.cwd or str(Path.cwd()), **extra))
+
+    def _drive(self, proxy: ReverseProxy, server: QuietServer | None, spool: Spool) -> str | None:
+        """Wait for the server's port, play the client, then stop the server and the proxy; why the
+        server never accepted connections (None: it did)."""
+        gone = threading.Event()
+        driver = self._driver(proxy, gone)
+        failed = None
+        try:
+            if server is not None:
+                server.start(on_exit=driver.server_exited)
+                failed = wait_for(self.upstream, server, gone)
+            if failed is None:
+                proxy.start()
+                driver.drive()
+        finally:
+            if server is not None:
+                self.run.status = server.stop(self._recorded_signal())
+            proxy.stop(grace=1.0)
+            spool.fields(spool.now(), "eof", of=HTTP_IN)
+            if self.run.status is not None:
+                spool.fields(spool.now(), "exit", code=self.run.status.code, signal=self.run.status.signal)
+        return failed
+
+    def _driver(self, proxy: ReverseProxy, gone: threading.Event) -> HttpDriver:
+        settings = self.job.settings
+        return HttpDriver(
+            self.plan,
+            proxy.host,
+            proxy.port,
+            self.run,
+            step_timeout=settings.step_timeout,
+            recorded_host=_listen_authority(self.job.transcript.header.extra.get("http")),
+            gone=gone,
+            pace=settings.pace,
+            transform=self.job.transform,
+        )
+
+    def _recorded_signal(self) -> int | None:
+        """The signal the recorded server died of (the replayed one gets it too), else None."""
+        ended = next((e for e in reversed(list(self.job.transcript.events())) if e.ch == "exit"), None)
+        signum = (ended.fields or {}).get("signal") if ended is not None else None
+        return signum if type(signum) is int else None
 
 
-def _last_stderr_line(path: Path) -> str:
+def last_stderr_line(path: Path) -> str:
     """The last non-blank line the server wrote on its stderr (recorded in the new session)."""
     try:
         err = b"".join(e.data for e in open_transcript(path).events() if e.ch == "err")
@@ -151,31 +207,6 @@ def _last_stderr_line(path: Path) -> str:
         return ""
     lines = [line for line in err.splitlines() if line.strip()]
     return lines[-1][:MAX_SAID].decode("utf-8", "replace").strip() if lines else ""
-
-
-def replay_http(
-    path: Path,
-    upstream_url: str,
-    command: list[str],
-    output: Path,
-    *,
-    overwrite: bool = False,
-    step_timeout: float = 10.0,
-    shutdown_timeout: float = 2.0,
-    allow_remote: bool = False,
-) -> list[str]:
-    """`run_http`, returning only what went wrong (each issue's message)."""
-    run = run_http(
-        path,
-        upstream_url,
-        command,
-        output,
-        overwrite=overwrite,
-        step_timeout=step_timeout,
-        shutdown_timeout=shutdown_timeout,
-        allow_remote=allow_remote,
-    )
-    return [issue.message for issue in run.issues]
 
 
 def _listen_authority(http: object) -> str | None:
@@ -186,3 +217,8 @@ def _listen_authority(http: object) -> str | None:
     if not isinstance(listen, str) or "://" not in listen:
         return None
     return listen.partition("://")[2].partition("/")[0] or None
+
+
+def plan_of(path: Path) -> HttpPlan:
+    """The HTTP plan of the transcript at `path` (for tests and tools)."""
+    return make_http_plan(open_transcript(path).events)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,61 +19,23 @@ import orjson
 
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
-from mcptape.diff.ignore import render_path
-from mcptape.diff.minted import Use, get, is_token
 from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.sideeffects import HttpFactory
-from mcptape.replay.httpvalues import Sources, substitute
-from mcptape.replay.plan import Key, Plan, Send, is_answer, is_server_request
-from mcptape.replay.titles import source_title
+from mcptape.replay.kinds import is_answer, is_server_request
+from mcptape.replay.minted import Carrier
+from mcptape.replay.outcome import (
+    MISSING_SERVER_REQUEST,
+    SERVER_EXITED,
+    STEP_TIMEOUT,
+    UNANSWERABLE_REQUEST,
+    Issue,
+    Run,
+)
+from mcptape.replay.settings import CAUSAL, RECORDED
+from mcptape.replay.stdio.plan import Plan, Send
 
-CAUSAL, RECORDED = "causal", "recorded"
 UNANSWERABLE = -32601
-
-# Issue kinds (stable: `--json` prints them)
-STEP_TIMEOUT = "step-timeout"
-SERVER_EXITED = "server-exited"
-UNANSWERABLE_REQUEST = "unanswerable-request"
-EXECUTED_ACTIONS = "executed-actions"
-UNMATCHED_SECRET = "unmatched-secret"
-MISSING_SERVER_REQUEST = "missing-server-request"
-UNMINTED_VALUE = "unminted-value"
-
-
-@dataclass(frozen=True)
-class Issue:
-    """Something the replay itself ran into. `error` issues fail the replay; warnings do not."""
-
-    kind: str
-    message: str
-    error: bool = True
-
-
-@dataclass(frozen=True)
-class Substitution:
-    """A value the recorded server minted, replaced in the client's bytes by the new server's: the
-    recorded `use` (where the client sent it, where the server minted it) and the `new` value."""
-
-    use: Use
-    new: str
-    reencoded: bool = False  # the line was written again (the value was escaped in the recording)
-
-
-@dataclass
-class Run:
-    """How the replay went: the new transcript, how far it got, how the server ended."""
-
-    path: Path
-    sent: int = 0
-    total: int = 0
-    completed: bool = False
-    status: ExitStatus | None = None
-    issues: list[Issue] = field(default_factory=list)
-    answered: int = 0  # server->client requests answered from the recording
-    substitutions: list[Substitution] = field(default_factory=list)  # minted values carried over
-    seconds: float = 0.0
-    write_error: OSError | None = None  # the new transcript could not be written (a full disk)
 
 
 class Driver:
@@ -117,8 +78,7 @@ class Driver:
         self.gone = False
         self.asked: Counter[str] = Counter()  # the server requests the recording shows so far, by method
         self.waived: Counter[str] = Counter()  # ... that never came in time (reported once)
-        self.sources = Sources(plan.sources)  # the new server's messages where values were minted
-        self.unminted: set[tuple[Key, Any]] = set()  # sources reported as missing (once each)
+        self.carrier = Carrier(plan.sources, self.run)  # the new server's minted values, carried over
 
     # -- the whole replay ------------------------------------------------------------------
     def replay(self) -> Run:
@@ -164,9 +124,9 @@ class Driver:
                 self._wait_sources(send)
             if self.gone:
                 return
-            data = self._carry(send)
+            data, _ = self.carrier.carry(send.data, send.uses)
             for request in send.requests:  # before any answer is read: the diff's numbering
-                self.sources.on_message(request)
+                self.carrier.on_message(request)
             try:
                 h.send(data if self.transform is None else self.transform(data))
             except ServerGone:
@@ -233,38 +193,9 @@ class Driver:
     def _wait_sources(self, send: Send) -> None:
         """Wait (bounded) for the new server's messages in which it minted the values `send` sends
         back (a response is normally there already: causal pacing waited for it)."""
-        values = self.sources.values
-        wanted = {use.source for use in send.uses}
-        if wanted.issubset(values):
+        if self.carrier.have(send.uses):
             return
-        self._pump_until(lambda: wanted.issubset(values), deadline=self.clock() + self.step_timeout)
-
-    def _carry(self, send: Send) -> bytes:
-        """`send`'s bytes with each minted value replaced by the new server's, from the same place.
-        A value the new server did not mint there is left as recorded, and reported."""
-        data = send.data
-        for use in send.uses:
-            new = get(self.sources.values.get(use.source), use.source_path)
-            if type(new) is not str or not is_token(new):
-                self._unminted(use, new)
-                continue
-            if new == use.value:
-                continue
-            data, reencoded = _substitute(data, use, new)
-            self.run.substitutions.append(Substitution(use, new, reencoded))
-        return data
-
-    def _unminted(self, use: Use, found: Any) -> None:
-        if (use.source, use.source_path) in self.unminted:
-            return
-        self.unminted.add((use.source, use.source_path))
-        where = f"{render_path(use.source_path)} of the {source_title(use.scope, use.source)}"
-        why = "sent no such message" if use.source not in self.sources.values else "minted nothing there"
-        message = (
-            f"client line {use.line} sends back a value the recorded server minted at {where}; the new "
-            f"server {why}, so the recorded value was sent"
-        )
-        self.run.issues.append(Issue(UNMINTED_VALUE, message, error=False))
+        self._pump_until(lambda: self.carrier.have(send.uses), deadline=self.clock() + self.step_timeout)
 
     def _satisfied(self, required: Counter[RequestId]) -> bool:
         answered = self.answered
@@ -287,8 +218,7 @@ class Driver:
 
     # -- the server's lines ----------------------------------------------------------------
     def _handle(self, msg: Message) -> None:
-        if self.plan.sources:
-            self.sources.on_message(msg)
+        self.carrier.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if is_answer(one):
                 self.answered[one.id] += 1  # type: ignore[index]
@@ -342,14 +272,6 @@ class Driver:
             f"the new server {how}: {why}; replay stopped after {self.run.sent} of {self.run.total} chunks"
         )
         self.run.issues.append(Issue(SERVER_EXITED, message))
-
-
-def _substitute(data: bytes, use: Use, new: str) -> tuple[bytes, bool]:
-    """Replace the recorded value by `new` in a client line (`substitute` on the line's JSON, its
-    line end kept)."""
-    body = data.rstrip(b"\r\n")
-    changed, reencoded = substitute(body, use, new)
-    return changed + data[len(body) :], reencoded
 
 
 def _with_id(value: Any, rid: RequestId) -> bytes:

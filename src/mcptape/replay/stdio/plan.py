@@ -25,15 +25,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
+from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.transcript.events import EOF_, Event
-
-Key = tuple[Any, ...]
 
 
 @dataclass
@@ -61,16 +59,15 @@ class Plan:
     sources: set[Key] = field(default_factory=set)  # where the minted values sent back were minted
 
 
-def is_answer(msg: Message) -> bool:
-    """A response-shaped message (result or error, maybe invalid) that names an id."""
-    if msg.kind is Kind.RESPONSE or msg.kind is Kind.ERROR_RESPONSE:
-        return msg.id is not None
-    return msg.kind is Kind.INVALID and msg.method is None and type(msg.value) is dict and msg.id is not None
+@dataclass
+class _Read:
+    """What the first pass over the messages found (dropped once the plan is made)."""
 
-
-def is_server_request(msg: Message) -> bool:
-    """A request-shaped message with a method and an id (judging it is the diff's job, not the driver's)."""
-    return msg.method is not None and msg.id is not None and msg.kind in (Kind.REQUEST, Kind.INVALID)
+    side: Side = field(default_factory=Side)  # the diff's keys and minted values
+    answer_events: set[int] = field(default_factory=set)  # events of the client's answers
+    answered_at: list[float] = field(default_factory=list)
+    asked_at: list[float] = field(default_factory=list)
+    completes: dict[int, list[Message]] = field(default_factory=dict)  # event -> client requests it completes
 
 
 def make_plan(events: Sequence[Event] | Callable[[], Iterable[Event]]) -> Plan:
@@ -78,70 +75,80 @@ def make_plan(events: Sequence[Event] | Callable[[], Iterable[Event]]) -> Plan:
     callable giving them afresh (e.g. `Transcript.events`: read twice, never held whole)."""
     again: Callable[[], Iterable[Event]] = events if callable(events) else (lambda: events)
     plan = Plan()
+    read = _read_messages(plan, again())
+    uses, joined = _minted_uses(plan, read)
+    _sends(plan, read, uses, joined, again())
+    return plan
+
+
+def _read_messages(plan: Plan, events: Iterable[Event]) -> _Read:
+    """Responses and server requests in time order, the client's answers to those, and which event
+    completes which client request."""
+    read = _Read()
     client_ids: set[RequestId] = set()
     server_requests: dict[RequestId, str] = {}
-    answer_events: set[int] = set()
-    answered_at: list[float] = []
-    asked_at: list[float] = []
-    completes: dict[int, list[Message]] = {}  # event index -> the client requests it completes
-    side = Side()  # the diff's keys and minted values (dropped once the plan is made)
-    for msg in messages(again()):
-        side.on_message(msg)
+    for msg in messages(events):
+        read.side.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if one.channel == IN:
                 if one.kind is Kind.REQUEST and one.id is not None:
                     client_ids.add(one.id)
-                    completes.setdefault(one.frame.events[-1] if one.frame.events else -1, []).append(one)
+                    last = one.frame.events[-1] if one.frame.events else -1
+                    read.completes.setdefault(last, []).append(one)
                 elif msg.kind is not Kind.BATCH and one.id in server_requests and is_answer(one):
                     assert one.id is not None
                     method = server_requests.pop(one.id)
                     plan.answers.setdefault(method, deque()).append(one)
-                    answer_events.update(one.frame.events)
+                    read.answer_events.update(one.frame.events)
             elif one.channel == OUT:
                 if one.id is not None and one.id in client_ids and is_answer(one):
                     plan.responses.append(one.id)
-                    answered_at.append(one.frame.t)
+                    read.answered_at.append(one.frame.t)
                 elif one.id is not None and one.method is not None and is_server_request(one):
                     server_requests[one.id] = one.method
                     plan.server_requests.append(one.method)
-                    asked_at.append(one.frame.t)
-    uses: dict[int, list[Use]] = {}  # first event of a client line -> the minted values it sends back
-    joined: dict[int, int] = {}  # a later event of such a line -> its first event
-    for use in side.minted.uses:
-        if use.event in answer_events:
+                    read.asked_at.append(one.frame.t)
+    return read
+
+
+def _minted_uses(plan: Plan, read: _Read) -> tuple[dict[int, list[Use]], dict[int, int]]:
+    """The minted values each client line sends back (by its first event), and the later events of
+    such a line (-> its first event)."""
+    uses: dict[int, list[Use]] = {}
+    joined: dict[int, int] = {}
+    for use in read.side.minted.uses:
+        if use.event in read.answer_events:
             continue  # an answer to a server request is sent by the driver, as recorded
         uses.setdefault(use.event, []).append(use)
         plan.sources.add(use.source)
         for later in use.events[1:]:
             joined[later] = use.event
-    del side
+    return uses, joined
+
+
+def _sends(
+    plan: Plan, read: _Read, uses: dict[int, list[Use]], joined: dict[int, int], events: Iterable[Event]
+) -> None:
+    """The client's chunks in file order, each with what the client had seen before it."""
     starts = set(joined.values())
     k = asked = 0
     by_event: dict[int, Send] = {}
-    for event in again():
+    for event in events:
         if event.ch == EOF_ and event.get("of") == IN:
             plan.stdin_closed = True
-        if event.ch != IN or event.index in answer_events:
+        if event.ch != IN or event.index in read.answer_events:
             continue
         first = by_event.get(joined.get(event.index, -1))
         if first is not None:  # the rest of a line that sends a minted value back: one chunk
             first.data += event.data
-            first.requests += tuple(completes.get(event.index, ()))
+            first.requests += tuple(read.completes.get(event.index, ()))
             continue
-        while k < len(answered_at) and answered_at[k] < event.t:
+        while k < len(read.answered_at) and read.answered_at[k] < event.t:
             k += 1
-        while asked < len(asked_at) and asked_at[asked] < event.t:
+        while asked < len(read.asked_at) and read.asked_at[asked] < event.t:
             asked += 1
-        send = Send(
-            event.data,
-            event.t,
-            k,
-            event.index,
-            asked,
-            tuple(completes.get(event.index, ())),
-            tuple(uses.get(event.index, ())),
-        )
+        requests = tuple(read.completes.get(event.index, ()))
+        send = Send(event.data, event.t, k, event.index, asked, requests, tuple(uses.get(event.index, ())))
         if event.index in starts:
             by_event[event.index] = send
         plan.sends.append(send)
-    return plan
