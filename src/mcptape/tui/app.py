@@ -311,6 +311,7 @@ class ViewerApp(FilterActions):
 
     def _go(self, row: int) -> None:
         """Move the cursor of the main list to `row`, dropping filters that hide it."""
+        row = self.model.shown_row(row)  # a line's newline, written apart, is shown on its first row
         target = self.messages
         if self.stderr_pane and self.model.facts is not None and self.model.facts.channel_of(row) == "err":
             target = self.stderr_list

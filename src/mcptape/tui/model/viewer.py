@@ -65,6 +65,10 @@ class ViewerModel:
         self.exchanges = Exchanges(index)
         self.http = "http" in index.header.extra
         """An HTTP transcript (`record --http-upstream`): rows name their exchange."""
+        self.newline_pieces: set[int] = set()
+        """Rows that only end a line begun on an earlier row (a server that wrote its newline
+        apart): not shown as rows of their own; the line's first row has their bytes."""
+        self._pieces_seen: set[int] = set()
 
     @property
     def version(self) -> str | None:
@@ -76,6 +80,20 @@ class ViewerModel:
         self.facts = facts
         self._messages.clear()
         self.exchanges.set_facts(facts)
+        for row in facts.frame_start.keys() - self._pieces_seen:
+            self._pieces_seen.add(row)
+            start, end = self.index.span(row)
+            if end - start > 128:  # a record holding more than a newline
+                continue
+            event = self.index.event(row)
+            if isinstance(event, Event) and event.data in (b"\n", b"\r\n"):
+                self.newline_pieces.add(row)
+
+    def shown_row(self, row: int) -> int:
+        """The row that shows `row`: the line's first row for a newline piece, else itself."""
+        if row in self.newline_pieces and self.facts is not None:
+            return self.facts.frame_start.get(row, row)
+        return row
 
     # -- per row -----------------------------------------------------------------------------------
     def frame_bytes(self, row: int, event: Event) -> bytes:
@@ -261,7 +279,8 @@ class ViewerModel:
         if facts is None:
             return RowView(total)
         order = facts.order
-        if not filters.active:
+        hidden = self.newline_pieces
+        if not filters.active and not hidden:
             return RowView(total, order=order)
         finding_rule = filters.finding_rule
         if filters.findings_only:
@@ -285,6 +304,8 @@ class ViewerModel:
         append = shown.append
         codes = facts.method
         for pos, r in candidates:
+            if r in hidden:
+                continue
             c = chan[r]
             if allowed is not None and c not in allowed:
                 continue
