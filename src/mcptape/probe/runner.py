@@ -179,10 +179,8 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         futures = [pool.submit(run_tool_frames, plan, frames, good, linger)] if frames else []
         mrtr = pool.submit(run_mrtr, plan, call) if every else None  # altered and foreign requestState
         futures += [mrtr] if mrtr is not None else []
-        own = [case for case in cases if not shares_process(case)]  # start variants, EOF cases
-        shared = [case for case in cases if shares_process(case)]
-        groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
-        futures += [pool.submit(run_inputs, group, plan, call, baseline, linger) for group in groups if group]
+        groups, own = share_processes(cases)
+        futures += [pool.submit(run_inputs, group, plan, call, baseline, linger) for group in groups]
         futures += [pool.submit(_run_and_judge, case, plan, call, baseline, linger) for case in own]
         for future in as_completed(futures):
             outcome = future.result()
@@ -250,9 +248,21 @@ def _run_and_judge(
     return [judge(run_case(case, plan, call, linger), baseline)]
 
 
-def shares_process(case: Case) -> bool:
-    """A hard input a server refuses and goes on from (request-level): it can share a process."""
-    return case.group == INPUT and not case.eof
+def share_processes(cases: Sequence[Case]) -> tuple[list[list[Case]], list[Case]]:
+    """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
+    one of their own. Request-level inputs (a server refuses them and goes on) are dealt in turn; a
+    case that closes stdin (`truncated-eof`) ends a group, one per group; the start variants and
+    further EOF cases get their own process."""
+    shared = [case for case in cases if case.group == INPUT and not case.eof]
+    groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
+    own = [case for case in cases if case.group != INPUT]
+    for case in (c for c in cases if c.group == INPUT and c.eof):
+        last = next((g for g in groups if not (g and g[-1].eof)), None)
+        if last is None:
+            own.append(case)
+        else:
+            last.append(case)
+    return [g for g in groups if g], own
 
 
 def run_inputs(
@@ -298,7 +308,7 @@ def _inputs_process(cases: list[Case], plan: Plan, call: Call | None, linger: fl
                 break
             _hard_input(case, d, observed, plan, linger)
             observed.seconds = time.monotonic() - started
-            if observed.hung or observed.gone:
+            if observed.hung or observed.gone or case.eof:
                 break
             harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
         harness.close_stdin()
