@@ -11,7 +11,7 @@ import pytest
 
 from mcptape.replay.api import ReplayResult, diff_files, replay
 from mcptape.replay.outcome import Run
-from mcptape.replay.stdio.driver import Driver
+from mcptape.replay.stdio.driver import StdioDriver
 from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
 from tests.conftest import PYTHON
@@ -45,14 +45,14 @@ def test_replay_does_not_hold_the_new_session_in_memory(
 ) -> None:
     """A new build writes 16 MiB to stderr and exits: reading its session back for the diff peaks
     below half of it (the recorder's own bounded queue is measured apart, before)."""
-    run = Driver.replay
+    run = StdioDriver.replay
 
-    def run_then_reset_peak(self: Driver) -> Run:
+    def run_then_reset_peak(self: StdioDriver) -> Run:
         result = run(self)
         tracemalloc.reset_peak()
         return result
 
-    monkeypatch.setattr(Driver, "replay", run_then_reset_peak)
+    monkeypatch.setattr(StdioDriver, "replay", run_then_reset_peak)
     flood = f"import os\nfor _ in range({FLOOD // CHUNK}): os.write(2, b'n' * {CHUNK - 1} + b'\\n')\n"
     out = tmp_path / "new.jsonl"
     peak = _peak(lambda: replay(GOOD, [PYTHON, "-c", flood], output=out, step_timeout=5, config=False))

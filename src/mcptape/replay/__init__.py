@@ -7,7 +7,9 @@
 Public API (see docs/replay.md):
 
     replay(path, command=None, *, output=None, ignore=(), pace=None, step_timeout=None,
-           shutdown_timeout=2.0, stderr=None, env=None, cwd=None, config=True) -> ReplayResult
+           shutdown_timeout=2.0, stderr=None, env=None, cwd=None, config=True, ...,
+           http_upstream=None, allow_remote=False) -> ReplayResult   (stdio or HTTP, as recorded)
+    replay_with(path, command, settings) -> ReplayResult;  ReplaySettings.resolve(...) -> ReplaySettings
     diff_files(old, new, *, ignore=(), stderr=False, config=False) -> Diff
     diff_events(old_events, new_events, rules=(), *, stderr=False) -> Diff      (pure)
     parse_rule(text) -> Rule;  load_config(start=None) -> Config
@@ -28,26 +30,31 @@ from mcptape.lazy import lazy_attributes
 if TYPE_CHECKING:
     from mcptape.diff.ignore import Rule, parse_rule
     from mcptape.diff.sessions import Diff, Pair, diff_events
-    from mcptape.replay.api import ReplayResult, diff_files, replay
+    from mcptape.replay.api import ReplayResult, diff_files, replay, replay_with
     from mcptape.replay.config import Config, load_config
+    from mcptape.replay.settings import ReplaySettings
 
 __all__ = [
     "Config",
     "Diff",
     "Pair",
     "ReplayResult",
+    "ReplaySettings",
     "Rule",
     "diff_events",
     "diff_files",
     "load_config",
     "parse_rule",
     "replay",
+    "replay_with",
 ]
 
 _WHERE = {
     "ReplayResult": "mcptape.replay.api",
     "diff_files": "mcptape.replay.api",
     "replay": "mcptape.replay.api",
+    "replay_with": "mcptape.replay.api",
+    "ReplaySettings": "mcptape.replay.settings",
     "Config": "mcptape.replay.config",
     "load_config": "mcptape.replay.config",
     "Diff": "mcptape.diff.sessions",

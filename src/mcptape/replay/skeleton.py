@@ -59,7 +59,6 @@ def run_replay(
         settings,
         transform=_per_line(unredactor.line) if unredactor.by_digest else None,
         http=player.listener if player is not None else None,
-        overwrite=overwrite,
     )
     run, new_transcript, diff = _drive_and_diff(transport, job, announce, temporary=output is None)
     result = ReplayResult(

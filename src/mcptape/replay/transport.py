@@ -54,7 +54,6 @@ class Job:
     settings: ReplaySettings
     transform: Callable[[bytes], bytes] | None = None  # the client's bytes before they are sent (--secret)
     http: HttpFactory | None = None  # the HTTP listener in the sink's place (a recorded cassette)
-    overwrite: bool = False
 
 
 def transport_of(header: Header) -> str:

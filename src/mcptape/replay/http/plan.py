@@ -4,7 +4,7 @@ and what the recorded client had seen before it sent each one.
 * `steps`: each exchange's recorded request (`RecordedRequest`), when it began, whether and when
   its response ended (`end`; `whole`: h11 read the response to its end, else the connection was
   closed under it, as a client closes a stream it no longer wants), and the session id it assigned.
-* Causal pacing, as stdio replay's (`replay.plan`): a step carries how many of the recorded
+* Causal pacing, as stdio replay's (`replay.stdio.plan`): a step carries how many of the recorded
   server's responses to the client's requests had arrived before it began (`ready`, into
   `responses`) and how many of the server's own requests (`asked`, into `server_requests`).
 * The server's requests the client answered (`answers`: a POST whose body is a response): the

@@ -30,7 +30,7 @@ from mcptape.recorder.sideeffects import side_effects
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
 from mcptape.replay.http.driver import HttpDriver
-from mcptape.replay.http.plan import HttpPlan, make_http_plan
+from mcptape.replay.http.plan import make_http_plan
 from mcptape.replay.outcome import Run
 from mcptape.replay.transport import Job
 from mcptape.textsafe import escape_text
@@ -217,8 +217,3 @@ def _listen_authority(http: object) -> str | None:
     if not isinstance(listen, str) or "://" not in listen:
         return None
     return listen.partition("://")[2].partition("/")[0] or None
-
-
-def plan_of(path: Path) -> HttpPlan:
-    """The HTTP plan of the transcript at `path` (for tests and tools)."""
-    return make_http_plan(open_transcript(path).events)

@@ -38,8 +38,8 @@ from mcptape.replay.stdio.plan import Plan, Send
 UNANSWERABLE = -32601
 
 
-class Driver:
-    """Replays `plan` against `command`, recording the new session to `path`."""
+class StdioDriver:
+    """The stdio wing's `Driver`: replays `plan` against `command`, recording the new session to `path`."""
 
     def __init__(
         self,
