@@ -103,3 +103,12 @@ def test_hidden_characters_are_visible_in_the_lock_file(tmp_path: Path) -> None:
     path.write_text(text)
     again = read_lock(path)
     assert again.tools["t"].value == tool and again.tools["t"].sha256 == digest(tool)
+
+
+def test_a_server_without_tools_is_locked_with_none(tmp_path: Path) -> None:
+    """A server whose capabilities have no tools (prompts only) may refuse tools/list: its lock has
+    no tools, and its prompts."""
+    result = tools("lock", "--", *PAGED, "--no-tools")
+    assert result.returncode == 0, result.stderr
+    lock = orjson.loads(result.stdout)
+    assert lock["tools"] == [] and [p["name"] for p in lock["prompts"]] == ["greet"]

@@ -69,6 +69,7 @@ class Lister:
         self.version: str | None = None
         self.next_id = 0
         self.meta: dict[str, Any] | None = None  # the `_meta` of every request (stateless revision)
+        self.no_tools = False  # the server declared no tools capability
 
     def run(self) -> Surface:
         capabilities = self.handshake()
@@ -76,9 +77,13 @@ class Lister:
         if type(capabilities) is dict:
             kinds += [PROMPTS] if "prompts" in capabilities else []
             kinds += [RESOURCES, TEMPLATES] if "resources" in capabilities else []
+        self.no_tools = type(capabilities) is dict and "tools" not in capabilities
         for kind in kinds:
             self.list_all(kind)
-        return self.extractor.finish()
+        surface = self.extractor.finish()
+        if self.no_tools and TOOLS.member not in surface.listed:
+            surface.listed.add(TOOLS.member)  # no tools capability, tools/list refused: no tools
+        return surface
 
     def handshake(self) -> Any:
         params = {"protocolVersion": PROPOSED_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
@@ -109,7 +114,7 @@ class Lister:
             answer = self.request(kind.method, params, self.timeout)
             result = answer.get("result")
             if type(result) is not dict:
-                if kind is TOOLS:
+                if kind is TOOLS and not self.no_tools:
                     raise ListingError(f"the server refused tools/list: {_error(answer)}")
                 self.extractor.note(f"{kind.method} refused: {_error(answer)}")
                 return
