@@ -119,6 +119,12 @@ server's (128+N when it died of signal N); 2 when mcptape itself cannot start.""
     help="With --http-upstream: where the client connects (default: a free port on 127.0.0.1, "
     "printed on stderr).",
 )
+@click.option(
+    "--otlp",
+    metavar="URL",
+    help="Also send each call as an OpenTelemetry span, live, to the OTLP/HTTP endpoint URL (in the "
+    "background: a slow or absent collector never delays the relay; docs/export.md).",
+)
 @click.argument("command", nargs=-1, required=False, metavar="-- CMD [ARGS]...")
 def record_command(
     output: str | None,
@@ -137,6 +143,7 @@ def record_command(
     command: tuple[str, ...],
     http_upstream: str | None = None,
     listen: str | None = None,
+    otlp: str | None = None,
 ) -> None:
     """Run an MCP server and record every byte it exchanges (stdio, or HTTP with --http-upstream).
 
@@ -162,6 +169,7 @@ def record_command(
         fail_open=fail_open,
         http_upstream=http_upstream,
         listen=listen,
+        otlp=otlp,
     )
     if not command and http_upstream is None:
         raise click.UsageError("Missing argument '-- CMD [ARGS]...'.")

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
+    if opts.otlp is not None:
+        return run_recorder(opts, writer_opener=lambda: _live(opts))
     if opts.http_upstream is not None:  # a Streamable HTTP session, through a reverse proxy
         from mcptape.recorder.httprun import record_http
 
@@ -30,6 +32,39 @@ def record(opts: RecordOptions) -> int:
     if opts.redact or opts.redact_keys or opts.redact_patterns:
         return run_recorder(opts, writer_opener=lambda: _redacting(opts))
     return run_recorder(opts)
+
+
+def _live(opts: RecordOptions) -> OpenWriter:
+    """`--otlp URL`: a writer that also exports each call live (export/live.py). What it cannot do
+    fails here, before the spawn."""
+    import importlib.util
+
+    from mcptape.errors import UsageError
+    from mcptape.export.send import traces_url
+
+    url = opts.otlp
+    assert url is not None
+    if opts.http_upstream is not None:
+        raise UsageError("--otlp exports a stdio recording live", hint="export an HTTP transcript afterwards")
+    if opts.redact or opts.redact_keys or opts.redact_patterns:
+        raise UsageError(
+            "--otlp with --redact is not supported yet", hint="export the redacted transcript afterwards"
+        )
+    traces_url(url)
+    if importlib.util.find_spec("opentelemetry.proto") is None:
+        from mcptape.export.otlp import INSTALL_HINT
+
+        raise UsageError("--otlp needs opentelemetry-proto, which is not installed", hint=INSTALL_HINT)
+    transcript = opts.output or "live"
+
+    def open_writer(
+        fd: int, clock_start: float, command: Sequence[str], environ: Mapping[str, str]
+    ) -> TranscriptWriter:
+        from mcptape.export.live import LiveExport, LiveWriter
+
+        return LiveWriter(fd, clock_start=clock_start, live=LiveExport(url, transcript))
+
+    return open_writer
 
 
 def _redacting(opts: RecordOptions) -> OpenWriter:

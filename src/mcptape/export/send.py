@@ -22,6 +22,10 @@ class SendError(MCPTapeError):
 
     exit_code = EXIT_FINDINGS
 
+    def __init__(self, message: str, hint: str | None = None, reason: str = "") -> None:
+        super().__init__(message, hint)
+        self.reason = reason  # why the last attempt failed ("Connection refused", "HTTP 415 ...")
+
 
 def traces_url(endpoint: str) -> str:
     """The URL to POST to: `endpoint` when it already ends with /v1/traces, else that path appended
@@ -62,4 +66,8 @@ def send(
         except (TimeoutError, OSError) as exc:
             reason = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
     tries = f"{attempts} attempt(s)" if reason and not reason.startswith("HTTP 4") else "1 attempt"
-    raise SendError(f"cannot send the traces to {url}: {reason} ({tries})", hint="is the collector running?")
+    raise SendError(
+        f"cannot send the traces to {url}: {reason} ({tries})",
+        hint="is the collector running?",
+        reason=reason,
+    )

@@ -94,10 +94,15 @@ def service_name(session: Session) -> str:
     return "mcp-server"
 
 
+def root_ids(session: Session) -> tuple[bytes, bytes]:
+    """The session's trace id (from its header) and its root span's id."""
+    trace_id = _id("mcptape", dumps(session.header.to_record(), sort_keys=True), size=16)
+    return trace_id, _id(trace_id.hex(), "session", size=8)
+
+
 def trace(session: Session) -> Trace:
     """The spans of one session (the root first)."""
-    trace_id = _id("mcptape", dumps(session.header.to_record(), sort_keys=True), size=16)
-    root_id = _id(trace_id.hex(), "session", size=8)
+    trace_id, root_id = root_ids(session)
     server = service_name(session)
     common: dict[str, Attribute] = {"network.transport": session.transport}
     if session.analysis.protocol_version:

@@ -29,6 +29,7 @@ FLAGS: dict[str, tuple[str, bool, bool]] = {
     "--fail-open": ("fail_open", False, False),
     "--http-upstream": ("http_upstream", True, False),
     "--listen": ("listen", True, False),
+    "--otlp": ("otlp", True, False),
 }
 
 
@@ -44,6 +45,7 @@ class RecordOptions:
         "http_upstream",
         "listen",
         "name",
+        "otlp",
         "output",
         "overwrite",
         "quiet",
@@ -72,6 +74,7 @@ class RecordOptions:
         fail_open: bool = False,
         http_upstream: str | None = None,
         listen: str | None = None,
+        otlp: str | None = None,
     ) -> None:
         self.command = command
         self.output = output
@@ -89,6 +92,7 @@ class RecordOptions:
         self.fail_open = fail_open  # a transcript that cannot be written: run the server unrecorded
         self.http_upstream = http_upstream  # record a Streamable HTTP session (recorder.httprun)
         self.listen = listen  # where its proxy listens (default a free loopback port)
+        self.otlp = otlp  # export each call live to this OTLP/HTTP endpoint (export/live.py)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordOptions):
