@@ -48,3 +48,16 @@ def test_the_warning_of_a_run_without_a_server_names_only_files_under_the_paths_
     assert bare.returncode == 0, bare.stdout + bare.stderr
     assert "mcptape: 2 transcript(s) not collected (" in bare.stdout
     assert "name their folder (pytest DIR replays each against its recorded command)" in bare.stdout
+
+
+def test_a_differing_session_is_kept_under_pytests_temporary_folder_not_the_systems(
+    tmp_path: Path, v1_tape: Path
+) -> None:
+    """Without --mcptape-keep-dir the new session of a differing replay goes under pytest's base
+    temporary folder (which pytest prunes), not into a mcptape-replay-* folder in /tmp."""
+    folder = corpus(tmp_path, v1_tape)
+    base = tmp_path / "basetemp"
+    proc = run_pytest(tmp_path, str(folder / "changed.jsonl"), f"--basetemp={base}", *PATIENT)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"new session: {base / 'mcptape-replay'}/mcptape-replay-" in proc.stdout
+    assert list((base / "mcptape-replay").glob("mcptape-replay-*/changed.jsonl"))

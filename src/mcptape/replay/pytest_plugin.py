@@ -80,7 +80,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--mcptape-keep-dir",
         metavar="DIR",
         default=None,
-        help="Keep the new sessions that differ under DIR (default: the system's temporary folder).",
+        help="Keep the new sessions that differ under DIR (default: pytest's own temporary folder, "
+        "of which pytest keeps the last 3 runs).",
     )
 
 
@@ -293,7 +294,7 @@ class TranscriptItem(pytest.Item):
             config=settings.config,
             ignore=settings.ignore,
             step_timeout=settings.timeout,
-            keep_dir=settings.keep_dir,
+            keep_dir=settings.keep_dir if settings.keep_dir is not None else self._session_folder(),
         )
         result: ReplayResult = replay_with(self.path, settings.command, resolved)
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))
@@ -313,6 +314,17 @@ class TranscriptItem(pytest.Item):
             )
             return
         raise ReplayDiffers(result.render())
+
+    def _session_folder(self) -> Path:
+        """Where a differing new session is kept without --mcptape-keep-dir: under pytest's base
+        temporary folder, which pytest prunes (the last 3 runs), not in the system's temporary
+        folder, where every run's differing sessions would pile up."""
+        factory = getattr(self.config, "_tmp_path_factory", None)
+        if factory is None:  # pytest without its tmp_path plugin (-p no:tmpdir)
+            import tempfile
+
+            return Path(tempfile.gettempdir())
+        return Path(factory.getbasetemp()) / "mcptape-replay"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         from mcptape.errors import MCPTapeError
