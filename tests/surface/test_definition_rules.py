@@ -208,3 +208,20 @@ def test_a_schema_the_validator_cannot_take_could_not_be_compared() -> None:
     (change,) = compare(surface([old]), surface([new])).changes
     assert (change.severity.value, change.path) == ("suspicious", "/inputSchema")
     assert change.detail.startswith("could not compare: the new schema cannot be judged (not a valid schema")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "severity"),
+    [
+        (None, {"taskSupport": "required"}, "breaking"),
+        ({"taskSupport": "optional"}, {"taskSupport": "forbidden"}, "breaking"),
+        ({"taskSupport": "forbidden"}, {"taskSupport": "optional"}, "compatible"),
+        ({"taskSupport": "required"}, {"taskSupport": "optional"}, "compatible"),
+    ],
+)
+def test_task_support_that_drops_a_way_of_calling_is_breaking(old: Any, new: Any, severity: str) -> None:
+    """execution.taskSupport (absent: forbidden): a plain or task call that worked and no longer
+    does breaks a client; a new way to call is compatible."""
+    a = tool(**({} if old is None else {"execution": old}))
+    b = tool(execution=new)
+    assert changes(surface([a]), surface([b])) == [("tool", "t", severity, "/execution/taskSupport")]

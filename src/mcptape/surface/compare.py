@@ -18,8 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptape.check.schema import DRAFT_2020_12, compile_schema, default_dialect
+from mcptape.check.schema import compile_schema, default_dialect
 from mcptape.surface.addressing import flags, gained_flags, words_diff
+from mcptape.surface.members import (
+    Pair,
+    judge_annotations,
+    judge_execution,
+    judge_others,
+    judge_prompt,
+    judge_resource,
+    value_text,
+)
 from mcptape.surface.model import (
     KINDS,
     PROMPTS,
@@ -37,17 +46,8 @@ from mcptape.textsafe import escape_controls
 
 BREAKING, SUSPICIOUS, COMPATIBLE = Severity.BREAKING, Severity.SUSPICIOUS, Severity.COMPATIBLE
 SERVER = "server"
-# annotation -> (its default when absent, the value that is the dangerous one)
-DANGER = {
-    "readOnlyHint": (False, False),
-    "destructiveHint": (True, True),
-    "idempotentHint": (False, False),
-    "openWorldHint": (True, True),
-}
 TEXT_MEMBERS = ("title", "description")
 SCHEMAS = {"inputSchema": False, "outputSchema": True}  # member -> is an output
-RESOURCE_TEXT = ("name", "title", "description")
-QUIET = frozenset({"size", "icons", "_meta", "annotations"})  # a resource's members that come and go
 
 
 @dataclass
@@ -56,45 +56,6 @@ class Diff:
 
     changes: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Pair:
-    """One definition in both surfaces, and where its changes go."""
-
-    kind: str
-    name: str
-    old: Definition
-    new: Definition
-    tools: list[str]
-    out: list[Change]
-    dialects: tuple[str, str] = (DRAFT_2020_12, DRAFT_2020_12)  # of a schema without $schema
-
-    def add(self, severity: Severity, path: str, detail: str, **extra: Any) -> None:
-        self.out.append(
-            Change(
-                self.kind,
-                self.name,
-                severity,
-                path,
-                detail,
-                before=self.old.sha256,
-                after=self.new.sha256,
-                **extra,
-            )
-        )
-
-    def text(self, path: str, what: str, old: Any, new: Any, interface_changed: bool) -> None:
-        """A description or title that changed: suspicious, with what its new words address."""
-        a = old if type(old) is str else canonical(old) if old is not None else ""
-        b = new if type(new) is str else canonical(new) if new is not None else ""
-        others = [t for t in self.tools if t != self.name]
-        found = gained_flags(a, b, others)
-        where = "with an interface change" if interface_changed else "the interface unchanged"
-        detail = f"{what} changed ({where})"
-        if found:
-            detail += "; the new text addresses the model: " + ", ".join(found)
-        self.add(SUSPICIOUS, path, detail, flags=found, words=words_diff(a, b))
 
 
 def compare(base: Surface, new: Surface) -> Diff:
@@ -156,13 +117,13 @@ def _kind(
     for name in sorted(set(old) & set(new)):
         if old[name].sha256 == new[name].sha256:
             continue
-        pair = _Pair(kind.noun, name, old[name], new[name], tools, diff.changes, dialects)
+        pair = Pair(kind.noun, name, old[name], new[name], tools, diff.changes, dialects)
         if kind is TOOLS:
             _tool(pair)
         elif kind is PROMPTS:
-            _prompt(pair)
+            judge_prompt(pair)
         else:
-            _resource(pair, kind is RESOURCES)
+            judge_resource(pair, kind is RESOURCES)
 
 
 def _same_but_name(kind: Kind, old: Definition, candidates: list[Definition]) -> str | None:
@@ -182,7 +143,7 @@ def _flags_of(definition: Definition, others: list[str]) -> tuple[str, ...]:
     return flags("\n".join(texts), others)
 
 
-def _tool(pair: _Pair) -> None:
+def _tool(pair: Pair) -> None:
     old, new = pair.old.value, pair.new.value
     before = len(pair.out)
     texts = []
@@ -205,7 +166,8 @@ def _tool(pair: _Pair) -> None:
         for item in found:
             pair.add(item.severity, item.path, item.detail)
         texts.extend(changed_texts)
-    _annotations(pair, old.get("annotations"), new.get("annotations"))
+    judge_annotations(pair, old.get("annotations"), new.get("annotations"))
+    judge_execution(pair, old.get("execution"), new.get("execution"))
     interface_changed = any(c.severity is BREAKING or c.severity is COMPATIBLE for c in pair.out[before:])
     for member in TEXT_MEMBERS:
         if old.get(member) != new.get(member):
@@ -215,7 +177,7 @@ def _tool(pair: _Pair) -> None:
     for text in texts:
         what = f"the {text.path.rsplit('/', 1)[-1]} of {_parameter(text.path)}"
         pair.text(text.path, what, text.old, text.new, interface_changed)
-    _others(pair, old, new, {"name", *TEXT_MEMBERS, *SCHEMAS, "annotations"})
+    judge_others(pair, old, new, {"name", *TEXT_MEMBERS, *SCHEMAS, "annotations", "execution"})
 
 
 def _unjudged(schema: Any, dialect: str, side: str) -> str | None:
@@ -231,133 +193,6 @@ def _parameter(path: str) -> str:
     return "parameter " + ".".join(names) if names else "the schema"
 
 
-def _annotations(pair: _Pair, old: Any, new: Any) -> None:
-    a = old if type(old) is dict else {}
-    b = new if type(new) is dict else {}
-    if canonical(a) == canonical(b):
-        return
-    for name in sorted(set(a) | set(b)):
-        x, y = a.get(name), b.get(name)
-        if canonical(x) == canonical(y):
-            continue
-        where = pointer("annotations", name)
-        if name in DANGER:
-            default, danger = DANGER[name]
-            was = x if type(x) is bool else default
-            now = y if type(y) is bool else default
-            shown = f"{name} {_value(x)} -> {_value(y)}"
-            if was == now:
-                pair.add(COMPATIBLE, where, f"{shown} (the same claim: {default} is the default)")
-            elif now == danger:
-                pair.add(BREAKING, where, f"{shown}: the claim loosened toward danger")
-            else:
-                pair.add(COMPATIBLE, where, f"{shown}: the claim tightened")
-        elif name == "title":
-            pair.text(where, "the annotations' title", x, y, False)
-        else:
-            pair.add(COMPATIBLE, where, f"annotation {escape_controls(name)} {_value(x)} -> {_value(y)}")
-
-
-def _value(value: Any) -> str:
-    if value is None:
-        return "(absent)"
-    text = canonical(value)
-    return escape_controls(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _others(
-    pair: _Pair,
-    old: dict[str, Any],
-    new: dict[str, Any],
-    known: set[str],
-    quiet: frozenset[str] = frozenset({"icons", "_meta"}),
-) -> None:
-    for member in sorted((set(old) | set(new)) - known):
-        a, b = old.get(member), new.get(member)
-        if canonical(a) == canonical(b):
-            continue
-        where = pointer(member)
-        if member in quiet:
-            pair.add(COMPATIBLE, where, f"{escape_controls(member)} changed")
-        else:
-            pair.add(
-                SUSPICIOUS, where, f"could not compare: {escape_controls(member)} {_value(a)} -> {_value(b)}"
-            )
-
-
-def _prompt(pair: _Pair) -> None:
-    old, new = pair.old.value, pair.new.value
-    before = len(pair.out)
-    a, b = _arguments(old.get("arguments")), _arguments(new.get("arguments"))
-    if a is None or b is None:
-        if canonical(old.get("arguments")) != canonical(new.get("arguments")):
-            pair.add(SUSPICIOUS, "/arguments", "could not compare: arguments is not a list of named objects")
-    else:
-        for name in sorted(set(a) - set(b)):
-            pair.add(BREAKING, pointer("arguments", name), f"argument {escape_controls(name)} removed")
-        for name in sorted(set(b) - set(a)):
-            required = b[name].get("required") is True
-            pair.add(
-                BREAKING if required else COMPATIBLE,
-                pointer("arguments", name),
-                f"{'required' if required else 'optional'} argument {escape_controls(name)} added",
-            )
-        for name in sorted(set(a) & set(b)):
-            was, now = a[name].get("required") is True, b[name].get("required") is True
-            if now and not was:
-                pair.add(
-                    BREAKING, pointer("arguments", name), f"argument {escape_controls(name)} now required"
-                )
-            elif was and not now:
-                pair.add(
-                    COMPATIBLE,
-                    pointer("arguments", name),
-                    f"argument {escape_controls(name)} no longer required",
-                )
-    changed = any(c.severity is not SUSPICIOUS for c in pair.out[before:])
-    for member in TEXT_MEMBERS:
-        if old.get(member) != new.get(member):
-            pair.text(pointer(member), f"the prompt's {member}", old.get(member), new.get(member), changed)
-    if a is not None and b is not None:
-        for name in sorted(set(a) & set(b)):
-            for member in TEXT_MEMBERS:
-                if a[name].get(member) != b[name].get(member):
-                    what = f"the {member} of argument {escape_controls(name)}"
-                    pair.text(
-                        pointer("arguments", name, member),
-                        what,
-                        a[name].get(member),
-                        b[name].get(member),
-                        changed,
-                    )
-    _others(pair, old, new, {"name", "arguments", *TEXT_MEMBERS})
-
-
-def _arguments(value: Any) -> dict[str, dict[str, Any]] | None:
-    if value is None:
-        return {}
-    if type(value) is not list:
-        return None
-    found: dict[str, dict[str, Any]] = {}
-    for item in value:
-        if type(item) is not dict or type(item.get("name")) is not str:
-            return None
-        found[item["name"]] = item
-    return found
-
-
-def _resource(pair: _Pair, listed_resource: bool) -> None:
-    old, new = pair.old.value, pair.new.value
-    if old.get("mimeType") != new.get("mimeType"):
-        detail = f"mimeType {_value(old.get('mimeType'))} -> {_value(new.get('mimeType'))}"
-        pair.add(BREAKING, "/mimeType", detail)
-    for member in RESOURCE_TEXT:
-        if old.get(member) != new.get(member):
-            pair.text(pointer(member), f"the {pair.kind}'s {member}", old.get(member), new.get(member), False)
-    key = "uri" if listed_resource else "uriTemplate"
-    _others(pair, old, new, {key, "mimeType", *RESOURCE_TEXT}, QUIET)
-
-
 def _server(base: Surface, new: Surface, diff: Diff) -> None:
     def add(severity: Severity, path: str, detail: str, **extra: Any) -> None:
         diff.changes.append(Change(SERVER, "", severity, path, detail, **extra))
@@ -371,7 +206,11 @@ def _server(base: Surface, new: Surface, diff: Diff) -> None:
             detail += "; the new text addresses the model: " + ", ".join(found)
         add(SUSPICIOUS, "/instructions", detail, flags=found, words=words_diff(a, b))
     if canonical(base.server_info) != canonical(new.server_info):
-        add(COMPATIBLE, "/serverInfo", f"serverInfo {_value(base.server_info)} -> {_value(new.server_info)}")
+        add(
+            COMPATIBLE,
+            "/serverInfo",
+            f"serverInfo {value_text(base.server_info)} -> {value_text(new.server_info)}",
+        )
     ca: dict[str, Any] = base.capabilities if type(base.capabilities) is dict else {}
     cb: dict[str, Any] = new.capabilities if type(new.capabilities) is dict else {}
     for name in sorted(set(ca) | set(cb)):
@@ -386,11 +225,11 @@ def _server(base: Surface, new: Surface, diff: Diff) -> None:
             add(
                 COMPATIBLE,
                 where,
-                f"capability {escape_controls(name)} {_value(ca[name])} -> {_value(cb[name])}",
+                f"capability {escape_controls(name)} {value_text(ca[name])} -> {value_text(cb[name])}",
             )
     if base.protocol_version != new.protocol_version and base.protocol_version and new.protocol_version:
         add(
             COMPATIBLE,
             "/protocolVersion",
-            f"protocol version {_value(base.protocol_version)} -> {_value(new.protocol_version)}",
+            f"protocol version {value_text(base.protocol_version)} -> {value_text(new.protocol_version)}",
         )
