@@ -23,9 +23,14 @@ A live listing (`surface.live`, `surface.overhttp`)
 The lock (`surface.lockfile`)
     lock_text(surface) -> str;  read_lock(path) -> Surface   (LockError: exit 2)
 
-The diff (`surface.compare`, `surface.schemadiff`, `surface.addressing`, `surface.accept`)
+The diff (`surface.compare`, `surface.members`, `surface.schemadiff`, `surface.addressing`,
+`surface.accept`, `surface.report`)
     compare(base, new) -> Diff(changes, notes)
     compare_schemas(old, new, path, output=...) -> (found, texts)
     flags(text), gained_flags(old, new), words_diff(old, new)
     read_accepted(path), is_accepted(change, accepted)
+    diff_text(...), diff_json(...)                    the report (names and words escaped)
+
+In-session drift (`surface.drift`)
+    session_drift(messages) -> list[Drift]            a later listing that differs from the earlier
 """
