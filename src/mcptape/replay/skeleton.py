@@ -195,11 +195,14 @@ def executed_actions(diff: Diff, *, cassette: bool) -> str | None:
     if counts["exec"]:
         parts.append(f"{counts['exec']} action(s) reported on the executor tap, which really ran")
     if counts["http"]:
-        answered = "the cassette answered them" if cassette else "the sink answered them"
-        parts.append(f"{counts['http']} HTTP request(s): {answered}, none reached a host")
+        answerer = "the cassette" if cassette else "the sink"
+        parts.append(f"{counts['http']} HTTP request(s), answered by {answerer} (none reached a host)")
     if counts["stub"]:
         parts.append(f"{counts['stub']} stubbed command(s), not run")
-    return "the replay ran the session's side effects again: " + "; ".join(parts)
+    if counts["exec"]:
+        return "the replay ran the session's side effects again: " + "; ".join(parts)
+    # nothing really ran: the server only tried (a sink, a cassette or a stub answered)
+    return "the replayed server tried the session's side effects again, and none ran: " + "; ".join(parts)
 
 
 def _per_line(fix: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
