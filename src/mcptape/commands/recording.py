@@ -60,9 +60,9 @@ def _live(opts: RecordOptions) -> OpenWriter:
     def open_writer(
         fd: int, clock_start: float, command: Sequence[str], environ: Mapping[str, str]
     ) -> TranscriptWriter:
-        from mcptape.export.live import LiveExport, LiveWriter
+        from mcptape.export.live import LiveWriter
 
-        return LiveWriter(fd, clock_start=clock_start, live=LiveExport(url, transcript))
+        return LiveWriter(fd, clock_start=clock_start, endpoint=url, transcript=transcript)
 
     return open_writer
 

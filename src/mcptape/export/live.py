@@ -1,126 +1,94 @@
 """Live export while recording (`mcptape record --otlp URL`): each call as a span the moment its
-answer is recorded, sent in the background so that a slow or absent collector never delays or
+answer is recorded, sent by another process so that a slow or absent collector never delays or
 breaks the relay.
 
-`LiveWriter` is the recorder's transcript writer with one thing more: after writing a record, it
-hands a copy to `LiveExport`'s bounded queue (a deque append; a full queue drops the record and
-counts it). A daemon thread takes the queue every `TICK` seconds, frames the `in`/`out`/`exec`
+`LiveWriter` is the recorder's transcript writer with one thing more: every record it writes to the
+transcript (the same bytes) also goes, with one non-blocking `write`, to a pipe read by
+`mcptape.export.livechild`, a process of its own (no lock or interpreter shared with the pumps: a
+thread doing this work held the GIL long enough to add milliseconds to the relay's 99th
+percentile). A full pipe drops the records and counts them. The child frames the `in`/`out`/`exec`
 lines and classifies them with the check core (`check.framing`, `check.classify`), pairs requests
-with answers (`check.pairing`), builds the spans as a batch export would (`spans.call_span`,
-`spans.action_span`: same names, attributes and ids) and POSTs them (`send.send`, one attempt,
-a short timeout). Spans that could not be sent wait in a bounded list and go with the next batch;
-past its bound the oldest are dropped and counted. At the end the root span (the session) goes,
-within `FLUSH_WITHIN` seconds, and `close()` returns the one line to say on stderr when anything
-was dropped. Findings are check's to make afterwards: `mcptape export` sends them with the spans.
+with answers, builds the spans as a batch export would (`spans.call_span`, `spans.action_span`:
+same names, attributes and ids) and POSTs them (`send.send`, one attempt, a short timeout). Spans
+that could not be sent wait in a bounded list and go with the next batch; past its bound the oldest
+are dropped and counted. When the recording ends, the child sends the last spans and the root span
+(the session) within `FLUSH_WITHIN` seconds and says once on stderr what was dropped. Findings are
+check's to make afterwards: `mcptape export` sends them with the spans.
 """
 
 from __future__ import annotations
 
-import threading
+import os
+import sys
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 from mcptape.transcript.writer import TranscriptWriter
 
-TICK = 0.05  # seconds between two looks at the queue
-MAX_RECORDS = 50_000  # records waiting for the exporter thread
+TICK = 0.05  # seconds between two looks for spans to send
 MAX_SPANS = 4096  # spans waiting to be sent
+BATCH = 256  # spans in one export request
 SEND_TIMEOUT = 2.0
 RETRY_AFTER = 5.0  # seconds without sending after a failure
 FLUSH_WITHIN = 3.0  # seconds the end may wait for the last spans
+PIPE_SIZE = 1 << 20
+CARRY_LIMIT = 1 << 20  # bytes of a record half-written to a full pipe kept to finish it
 
 
-class LiveExport:
-    """The background exporter of one recording."""
+class Sender:
+    """The child's side: spans to send, what was sent and dropped, the last failure."""
 
-    def __init__(self, endpoint: str, transcript: str) -> None:
+    def __init__(self, endpoint: str) -> None:
         from mcptape.export.send import traces_url
 
         self.url = traces_url(endpoint)
-        self.transcript = transcript
-        self.queue: deque[tuple[float, str, bytes | None, dict[str, Any] | None]] = deque()
-        self.dropped_records = 0
-        self.dropped_spans = 0
+        self.pending: list[Any] = []
         self.sent = 0
+        self.dropped = 0
         self.failure: str | None = None
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="mcptape-otlp", daemon=True)
-        self._state: _State | None = None
-        self._header: Any = None
+        self.quiet_until = 0.0
 
-    def start(self, header: Any) -> None:
-        self._header = header
-        self._thread.start()
-
-    def offer(self, t: float, ch: str, data: bytes | None, fields: dict[str, Any] | None) -> None:
-        """Queue one record (never blocks; a full queue drops it)."""
-        if len(self.queue) >= MAX_RECORDS:
-            self.dropped_records += 1
-            return
-        self.queue.append((t, ch, data, fields))
-
-    def close(self) -> str | None:
-        """Send what is left (bounded), stop; the line for stderr when anything was lost."""
-        self._closed = True
-        if self._thread.is_alive():
-            self._thread.join(FLUSH_WITHIN)
-            if self._thread.is_alive() and self.failure is None:
-                self.failure = f"no answer within {FLUSH_WITHIN:g} s at the end"
-        lost = self.dropped_spans + (len(self._state.pending) if self._state is not None else 0)
-        if not lost and not self.dropped_records:
-            return None
-        why = f" ({self.failure})" if self.failure else ""
-        records = f", {self.dropped_records} record(s) not analysed" if self.dropped_records else ""
-        return f"mcptape: live export to {self.url}: {self.sent} span(s) sent, {lost} dropped{records}{why}"
-
-    # -- the exporter thread --------------------------------------------------------------------
-    def _run(self) -> None:
-        try:
-            self._state = _State(self._header, Path(self.transcript))
-        except Exception as exc:  # the export must never break the recording
-            self.failure = f"cannot start: {exc}"
-            return
-        state = self._state
-        quiet_until = 0.0
-        while True:
-            closing = self._closed
-            while self.queue:
-                state.feed(*self.queue.popleft())
-            if closing:
-                state.finish()
-            now = time.monotonic()
-            # after a failure, nothing is sent for a while, not even at the end
-            if state.pending and now >= quiet_until and not self._send(state, SEND_TIMEOUT):
-                quiet_until = now + RETRY_AFTER
-            if closing:
+    def tick(self, resource: dict[str, Any], *, deadline: float | None = None) -> None:
+        """Send what waits, a batch at a time (after a failure, nothing for RETRY_AFTER seconds)."""
+        while self.pending and time.monotonic() >= self.quiet_until:
+            timeout = SEND_TIMEOUT if deadline is None else min(SEND_TIMEOUT, deadline - time.monotonic())
+            if timeout <= 0 or not self._send(resource, timeout):
                 return
-            time.sleep(TICK)
 
-    def _send(self, state: _State, timeout: float) -> bool:
+    def _send(self, resource: dict[str, Any], timeout: float) -> bool:
         from mcptape.export.otlp import protobuf
         from mcptape.export.send import SendError, send
         from mcptape.export.spans import Trace
 
-        spans = state.pending[:]
+        spans = self.pending[:BATCH]
         try:
-            send(self.url, protobuf([Trace(state.resource, spans)]), timeout=timeout, attempts=1)
+            send(self.url, protobuf([Trace(resource, spans)]), timeout=timeout, attempts=1)
         except SendError as exc:
             self.failure = exc.reason
-            excess = len(state.pending) - MAX_SPANS
+            self.quiet_until = time.monotonic() + RETRY_AFTER
+            excess = len(self.pending) - MAX_SPANS
             if excess > 0:
-                del state.pending[:excess]
-                self.dropped_spans += excess
+                del self.pending[:excess]
+                self.dropped += excess
             return False
-        except Exception as exc:  # never let the exporter break the recording
+        except Exception as exc:  # never let the exporter die on a span it cannot encode
             self.failure = str(exc)
-            self.dropped_spans += len(spans)
-            del state.pending[: len(spans)]
+            self.dropped += len(spans)
+            del self.pending[: len(spans)]
             return False
-        del state.pending[: len(spans)]
+        del self.pending[: len(spans)]
         self.sent += len(spans)
         return True
+
+    def said(self, lost_records: int = 0) -> str | None:
+        """The one line for stderr when anything was lost, else None."""
+        lost = self.dropped + len(self.pending)
+        if not lost and not lost_records:
+            return None
+        why = f" ({self.failure})" if self.failure else ""
+        records = f", {lost_records} record(s) not analysed" if lost_records else ""
+        return f"mcptape: live export to {self.url}: {self.sent} span(s) sent, {lost} dropped{records}{why}"
 
 
 class _State:
@@ -245,33 +213,76 @@ class _State:
 
 
 class LiveWriter(TranscriptWriter):
-    """The transcript writer, and each record also handed to the live exporter (after it is written)."""
+    """The transcript writer; each record it writes also goes to the live exporter's pipe."""
 
-    def __init__(self, fd: int, *, clock_start: float, live: LiveExport) -> None:
+    def __init__(self, fd: int, *, clock_start: float, endpoint: str, transcript: str) -> None:
         super().__init__(fd, clock_start=clock_start)
-        self.live = live
+        import subprocess
 
-    def header(self, header: Any) -> None:
-        super().header(header)
-        self.live.start(header)
+        self.child = subprocess.Popen(
+            [sys.executable, "-m", "mcptape.export.livechild", endpoint, transcript],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        assert self.child.stdin is not None
+        self.pipe = self.child.stdin.fileno()
+        os.set_blocking(self.pipe, False)
+        try:
+            import fcntl
 
-    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
-        super().chunk(t, ch, data)
-        self.live.offer(t, ch, bytes(data), None)
+            fcntl.fcntl(self.pipe, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+        except (OSError, ImportError):
+            pass  # the default pipe size: more records may be dropped under a flood
+        self.carry = b""  # the rest of a record a full pipe took only in part
+        self.dropped = 0  # records the pipe had no room for
 
-    def fields(self, t: float, ch: str, **fields: Any) -> None:
-        super().fields(t, ch, **fields)
-        self.live.offer(t, ch, None, fields)
+    def write_raw(self, records: bytes) -> None:
+        super().write_raw(records)
+        with self._lock:
+            if self.pipe < 0:
+                return
+            try:
+                if self.carry:
+                    written = os.write(self.pipe, self.carry)
+                    self.carry = self.carry[written:]
+                    if self.carry:
+                        raise BlockingIOError
+                written = os.write(self.pipe, records)
+                if written < len(records):
+                    self.carry = records[written:]
+            except BlockingIOError:
+                if len(self.carry) + len(records) > CARRY_LIMIT:
+                    self.dropped += records.count(b"\n")
+                else:
+                    self.carry += records
+            except OSError:  # the exporter is gone: the recording goes on
+                self.pipe = -1
 
     def close(self) -> None:
-        """Close the transcript, then end the export (bounded) and say once what was lost."""
+        """Close the transcript, then end the export: the child sends what is left (bounded) and
+        says once on stderr what was dropped."""
         super().close()
-        said = self.live.close()
-        if said is not None:
-            import sys
+        import subprocess
 
-            try:
-                sys.stderr.write(said + "\n")
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                pass
+        with self._lock:
+            if self.pipe >= 0 and self.dropped:
+                line = f'{{"t":0,"ch":"mcptape-live-dropped","n":{self.dropped}}}\n'.encode()
+                self.carry += line
+            if self.pipe >= 0 and self.carry:
+                os.set_blocking(self.pipe, True)
+                try:
+                    os.write(self.pipe, self.carry)
+                except OSError:
+                    pass
+            self.pipe = -1
+        assert self.child.stdin is not None
+        try:
+            self.child.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.child.wait(FLUSH_WITHIN + 2)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.wait()
