@@ -169,7 +169,10 @@ def _timeline(session: Session) -> dict[str, Any]:
         }
         for f in session.analysis.findings
     ]
-    ticks = [{"x": _x(end * i / 4, end), "label": f"{end * i / 4:.3f}s"} for i in range(5)]
+    anchors = ("start", "middle", "middle", "middle", "end")
+    ticks = [
+        {"x": _x(end * i / 4, end), "label": f"{end * i / 4:.3f}s", "anchor": anchors[i]} for i in range(5)
+    ]
     more = max(len(session.calls) - BARS_DRAWN, 0)
     return {
         "width": WIDTH,
