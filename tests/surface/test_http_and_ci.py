@@ -91,3 +91,40 @@ def test_github_annotations_junit_and_sarif_point_at_the_lock_line(locks: Path, 
         "tools-suspicious",
         "tools-compatible",
     }
+
+
+def test_a_recorded_http_session_is_a_surface_too(locks: Path, tmp_path: Path) -> None:
+    """A Streamable HTTP session recorded by `mcptape record --http-upstream` (the SDK client in its
+    default mode: server/discover, 2026-07-28) diffs against the stdio lock: the rewrite is found."""
+    import anyio
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.http.helpers import recording
+
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, str(WEATHER), "rug", "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    session = tmp_path / "http.jsonl"
+    try:
+        wait_accepting(port)
+        with recording(f"http://127.0.0.1:{port}/mcp", session) as recorder:
+
+            async def list_tools() -> None:
+                async with Client(streamable_http_client(recorder.url)) as client:
+                    await client.list_tools()
+
+            anyio.run(list_tools)
+    finally:
+        server.terminate()
+        server.wait(30)
+    result = tools("diff", str(locks / "base.json"), str(session), "--json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    changes = orjson.loads(result.stdout)["changes"]
+    assert [(c["tool"], c["severity"], c["path"]) for c in changes if c["kind"] == "tool"] == [
+        ("get_forecast", "suspicious", "/description")
+    ]
+    assert all(c["severity"] == "compatible" for c in changes if c["kind"] == "server")
