@@ -1,16 +1,21 @@
 """Must show: `mcptape export --format har` gives a document valid against the HAR 1.2 structure: for
 an HTTP recording one entry per recorded exchange matching its bytes (method, URL, headers, bodies,
-SSE as text, status, timings in order); for stdio one entry per JSON-RPC call on its pseudo URL."""
+SSE as text, status, timings in order); for stdio one entry per JSON-RPC call on its pseudo URL; and
+har-validator, the npm package that checked HAR for the `request` library, accepts them."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import orjson
+import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import NODE_DIR, ROOT
 from tests.export.har_schema import HAR
 from tests.export.helpers import export, tool_session, write_transcript
 from tests.http.helpers import exchanges
@@ -105,3 +110,29 @@ def test_an_http_session_is_one_entry_per_exchange_matching_its_bytes(
     assert streams and any("event: message" in e["response"]["content"]["text"] for e in streams)
     calls = [e for e in entries if '"tools/call"' in e["request"].get("postData", {}).get("text", "")]
     assert len(calls) >= 3 and all(e["response"]["status"] == 200 for e in calls)
+
+
+@pytest.mark.node
+def test_har_validator_accepts_the_stdio_and_http_documents(tmp_path: Path, http_transcript: Path) -> None:
+    """har-validator (npm, the HAR 1.2 schemas of har-schema) accepts both documents, and refuses
+    one with an entry's `timings` removed (so its "valid" means something)."""
+    stdio, http = tmp_path / "stdio.har", tmp_path / "http.har"
+    for transcript, out in ((ECHO, stdio), (http_transcript, http)):
+        assert export(str(transcript), "--format", "har", "-o", str(out)).returncode == 0
+    broken = orjson.loads(stdio.read_bytes())
+    del broken["log"]["entries"][0]["timings"]
+    (tmp_path / "broken.har").write_bytes(orjson.dumps(broken))
+    node = shutil.which("node")
+    assert node and (NODE_DIR / "node_modules" / "har-validator").is_dir(), (
+        "run ./dev.sh test (npm ci in tests/node)"
+    )
+    env = {**os.environ, "NODE_PATH": str(NODE_DIR / "node_modules")}
+    script = str(Path(__file__).with_name("har_validate.js"))
+    done = subprocess.run(
+        [node, script, str(stdio), str(http)], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0 and done.stdout.count("valid ") == 2, done.stdout + done.stderr
+    done = subprocess.run(
+        [node, script, str(tmp_path / "broken.har")], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 1 and "missingProperty" in done.stdout and "timings" in done.stdout
