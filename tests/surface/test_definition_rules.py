@@ -225,3 +225,14 @@ def test_task_support_that_drops_a_way_of_calling_is_breaking(old: Any, new: Any
     a = tool(**({} if old is None else {"execution": old}))
     b = tool(execution=new)
     assert changes(surface([a]), surface([b])) == [("tool", "t", severity, "/execution/taskSupport")]
+
+
+def test_a_description_added_or_reflowed_says_so() -> None:
+    """A description where there was none is "added"; one whose words are the same but spaced
+    differently is still suspicious, and says only its whitespace changed."""
+    (added,) = compare(surface([tool()]), surface([tool(description="Get it.")])).changes
+    assert added.detail.startswith("the tool's description added")
+    (reflowed,) = compare(
+        surface([tool(description="Get  it.")]), surface([tool(description="Get it.")])
+    ).changes
+    assert "only its whitespace" in reflowed.detail and reflowed.severity.value == "suspicious"

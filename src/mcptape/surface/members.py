@@ -59,7 +59,10 @@ class Pair:
         others = [t for t in self.tools if t != self.name]
         found = gained_flags(a, b, others)
         where = "with an interface change" if interface_changed else "the interface unchanged"
-        detail = f"{what} changed ({where})"
+        verb = "added" if old is None else "removed" if new is None else "changed"
+        if a != b and a.split() == b.split():
+            where += ", only its whitespace"  # a layout change: still text the model reads
+        detail = f"{what} {verb} ({where})"
         if found:
             detail += "; the new text addresses the model: " + ", ".join(found)
         self.add(SUSPICIOUS, path, detail, flags=found, words=words_diff(a, b))
