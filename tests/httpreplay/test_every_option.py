@@ -59,8 +59,8 @@ def test_recorded_pace_sends_each_request_at_its_recorded_time(tape: Tape, tmp_p
 
 def test_a_stubbed_command_the_server_runs_is_the_stub(auto_tape: Tape, tmp_path: Path) -> None:
     """`--stub git` with a build that runs `git --version` at start-up: the new session's exec line
-    says the stub answered (the real git never ran, the server saw exit 255), and the report counts
-    it as a stubbed command, not run."""
+    says the stub answered (the real git never ran, the server saw exit 255), and the diff names it
+    (the recording had no such call: exit 1)."""
     new = tmp_path / "new.jsonl"
     command = notes_server(auto_tape.port, "--run", "git")
     done = mcptape("replay", str(auto_tape.path), "--stub", "git", "-o", str(new), "--json", "--", *command)
@@ -69,7 +69,10 @@ def test_a_stubbed_command_the_server_runs_is_the_stub(auto_tape: Tape, tmp_path
     assert call["source"] == "stub" and call["argv"][1:] == ["--version"]
     out = b"".join(r["data"].encode() for r in records(new) if r["ch"] == "stdout")
     assert b"notes_http: git exited 255" in out
-    assert any("1 stubbed command(s), not run" in i["message"] for i in result["issues"])
+    assert done.returncode == 1
+    assert [m["title"] for m in result["diff"]["messages"]] == [
+        "exec call #1 for no request [new exec line 1]"
+    ]
 
 
 def test_http_match_is_checked_and_taken(auto_tape: Tape) -> None:

@@ -210,7 +210,8 @@ class HttpDriver:
     def _ready(self, step: Step) -> bool:
         """Wait until the new server answered what the recorded client had seen before `step`
         (False: it did not, the replay stops), then for the server requests and minted values.
-        With recorded pacing, wait until its recorded time instead (and for the minted values)."""
+        With recorded pacing, wait until its recorded time instead (and, bounded, for the minted
+        values it sends back and the server requests it answers)."""
         if self.pace == RECORDED:
             return self._at_recorded_time(step)
         if self.gone.is_set() or not self._wait_responses(step.ready, f"before exchange {step.x}"):
@@ -231,6 +232,7 @@ class HttpDriver:
             )
             return False
         self._wait_minted(step)
+        self._wait(lambda: all(len(self.asked.get(a.method, ())) >= a.nth for a in step.answers))
         return True
 
     def _wait_minted(self, step: Step) -> None:

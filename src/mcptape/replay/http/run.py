@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import threading
 import time
 from contextlib import ExitStack
@@ -193,10 +194,14 @@ class HttpReplay:
         )
 
     def _recorded_signal(self) -> int | None:
-        """The signal the recorded server died of (the replayed one gets it too), else None."""
+        """The signal the replayed server gets at the end: the one the recorded server died of, else
+        SIGINT when it exited with a code (`record` forwards the Ctrl-C that ends a recording, and a
+        server that handles it exits 0: server-everything), else None (the shutdown order alone)."""
         ended = next((e for e in reversed(list(self.job.transcript.events())) if e.ch == "exit"), None)
-        signum = (ended.fields or {}).get("signal") if ended is not None else None
-        return signum if type(signum) is int else None
+        if ended is None:
+            return None
+        signum = (ended.fields or {}).get("signal")
+        return signum if type(signum) is int else signal.SIGINT
 
 
 def last_stderr_line(path: Path) -> str:

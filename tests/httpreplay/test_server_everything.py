@@ -1,0 +1,45 @@
+"""Must show: @modelcontextprotocol/server-everything in its Streamable HTTP mode, recorded through
+`mcptape record --http-upstream -- node index.js streamableHttp` with the official SDK client (the
+handshake: a session id, the GET stream), replays `same` with `mcptape replay FILE` and no option:
+its recorded command is started, reached at the recorded URL, and ended as the recording ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.conftest import server_everything
+from tests.http.helpers import free_port, recording
+from tests.httpreplay.helpers import mcptape
+
+
+async def _session(url: str) -> dict[str, Any]:
+    async with Client(url, mode="legacy") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        echo = (await client.call_tool("echo", {"message": "hi"})).content[0].text  # type: ignore[union-attr]
+        total = (await client.call_tool("get-sum", {"a": 2, "b": 3})).content[0].text  # type: ignore[union-attr]
+        return {"names": names, "echo": echo, "sum": total}
+
+
+def test_server_everything_over_http_replays_same_with_no_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exit 0 and `same`; the recorded command is said on stderr (server-everything reads its port
+    from PORT, which the replay's server inherits)."""
+    port = free_port()
+    monkeypatch.setenv("PORT", str(port))
+    path = tmp_path / "everything.jsonl"
+    with recording(
+        f"http://127.0.0.1:{port}/mcp", path, [*server_everything()[:-1], "streamableHttp"]
+    ) as rec:
+        seen = anyio.run(_session, rec.url)
+        rec.stop()
+    assert "echo" in seen["names"] and seen["echo"] == "Echo: hi" and "5" in seen["sum"]
+    done = mcptape("replay", str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("\nsame")
+    assert "replaying against the recorded command" in done.stderr
