@@ -15,7 +15,7 @@ from mcptape.probe.driver import Driver, Status
 from mcptape.probe.judge import judge
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
-from mcptape.probe.runner import absolute_paths, run_case
+from mcptape.probe.sessions import absolute_paths, run_case
 from tests.probe.support import PB_SERVER, by_id, probe
 
 

@@ -26,8 +26,10 @@ Examples:
   mcptape probe --from session.jsonl -- uvx mcp-server-time
   mcptape probe --allow-mutating -- node dist/index.js /tmp/scratch-copy
 
-Only tools marked readOnlyHint (and --tool) are called; the others get only the hard inputs
-a correct server refuses, so a correct server's data is unchanged; the report names them.
+No frame names a tool that is not marked readOnlyHint (not even a hard input a tolerant server
+might run), so the probe changes no data; such tools are reported "not tested", and
+--allow-mutating (on a scratch copy) names them, listing them on stderr first. --baseline FILE
+accepts known deviations (--write-baseline FILE writes them); new or worse ones still fail.
 Each case runs in a server process with the executor tap and the HTTP sink on; its
 transcript is saved in DIR. Exit 0 when no case failed or was inconclusive (warnings
 allowed), 1 when one did (a valid call that the server refuses makes the hard inputs built
@@ -81,8 +83,8 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
 @click.option(
     "--allow-mutating",
     is_flag=True,
-    help="Also call the tools that may change data (not marked readOnlyHint): the valid call, base "
-    "checks, open-schema unknown arguments. Point the server at a scratch copy of its data.",
+    help="Also name the tools that may change data (not marked readOnlyHint) in the valid call and "
+    "the hard inputs; they are listed on stderr first. Point the server at a scratch copy of its data.",
 )
 @click.option(
     "--baseline",
