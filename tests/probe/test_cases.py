@@ -65,3 +65,20 @@ def test_the_oversized_line_has_the_requested_size() -> None:
 def test_a_server_without_tools_gets_tools_list_as_the_valid_request() -> None:
     """With no tool to call, the hard inputs wrap tools/list instead of tools/call."""
     assert Call(None).request(5) == {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {}}
+
+
+@pytest.mark.parametrize("case", HARD, ids=lambda c: c.id)
+def test_a_title_names_the_request_the_case_sent(case: Case) -> None:
+    """Each hard input's title names what its frame carries: `tools/call <tool>` when built on a call,
+    `tools/list` when the probe may name no tool, never a tools/call it did not send."""
+    from mcptape.probe.cases import title_for
+
+    assert case.build is not None
+    on_tool, on_list = title_for(case, CALL), title_for(case, Call(None))
+    if case.id == "debug-line":
+        assert on_tool == "a debug line, then a valid tools/call deploy"
+    sent_list = case.build(Call(None), MARKER, 4096).data
+    if b'"method":"tools/list"' in sent_list or b'\\"method\\"' in sent_list:
+        assert "tools/list" in on_list and "tools/call" not in on_list, on_list
+    assert "tools/call deploy" in on_tool and "{request}" not in on_tool + on_list
+    assert b'"tools/call"' not in sent_list
