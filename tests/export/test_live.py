@@ -19,7 +19,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from tests.conftest import PYTHON, SERVERS, console_script
 from tests.export.helpers import export, listener
-from tests.http.helpers import refused_port
+from tests.http.helpers import free_port, recording, refused_port, sdk_server
+from tests.http.test_record_sdk import drive
 
 HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 CALLS: list[dict[str, Any]] = [
@@ -143,3 +144,38 @@ def test_a_collector_that_never_answers_does_not_hold_the_recording(tmp_path: Pa
     assert code == 0 and max(latencies[1:]) < 1.0
     assert ended < 8.0, ended
     assert stderr.count("mcptape: live export to") == 1 and "dropped" in stderr, stderr
+
+
+def test_an_http_recording_is_exported_live_too(tmp_path: Path) -> None:
+    """`record --http-upstream ... --otlp URL`: the SDK client's calls reach the collector on `tcp`
+    with their exchange, and with the ids a later export of the transcript gives."""
+    out = tmp_path / "http.jsonl"
+    port = free_port()
+    with listener() as collector:
+        with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port), "--otlp", collector.url) as rec:
+            drive(rec.url)
+            rec.stop()  # the server's own exit code on SIGINT
+        assert "live export" not in rec.stderr, rec.stderr
+        bodies = [r[2] for r in collector.requests]
+    spans = [
+        span
+        for body in bodies
+        for resource in ExportTraceServiceRequest.FromString(body).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    ]
+    calls = [s for s in spans if s.name == "tools/call add"]
+    assert len(calls) == 2  # the modern session's and the handshake session's
+    for span in calls:
+        attributes = {a.key: a.value for a in span.attributes}
+        assert attributes["network.transport"].string_value == "tcp"
+        assert attributes["mcptape.http.exchange"].int_value > 0
+    later = tmp_path / "later.json"
+    assert export(str(out), "--format", "otlp", "-o", str(later)).returncode == 0
+    batch = {
+        s["spanId"]
+        for r in orjson.loads(later.read_bytes())["resourceSpans"]
+        for x in r["scopeSpans"]
+        for s in x["spans"]
+    }
+    assert {s.span_id.hex() for s in spans} <= batch

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
     if opts.otlp is not None:
+        if opts.http_upstream is not None:
+            from mcptape.recorder.httprun import record_http
+
+            return record_http(opts, writer_opener=lambda: _live(opts))
         return run_recorder(opts, writer_opener=lambda: _live(opts))
     if opts.http_upstream is not None:  # a Streamable HTTP session, through a reverse proxy
         from mcptape.recorder.httprun import record_http
@@ -44,8 +48,6 @@ def _live(opts: RecordOptions) -> OpenWriter:
 
     url = opts.otlp
     assert url is not None
-    if opts.http_upstream is not None:
-        raise UsageError("--otlp exports a stdio recording live", hint="export an HTTP transcript afterwards")
     if opts.redact or opts.redact_keys or opts.redact_patterns:
         raise UsageError(
             "--otlp with --redact is not supported yet", hint="export the redacted transcript afterwards"

@@ -115,29 +115,29 @@ class _State:
         self.index = 0
         self.version: str | None = None
         self.last_request: Any = None
+        self.exchanges: dict[int, int] = {}  # request event -> its HTTP exchange
+        self.http = isinstance(header.extra.get("http"), dict)
 
-    def feed(self, t: float, ch: str, data: bytes | None, fields: dict[str, Any] | None) -> None:
-        """One record as the writer got it: a read is written as one record per line (or
-        fragment), so each piece gets the event index it has in the transcript."""
+    def common(self) -> dict[str, str | int | float | bool]:
+        """The attributes every call span has: the transport's."""
+        if self.http:
+            return {"network.transport": "tcp", "network.protocol.name": "http"}
+        return {"network.transport": "pipe"}
+
+    def feed(self, index: int, t: float, ch: str, data: bytes | None, fields: dict[str, Any] | None) -> None:
+        """One transcript record (its event index, as the transcript numbers it)."""
         self.session.end = max(self.session.end, t)
-        if data is None:
-            self.index += 1
-            return
         framer = self.framers.get(ch)
-        start = 0
-        while start < len(data):
-            end = data.find(b"\n", start) + 1 or len(data)
-            index = self.index
-            self.index += 1
-            if framer is not None:
-                for frame in framer.feed(data[start:end], t, index):
-                    if ch in ("in", "out"):
-                        self._message(frame)
-                    else:
-                        self._action(frame)
-            start = end
+        if framer is None or data is None:
+            return
+        exchange = fields.get("x") if fields else None
+        for frame in framer.feed(data, t, index):
+            if ch in ("in", "out"):
+                self._message(frame, exchange if type(exchange) is int else None)
+            else:
+                self._action(frame)
 
-    def _message(self, frame: Any) -> None:
+    def _message(self, frame: Any, exchange: int | None) -> None:
         from mcptape.check.classify import classify
         from mcptape.check.model import Kind
         from mcptape.export.session import Call
@@ -148,6 +148,8 @@ class _State:
             return
         if message.kind is Kind.REQUEST:
             self.requests[(message.channel, message.id)] = message
+            if exchange is not None:
+                self.exchanges[message.frame.event] = exchange
             if message.channel == "in":
                 self.last_request = message
             return
@@ -161,8 +163,8 @@ class _State:
             result = message.value.get("result")
             if type(result) is dict and type(result.get("protocolVersion")) is str:
                 self.version = result["protocolVersion"]
-        call = Call(request, message)
-        common: dict[str, str | int | float | bool] = {"network.transport": "pipe"}
+        call = Call(request, message, exchange=self.exchanges.pop(request.frame.event, None))
+        common = self.common()
         if self.version:
             common["mcp.protocol.version"] = self.version
         span = call_span(self.session, call, self.trace_id, self.root_id, common)
@@ -194,7 +196,7 @@ class _State:
         from mcptape.export.spans import KIND_INTERNAL, Span, call_span, service_name
 
         session = self.session
-        common: dict[str, str | int | float | bool] = {"network.transport": "pipe"}
+        common = self.common()
         for request in self.requests.values():
             self.pending.append(call_span(session, Call(request), self.trace_id, self.root_id, common))
         self.requests.clear()
@@ -207,7 +209,7 @@ class _State:
                 KIND_INTERNAL,
                 session.wall_ns(0.0),
                 session.wall_ns(session.end),
-                {"network.transport": "pipe", "mcptape.transcript": session.path.name, "mcptape.live": True},
+                {**self.common(), "mcptape.transcript": session.path.name, "mcptape.live": True},
             )
         )
 

@@ -49,7 +49,9 @@ def run(endpoint: str, transcript: str) -> str | None:
                 index += 1
                 if isinstance(event, Event):
                     has_bytes = event.text is not None or event.raw is not None
-                    state.feed(event.t, event.ch, event.data if has_bytes else None, event.fields)
+                    state.feed(
+                        event.index, event.t, event.ch, event.data if has_bytes else None, event.fields
+                    )
         if state is not None:
             sender.tick(state.resource)
     if state is None:

@@ -29,6 +29,10 @@ from mcptape.recorder.spool import Spool
 from mcptape.transcript.wire import HTTP_IN, STDOUT
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mcptape.recorder.run import OpenWriter
+
 START_TIMEOUT = 30.0  # seconds the server has to accept connections on the upstream address
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -168,8 +172,9 @@ def _how(status: ExitStatus) -> str:
     return f"signal {status.signal}" if status.signal is not None else f"code {status.code}"
 
 
-def record_http(opts: RecordOptions) -> int:
-    """Record a Streamable HTTP session (see the module); return the exit code."""
+def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
+    """Record a Streamable HTTP session (see the module); return the exit code. `writer_opener`, as
+    for `run.record`, gives the function that opens the transcript's writer (`record --otlp`)."""
     _fill_closed_stdio()
     assert opts.http_upstream is not None
     upstream = parse_upstream(opts.http_upstream)
@@ -186,6 +191,7 @@ def record_http(opts: RecordOptions) -> int:
             "--http-sink, --http-cassette and --stub are for stdio servers",
             hint="record an HTTP server's own calls with the stdio options on a stdio build of it",
         )
+    open_writer = writer_opener() if writer_opener is not None else None  # fails before anything starts
     if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     t0 = time.monotonic()
@@ -196,7 +202,10 @@ def record_http(opts: RecordOptions) -> int:
     if _is_stdout(fd):
         os.close(fd)
         raise UsageError(f"-o {path} is this process's stdout", hint="write the transcript to a file")
-    writer = TranscriptWriter(fd, clock_start=t0)
+    if open_writer is not None:
+        writer: TranscriptWriter = open_writer(fd, t0, slug, os.environ)
+    else:
+        writer = TranscriptWriter(fd, clock_start=t0)
     spool = Spool(writer)
     unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
     server: Server | None = None
