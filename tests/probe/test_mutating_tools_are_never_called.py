@@ -212,3 +212,13 @@ def test_allow_mutating_says_which_tools_it_will_call_before_calling_them(tmp_pa
         "tool": "deploy",
         "arguments": {"target": "mcptape-probe"},
     }
+
+
+def test_a_tool_listed_twice_is_forbidden_if_either_listing_may_change_data() -> None:
+    """A server that lists a name as read-only and again as destructive gets the stricter reading."""
+    reach = Reach(allow_mutating=False)
+    reach.learn([{"name": "sync", "annotations": {"readOnlyHint": True}}])
+    reach.learn([{"name": "sync", "annotations": {"destructiveHint": True}}])
+    assert reach.forbidden == {"sync": "destructiveHint: true"}
+    with pytest.raises(UnsafeFrame):
+        reach.sent("case", Call("sync", {}).line(1))

@@ -111,13 +111,18 @@ class Reach:
         """Take the names and annotations of a `tools/list` answer (any process's)."""
         with self._lock:
             before = len(self.risks)
+            changed = False
             for entry in tools:
                 name = entry.get("name") if isinstance(entry, dict) else None
-                if isinstance(name, str) and name not in self.risks:
-                    self.risks[name] = mutation_risk(entry)
+                if not isinstance(name, str):
+                    continue
+                risk = mutation_risk(entry)
+                if name not in self.risks or (risk is not None and self.risks[name] is None):
+                    self.risks[name] = risk  # listed twice, or again: any "may change data" wins
+                    changed = True
                     for form in _forms(name):
                         self._form.setdefault(form, name)
-            if len(self.risks) != before:
+            if changed or len(self.risks) != before:
                 self._all = _pattern(self.risks)
                 self._forbidden = _pattern(self.forbidden)
 
