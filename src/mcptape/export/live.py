@@ -33,6 +33,7 @@ SEND_TIMEOUT = 2.0
 RETRY_AFTER = 5.0  # seconds without sending after a failure
 FLUSH_WITHIN = 3.0  # seconds the end may wait for the last spans
 PIPE_SIZE = 1 << 20
+IN_FLIGHT = 10_000  # requests remembered until their answer
 CARRY_LIMIT = 1 << 20  # bytes of a record half-written to a full pipe kept to finish it
 
 
@@ -92,12 +93,12 @@ class Sender:
 
 
 class _State:
-    """What the exporter thread knows of the session: framing, pairing, the spans to send."""
+    """What the exporter process knows of the session: framing, the requests in flight (at most
+    `IN_FLIGHT`, the oldest forgotten past that), the spans to send."""
 
     def __init__(self, header: Any, path: Path) -> None:
         from mcptape.check.framing import ChannelFramer
         from mcptape.check.model import Analysis
-        from mcptape.check.pairing import Pairing
         from mcptape.export.session import Session
         from mcptape.export.spans import root_ids, service_name
 
@@ -108,13 +109,9 @@ class _State:
             "telemetry.sdk.name": "mcptape",
         }
         self.framers = {ch: ChannelFramer(ch) for ch in ("in", "out", "exec", "http")}
-        self.client = Pairing()
-        self.server = Pairing()
         self.requests: dict[tuple[str, Any], Any] = {}  # (sender channel, id) -> the request Message
         self.pending: list[Any] = []
-        self.index = 0
         self.version: str | None = None
-        self.last_request: Any = None
         self.exchanges: dict[int, int] = {}  # request event -> its HTTP exchange
         self.http = isinstance(header.extra.get("http"), dict)
 
@@ -148,10 +145,10 @@ class _State:
             return
         if message.kind is Kind.REQUEST:
             self.requests[(message.channel, message.id)] = message
+            if len(self.requests) > IN_FLIGHT:
+                del self.requests[next(iter(self.requests))]
             if exchange is not None:
                 self.exchanges[message.frame.event] = exchange
-            if message.channel == "in":
-                self.last_request = message
             return
         if message.kind not in (Kind.RESPONSE, Kind.ERROR_RESPONSE):
             return
