@@ -42,6 +42,28 @@ setup() {
     fi
 }
 
+# The real consumers of `mcptape export`, for the test suite: headless Chromium renders the HTML
+# report, Arize Phoenix (a real OTLP backend, ~850 MB, in a virtualenv of its own so its pins never
+# meet the project's) receives the traces. Both are set up once, before any test runs.
+PHOENIX_VENV=${MCPTAPE_PHOENIX_VENV:-$HOME/.cache/mcptape/phoenix-venv}
+
+setup_consumers() {
+    if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "dev.sh: installing chromium (apt-get) for the HTML report tests" >&2
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null
+        else
+            echo "dev.sh: chromium not found (apt-get install chromium): the HTML report tests will fail" >&2
+        fi
+    fi
+    if [ ! -x "$PHOENIX_VENV/bin/phoenix" ]; then
+        echo "dev.sh: installing Arize Phoenix in $PHOENIX_VENV for the OTLP export tests" >&2
+        MCPTAPE_PHOENIX_VENV="$PHOENIX_VENV" "$VENV/bin/python" -c \
+            'from tests.export.phoenix import executable; executable()'
+    fi
+    export MCPTAPE_PHOENIX_VENV="$PHOENIX_VENV"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -51,6 +73,7 @@ case "$cmd" in
         ;;
     test)
         setup
+        setup_consumers
         "$VENV/bin/ruff" check src tests bench
         "$VENV/bin/ruff" format --check src tests bench
         "$VENV/bin/mypy"
