@@ -20,7 +20,6 @@ diff's (`Side`), the request and response bytes read by h11 (`http.wire`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -29,7 +28,8 @@ from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
 from mcptape.replay.http.wire import RecordedRequest, ResponseReader
-from mcptape.replay.kinds import Key, is_answer, is_server_request
+from mcptape.replay.kinds import Key
+from mcptape.replay.timeline import Timeline
 from mcptape.transcript.events import Event
 from mcptape.transcript.wire import EXCHANGE, HTTP_IN, HTTP_OUT
 
@@ -131,47 +131,36 @@ def _messages(
     """What the messages say: responses and server requests in time order, each step's requests,
     answers and minted values."""
     side = Side()
-    client_ids: set[RequestId] = set()
-    pending: dict[RequestId, tuple[str, int]] = {}  # server request id -> (method, nth)
-    per_method: Counter[str] = Counter()
-    answered_at: list[float] = []
-    asked_at: list[float] = []
+    seen = Timeline()
     for msg in messages(events()):
         side.on_message(msg)
         carrier = steps.get(x_of.get(msg.frame.event, -1))
         if msg.channel == OUT and carrier is not None:
             carrier.carried += 1  # a line (a batch is one)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
-            step = carrier
-            if one.channel == IN and step is not None:
-                if one.kind is Kind.REQUEST and one.id is not None:
-                    client_ids.add(one.id)
-                    step.requests += (one,)
-                    plan.carriers.setdefault(one.id, []).append(step.x)
-                elif one.id in pending and is_answer(one):
-                    assert one.id is not None
-                    method, nth = pending.pop(one.id)
-                    step.answers += (Answer(one.id, method, nth),)
-            elif one.channel == OUT:
-                if one.id is not None and one.id in client_ids and is_answer(one):
-                    plan.responses.append(one.id)
-                    answered_at.append(one.frame.t)
-                elif one.method is not None and one.id is not None and is_server_request(one):
-                    per_method[one.method] += 1
-                    pending[one.id] = (one.method, per_method[one.method])
-                    plan.server_requests.append(one.method)
-                    asked_at.append(one.frame.t)
+            if one.channel == OUT:
+                seen.server_message(one)
+            elif one.channel == IN and carrier is not None:
+                _client_message(plan, carrier, seen, one)
     for use in side.minted.uses:
         step = steps.get(x_of.get(use.event, -1))
         if step is not None:
             step.uses += (use,)
             plan.sources.add(use.source)
-    order = sorted(range(len(answered_at)), key=answered_at.__getitem__)  # stable: file order on ties
-    plan.responses = [plan.responses[i] for i in order]
-    answered_at = [answered_at[i] for i in order]
-    asked = sorted(range(len(asked_at)), key=asked_at.__getitem__)
-    plan.server_requests = [plan.server_requests[i] for i in asked]
-    asked_at = [asked_at[i] for i in asked]
+    seen.in_time_order()
+    plan.responses, plan.server_requests = seen.responses, seen.server_requests
     for step in plan.steps:
-        step.ready = bisect_left(answered_at, step.start)  # seen strictly before it began
-        step.asked = bisect_left(asked_at, step.start)
+        step.ready = bisect_left(seen.answered_at, step.start)  # seen strictly before it began
+        step.asked = bisect_left(seen.asked_at, step.start)
+
+
+def _client_message(plan: HttpPlan, step: Step, seen: Timeline, one: Message) -> None:
+    """A message the client sent in `step`'s body: a request it carries, or an answer to the
+    server's request."""
+    if seen.client_request(one):
+        assert one.id is not None
+        step.requests += (one,)
+        plan.carriers.setdefault(one.id, []).append(step.x)
+    elif (answered := seen.answered(one)) is not None:
+        assert one.id is not None
+        step.answers += (Answer(one.id, *answered),)

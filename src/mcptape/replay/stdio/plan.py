@@ -30,7 +30,8 @@ from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
-from mcptape.replay.kinds import Key, is_answer, is_server_request
+from mcptape.replay.kinds import Key
+from mcptape.replay.timeline import Timeline
 from mcptape.transcript.events import EOF_, Event
 
 
@@ -85,29 +86,22 @@ def _read_messages(plan: Plan, events: Iterable[Event]) -> _Read:
     """Responses and server requests in time order, the client's answers to those, and which event
     completes which client request."""
     read = _Read()
-    client_ids: set[RequestId] = set()
-    server_requests: dict[RequestId, str] = {}
+    seen = Timeline()
     for msg in messages(events):
         read.side.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
-            if one.channel == IN:
-                if one.kind is Kind.REQUEST and one.id is not None:
-                    client_ids.add(one.id)
-                    last = one.frame.events[-1] if one.frame.events else -1
-                    read.completes.setdefault(last, []).append(one)
-                elif msg.kind is not Kind.BATCH and one.id in server_requests and is_answer(one):
-                    assert one.id is not None
-                    method = server_requests.pop(one.id)
-                    plan.answers.setdefault(method, deque()).append(one)
-                    read.answer_events.update(one.frame.events)
-            elif one.channel == OUT:
-                if one.id is not None and one.id in client_ids and is_answer(one):
-                    plan.responses.append(one.id)
-                    read.answered_at.append(one.frame.t)
-                elif one.id is not None and one.method is not None and is_server_request(one):
-                    server_requests[one.id] = one.method
-                    plan.server_requests.append(one.method)
-                    read.asked_at.append(one.frame.t)
+            if one.channel == OUT:
+                seen.server_message(one)
+            elif one.channel != IN:
+                continue
+            elif seen.client_request(one):
+                last = one.frame.events[-1] if one.frame.events else -1
+                read.completes.setdefault(last, []).append(one)
+            elif msg.kind is not Kind.BATCH and (answered := seen.answered(one)) is not None:
+                plan.answers.setdefault(answered[0], deque()).append(one)
+                read.answer_events.update(one.frame.events)
+    plan.responses, plan.server_requests = seen.responses, seen.server_requests
+    read.answered_at, read.asked_at = seen.answered_at, seen.asked_at
     return read
 
 
