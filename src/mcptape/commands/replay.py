@@ -45,7 +45,8 @@ Examples:
   mcptape replay session.jsonl --update -- python -m my_server     # accept the new behaviour
   mcptape replay session.jsonl --learn 3 --save -- ./server        # learn the noise, save the rules
   mcptape replay transcripts/ -- python -m my_server               # every *.jsonl under a folder
-  mcptape replay http.jsonl --http-upstream http://127.0.0.1:8000/mcp -- ./server --port 8000
+  mcptape replay http.jsonl                  # recorded with record --http-upstream: over HTTP
+  mcptape replay http.jsonl --http-upstream http://127.0.0.1:8001/mcp -- ./server --port 8001
   mcptape replay transcripts/ --format github --junit replay.xml -- ./server   # CI (docs/ci.md)
 
 Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
@@ -129,8 +130,9 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
 @click.option(
     "--http-upstream",
     metavar="URL",
-    help="For a transcript recorded with record --http-upstream: send its requests to URL over HTTP "
-    "(-- CMD starts the server first) and diff the two sessions (see docs/http.md).",
+    help="For a transcript recorded with record --http-upstream (replayed over HTTP without this "
+    "option, at the URL it recorded): send its requests to URL instead; without -- CMD, the server "
+    "already running there is used (see docs/http.md).",
 )
 @click.option(
     "--http-allow-remote", is_flag=True, help="Let --http-upstream name a host that is not loopback."
@@ -188,7 +190,8 @@ def replay_command(
     executor calls, exec-after-reject, exit status. CMD defaults to [tool.mcptape] server, then
     to the recorded command, run in the recorded working directory (said on stderr). Values the
     recorded server minted and the client sent back (a requestState, a handle, a cursor) are sent
-    as the new server minted them, and listed.
+    as the new server minted them, and listed. A transcript recorded with record --http-upstream is
+    replayed over HTTP, against the same command, at the URL it recorded.
     """
     mode = "json" if as_json else output_format
     outputs = {"junit": junit, "sarif": sarif}
