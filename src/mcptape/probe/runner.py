@@ -28,7 +28,7 @@ from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import NOT_TESTED, callable_tools
 from mcptape.probe.sessions import Progress, run_and_judge, run_case, run_inputs, share_processes
-from mcptape.probe.tools import run_tool_frames, tool_frames
+from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
 from mcptape.textsafe import escape, escape_text
 
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
@@ -162,12 +162,19 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         progress(f"mcptape probe: {listed}{hard}{total} cases in all{later}")
     pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe")
     try:
-        # The per-tool hard inputs first (the longest job: one process shared while it stays open).
-        futures = [pool.submit(run_tool_frames, plan, frames, good, linger)] if frames else []
+        # The shared hard-input processes first (the longest jobs); the per-tool hard inputs ride at
+        # the end of one that does not close stdin (a process of their own without one).
+        groups, own = share_processes(cases)
+        host = next((g for g in groups if not g[-1].eof), None) if frames else None
+        riding = Shared(frames, good, linger) if host is not None else None
+        futures = [
+            pool.submit(run_inputs, group, plan, call, baseline, linger, riding if group is host else None)
+            for group in groups
+        ]
+        if frames and host is None:
+            futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
         mrtr = pool.submit(run_mrtr, plan, call) if every else None  # altered and foreign requestState
         futures += [mrtr] if mrtr is not None else []
-        groups, own = share_processes(cases)
-        futures += [pool.submit(run_inputs, group, plan, call, baseline, linger) for group in groups]
         futures += [pool.submit(run_and_judge, case, plan, call, baseline, linger) for case in own]
         for future in as_completed(futures):
             outcome = future.result()

@@ -26,6 +26,7 @@ from mcptape.probe.judge import CaseResult, judge
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import mutation_risk
+from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
@@ -59,22 +60,34 @@ def share_processes(cases: Sequence[Case]) -> tuple[list[list[Case]], list[Case]
 
 
 def run_inputs(
-    cases: Sequence[Case], plan: Plan, call: Call | None, baseline: int | None, linger: float
+    cases: Sequence[Case],
+    plan: Plan,
+    call: Call | None,
+    baseline: int | None,
+    linger: float,
+    tools: Shared | None = None,
 ) -> list[CaseResult]:
     """Send request-level hard inputs one after another in a shared server process, each judged in
     its own window of the transcript (`<first case>.jsonl`); when the session ends (the server
-    closed on a reject, or hung and was stopped), the cases not yet sent go to a new process."""
+    closed on a reject, or hung and was stopped), the cases not yet sent go to a new process.
+    `tools`: the per-tool hard inputs, sent after the last case in the same process when it is
+    still open (the rest in processes of their own, `tools.run_tool_frames`)."""
     results: list[CaseResult] = []
     waiting = list(cases)
     while waiting:
-        observed = _inputs_process(waiting, plan, call, linger)
+        observed = _inputs_process(waiting, plan, call, linger, tools)
         results.extend(judge(o, baseline) for o in observed)
         waiting = waiting[len(observed) :]
+    if tools is not None:
+        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, first=tools))
     return results
 
 
-def _inputs_process(cases: list[Case], plan: Plan, call: Call | None, linger: float) -> list[Observed]:
-    """One server process: the handshake, then hard inputs until they are done or the session ends."""
+def _inputs_process(
+    cases: list[Case], plan: Plan, call: Call | None, linger: float, tools: Shared | None
+) -> list[Observed]:
+    """One server process: the handshake, then hard inputs until they are done or the session ends;
+    then, when every case was sent and the session is open, the per-tool hard inputs (`tools`)."""
     t0 = time.monotonic()
     path = plan.out_dir / f"{cases[0].id}.jsonl"
     title = "hard inputs one after another, each judged in its own window"
@@ -104,12 +117,20 @@ def _inputs_process(cases: list[Case], plan: Plan, call: Call | None, linger: fl
             if observed.hung or observed.gone or case.eof:
                 break
             harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+        last = done[-1]
+        last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
+        if tools is not None and len(done) == len(cases) and not (last.hung or last.gone or last.case.eof):
+            tools.started, tools.path = True, path
+            tools.sent = send_frames(d, plan, path, tools.frames, tools.good, tools.linger)
+            if tools.sent:
+                last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
         harness.close_stdin()
         waited = time.monotonic()
         if not harness.wait_exit(plan.shutdown):
             done[-1].lingered = time.monotonic() - waited
     done[-1].status = harness.status
-    done[-1].seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
+    if tools is not None and tools.started:
+        finish(tools.sent, harness, t0)
     for observed in done:
         observed.version, observed.stateless = d.version, d.stateless
     return done

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -187,15 +188,24 @@ def _wrong_types(schema: Any, base: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def run_tool_frames(
-    plan: Plan, frames: list[ToolFrame], good: set[str] | None = None, linger: float | None = None
+    plan: Plan,
+    frames: list[ToolFrame],
+    good: set[str] | None = None,
+    linger: float | None = None,
+    first: Shared | None = None,
 ) -> list[CaseResult]:
     """Send every frame, sharing a server process while it stays open; judge each in its window.
 
     `good`: the tools whose base arguments are known to work (the valid call's); `linger`: how long
-    a frame refused by a ping barrier may still take to be answered (default: --timeout)."""
+    a frame refused by a ping barrier may still take to be answered (default: --timeout); `first`:
+    the frames already sent at the end of a shared hard-input process (judged there, the rest sent
+    here)."""
     results: list[CaseResult] = []
     waiting = list(frames)
-    known = set(good or ())
+    known = first.good if first is not None else set(good or ())
+    if first is not None and first.path is not None and first.sent:
+        results.extend(judge_frames(first.path, first.sent))
+        waiting = waiting[len(first.sent) :]
     process = 0
     while waiting:
         if waiting[0].base is not None and (waiting[0].skipped or waiting[0].tool in known):
@@ -233,12 +243,24 @@ def run_tool_frames(
     return results
 
 
+@dataclass
+class Shared:
+    """The per-tool hard inputs riding at the end of a shared hard-input process (`sessions`), and
+    what became of them there: `run_tool_frames(..., first=...)` judges those and sends the rest."""
+
+    frames: list[ToolFrame]
+    good: set[str]
+    linger: float
+    path: Path | None = None
+    sent: list[ToolFrame] = field(default_factory=list)
+    started: bool = False
+
+
 def _run_process(
     plan: Plan, path: Path, frames: list[ToolFrame], good: set[str], linger: float
 ) -> list[ToolFrame]:
     """One server process: handshake, then frames until they are done or the session ends."""
     header = {"probe": {"case": "tools", "title": "hard inputs to every tool", "marker": frames[0].rid}}
-    sent: list[ToolFrame] = []
     t0 = time.monotonic()
     harness = Harness(
         list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
@@ -248,50 +270,65 @@ def _run_process(
         reply = d.initialize()
         if reply.result is None or d.request("tools/list", 2, {}).status is not Status.ANSWERED:
             return []
-        for n, frame in enumerate(frames):
-            frame.path = path
-            if frame.base is not None and (frame.skipped or frame.tool in good):
-                frame.skipped = True  # its base is known to work (or would hang too): not called
-                sent.append(frame)
-                continue
-            started = time.monotonic()
-            mark = d.mark()
-            d.case = frame.case.id
-            if d.send(frame.data) is not None:
-                break  # gone (or not reading): this frame goes to the next process
-            sent.append(frame)
-            if frame.case.id.startswith("string-params:"):
-                frame.reply = d.request("ping", f"probe-ping-{n}").status
-                if frame.reply is Status.ANSWERED:
-                    # A frame read is not a frame done with: a concurrent server may run it after the
-                    # ping's answer; its answer (bounded) first, so its late action stays in its window.
-                    d.settle([frame.rid], linger, since=mark)
-            else:
-                answer = d.wait_for(frame.rid)
-                frame.reply = answer.status
-                _learn(frame, answer, good)
-            frame.seconds = time.monotonic() - started
-            if frame.reply is Status.GONE:
-                frame.closed = True
-                break
-            if frame.reply is Status.TIMEOUT:
-                frame.hung = f"no answer within {plan.timeout:g}s"
-                if frame.base is not None:
-                    frame.refused = frame.hung
-                elif frame.acted_on is not None:  # its base would take as long: not worth calling
-                    base = next((f for f in frames[n:] if f.base is not None and f.tool == frame.tool), None)
-                    if base is not None:
-                        base.skipped, base.refused = True, f"its unknown-arguments call: {frame.hung}"
-                harness.note(f"mcptape probe: {frame.case.id}: {frame.hung}")
-                break
-            harness.wait_exit(SETTLE)
+        sent = send_frames(d, plan, path, frames, good, linger)
         harness.close_stdin()
         harness.wait_exit(plan.shutdown)
+    finish(sent, harness, t0)
+    return sent
+
+
+def finish(sent: list[ToolFrame], harness: Harness, t0: float) -> None:
+    """After the process ended: its exit status for each frame sent in it."""
     status = exit_text(harness.status)
     for frame in sent:
         frame.extra.append(status or "still running")
     if sent and sent[-1].closed:
         sent[-1].seconds = time.monotonic() - t0 - sum(f.seconds for f in sent[:-1])
+
+
+def send_frames(
+    d: Driver, plan: Plan, path: Path, frames: list[ToolFrame], good: set[str], linger: float
+) -> list[ToolFrame]:
+    """Send frames in an open session until they are done or the session ends; the ones sent."""
+    harness = d.h
+    sent: list[ToolFrame] = []
+    for n, frame in enumerate(frames):
+        frame.path = path
+        if frame.base is not None and (frame.skipped or frame.tool in good):
+            frame.skipped = True  # its base is known to work (or would hang too): not called
+            sent.append(frame)
+            continue
+        started = time.monotonic()
+        mark = d.mark()
+        d.case = frame.case.id
+        if d.send(frame.data) is not None:
+            break  # gone (or not reading): this frame goes to the next process
+        sent.append(frame)
+        if frame.case.id.startswith("string-params:"):
+            frame.reply = d.request("ping", f"probe-tool-ping-{n}").status
+            if frame.reply is Status.ANSWERED:
+                # A frame read is not a frame done with: a concurrent server may run it after the
+                # ping's answer; its answer (bounded) first, so its late action stays in its window.
+                d.settle([frame.rid], linger, since=mark)
+        else:
+            answer = d.wait_for(frame.rid)
+            frame.reply = answer.status
+            _learn(frame, answer, good)
+        frame.seconds = time.monotonic() - started
+        if frame.reply is Status.GONE:
+            frame.closed = True
+            break
+        if frame.reply is Status.TIMEOUT:
+            frame.hung = f"no answer within {plan.timeout:g}s"
+            if frame.base is not None:
+                frame.refused = frame.hung
+            elif frame.acted_on is not None:  # its base would take as long: not worth calling
+                base = next((f for f in frames[n:] if f.base is not None and f.tool == frame.tool), None)
+                if base is not None:
+                    base.skipped, base.refused = True, f"its unknown-arguments call: {frame.hung}"
+            harness.note(f"mcptape probe: {frame.case.id}: {frame.hung}")
+            break
+        harness.wait_exit(SETTLE)
     return sent
 
 
