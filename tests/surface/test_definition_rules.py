@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcptape.surface.addressing import flags, gained_flags, words_diff
 from mcptape.surface.compare import compare
@@ -236,3 +238,18 @@ def test_a_description_added_or_reflowed_says_so() -> None:
         surface([tool(description="Get  it.")]), surface([tool(description="Get it.")])
     ).changes
     assert "only its whitespace" in reflowed.detail and reflowed.severity.value == "suspicious"
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", " ", "c.", "\u200b"]), max_size=40),
+    st.lists(st.sampled_from(["a", "b", " ", "c.", "x"]), max_size=40),
+)
+def test_the_trimmed_word_diff_rebuilds_both_texts(old: list[str], new: list[str]) -> None:
+    """The opcodes (common start and end taken first, the middle by difflib) cover both texts in
+    order, and every `equal` span is equal: the fast path says what plain difflib would."""
+    from mcptape.surface.addressing import _opcodes
+
+    a, b, codes = _opcodes("".join(old), "".join(new))
+    assert [i for _, i1, i2, _, _ in codes for i in range(i1, i2)] == list(range(len(a)))
+    assert [j for _, _, _, j1, j2 in codes for j in range(j1, j2)] == list(range(len(b)))
+    assert all(a[i1:i2] == b[j1:j2] for op, i1, i2, j1, j2 in codes if op == "equal")

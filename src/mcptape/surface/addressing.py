@@ -21,8 +21,9 @@ judge intent. `words_diff` shows the changed words of two texts, `[-old-]{+new+}
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Collection
 
 from mcptape.textsafe import CF_RANGES, escape_controls
 
@@ -51,10 +52,11 @@ LINK = re.compile(r"\b(https?|ftp|wss?)://", re.IGNORECASE)
 HIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{CF_RANGES}]")
 MAX_NAMED = 6  # hidden characters named in a flag
 
+_NAME = re.compile(r"[\w][\w.-]*[\w]|[\w]")  # a tool name as it stands in a text (`get_forecast`, `a.b`)
 _WORD = re.compile(r"\w+|[^\w\s]+|\s+")
 
 
-def flags(text: str, other_tools: Iterable[str] = ()) -> tuple[str, ...]:
+def flags(text: str, tools: Collection[str] = frozenset(), exclude: str = "") -> tuple[str, ...]:
     """What in `text` addresses the model (see the module's docstring), in a fixed order."""
     found: list[str] = []
     for name, pattern in (("instruction", INSTRUCTION), ("path", PATH), ("secret", SECRET), ("link", LINK)):
@@ -64,29 +66,56 @@ def flags(text: str, other_tools: Iterable[str] = ()) -> tuple[str, ...]:
     if hidden:
         shown = ", ".join(hidden[:MAX_NAMED]) + (", ..." if len(hidden) > MAX_NAMED else "")
         found.append(f"hidden Unicode ({shown})")
-    named = sorted(
-        name
-        for name in other_tools
-        if len(name) > 2 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
-    )
+    words = set(_NAME.findall(text))  # one pass over the text, whatever the number of tools
+    words.update(w.rsplit(".", n)[0] for w in list(words) if "." in w for n in range(1, w.count(".") + 1))
+    named = sorted(w for w in words if len(w) > 2 and w != exclude and w in tools)
     if named:
         found.append("other tool (" + ", ".join(escape_controls(n) for n in named[:MAX_NAMED]) + ")")
     return tuple(found)
 
 
+Opcode = tuple[str, int, int, int, int]
+MAX_MATCHED = 4000  # words on either side of a change matched word by word; beyond, one replacement
+
+
+@functools.lru_cache(maxsize=64)
+def _opcodes(old: str, new: str) -> tuple[list[str], list[str], list[Opcode]]:
+    """The words of both texts and how `old` becomes `new` (difflib's opcodes). The common start and
+    end are taken first (a rewrite usually appends or edits one place): only the middle goes to
+    difflib, and a middle longer than MAX_MATCHED words is one replacement (bounded time)."""
+    a, b = _WORD.findall(old), _WORD.findall(new)
+    start = 0
+    while start < len(a) and start < len(b) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < len(a) - start and end < len(b) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    middle_a, middle_b = a[start : len(a) - end], b[start : len(b) - end]
+    codes: list[Opcode] = [("equal", 0, start, 0, start)] if start else []
+    if len(middle_a) > MAX_MATCHED or len(middle_b) > MAX_MATCHED:
+        codes.append(("replace", start, len(a) - end, start, len(b) - end))
+    elif middle_a or middle_b:
+        matcher = difflib.SequenceMatcher(None, middle_a, middle_b, autojunk=False)
+        codes.extend(
+            (op, i1 + start, i2 + start, j1 + start, j2 + start)
+            for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        )
+    if end:
+        codes.append(("equal", len(a) - end, len(a), len(b) - end, len(b)))
+    return a, b, codes
+
+
 def added_text(old: str, new: str) -> str:
     """The words `new` has that `old` had not there (what a rewrite added), joined by spaces."""
-    a, b = _WORD.findall(old), _WORD.findall(new)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return " ".join(
-        "".join(b[j1:j2]) for op, _, _, j1, j2 in matcher.get_opcodes() if op in ("insert", "replace")
-    )
+    _, b, codes = _opcodes(old, new)
+    return " ".join("".join(b[j1:j2]) for op, _, _, j1, j2 in codes if op in ("insert", "replace"))
 
 
-def gained_flags(old: str, new: str, other_tools: Iterable[str] = ()) -> tuple[str, ...]:
+def gained_flags(
+    old: str, new: str, tools: Collection[str] = frozenset(), exclude: str = ""
+) -> tuple[str, ...]:
     """The flags of the words a rewrite added, plus hidden characters `new` has and `old` had not."""
-    names = list(other_tools)
-    found = list(flags(added_text(old, new), names))
+    found = list(flags(added_text(old, new), tools, exclude))
     hidden_before = set(HIDDEN.findall(old))
     if not any(f.startswith("hidden") for f in found) and set(HIDDEN.findall(new)) - hidden_before:
         found.extend(f for f in flags(new) if f.startswith("hidden"))
@@ -96,10 +125,8 @@ def gained_flags(old: str, new: str, other_tools: Iterable[str] = ()) -> tuple[s
 def words_diff(old: str, new: str, context: int = 4, limit: int = 600) -> str:
     """The changed words of `old` -> `new`, `[-removed-]{+added+}`, with `context` words around each
     change (`...` between), escaped for a terminal, at most about `limit` characters."""
-    a, b = _WORD.findall(old), _WORD.findall(new)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    a, b, opcodes = _opcodes(old, new)
     parts: list[str] = []
-    opcodes = matcher.get_opcodes()
     for n, (op, i1, i2, j1, j2) in enumerate(opcodes):
         if op == "equal":
             words = a[i1:i2]

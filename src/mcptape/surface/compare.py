@@ -2,8 +2,8 @@
 
 * breaking: a definition removed (or renamed), a required property or argument added, a property
   removed, a type changed or narrowed, an enum value removed, `additionalProperties` turned false,
-  an output field removed or its type changed, an annotation loosened toward danger, a capability
-  withdrawn, a resource's MIME type changed;
+  an output field removed or its type changed, an annotation loosened toward danger, a way of
+  calling dropped (`execution.taskSupport`), a capability withdrawn, a resource's MIME type changed;
 * suspicious: a description or title changed (of a tool, a parameter, a prompt, an argument, a
   resource, the server's instructions), named with what its new words address to the model
   (`addressing.gained_flags`); a change this module cannot model ("could not compare");
@@ -62,7 +62,7 @@ def compare(base: Surface, new: Surface) -> Diff:
     """Every change from `base` to `new` (kinds listed by only one side are noted, not compared)."""
     diff = Diff()
     _server(base, new, diff)
-    tools = sorted(set(base.tools) | set(new.tools))
+    tools = frozenset(base.tools) | frozenset(new.tools)  # names another tool's text may steer to
     for kind in KINDS:
         if kind.member not in base.listed or kind.member not in new.listed:
             if kind.member in base.listed or kind.member in new.listed:
@@ -83,32 +83,32 @@ def _kind(
     kind: Kind,
     old: dict[str, Definition],
     new: dict[str, Definition],
-    tools: list[str],
+    tools: frozenset[str],
     diff: Diff,
     dialects: tuple[str, str],
 ) -> None:
     removed = sorted(set(old) - set(new))
     added = sorted(set(new) - set(old))
-    renamed: dict[str, str] = {}
+    renamed: dict[str, str] = {}  # removed name -> the added name of the same definition
+    twins: dict[str, list[str]] = {}
+    for name in added:
+        twins.setdefault(_but_name(kind, new[name]), []).append(name)
     for name in removed:
-        twin = _same_but_name(kind, old[name], [new[a] for a in added if a not in renamed.values()])
-        if twin is not None:
-            renamed[name] = twin
+        candidates = twins.get(_but_name(kind, old[name]))
+        if candidates:
+            renamed[name] = candidates.pop(0)
     for name in removed:
         detail = f"{kind.noun} {escape_controls(name)} removed"
         if name in renamed:
             detail += f" (renamed to {escape_controls(renamed[name])}: the same definition otherwise)"
         diff.changes.append(Change(kind.noun, name, BREAKING, "", detail, before=old[name].sha256))
+    former = {new_name: old_name for old_name, new_name in renamed.items()}
     for name in added:
         definition = new[name]
         detail = f"{kind.noun} {escape_controls(name)} added"
-        found = _flags_of(definition, [t for t in tools if t != name])
-        if name in renamed.values():
-            detail += (
-                " (the new name of "
-                + ", ".join(escape_controls(o) for o, n in renamed.items() if n == name)
-                + ")"
-            )
+        found = _flags_of(definition, tools)
+        if name in former:
+            detail += f" (the new name of {escape_controls(former[name])})"
         if found:
             detail += "; its text addresses the model: " + ", ".join(found)
         diff.changes.append(
@@ -126,21 +126,15 @@ def _kind(
             judge_resource(pair, kind is RESOURCES)
 
 
-def _same_but_name(kind: Kind, old: Definition, candidates: list[Definition]) -> str | None:
-    def rest(d: Definition) -> str:
-        return canonical({k: v for k, v in d.value.items() if k not in (kind.key, "title")})
-
-    mine = rest(old)
-    for candidate in candidates:
-        if rest(candidate) == mine:
-            return candidate.name
-    return None
+def _but_name(kind: Kind, definition: Definition) -> str:
+    """A definition's canonical text without its name and title (what a rename keeps)."""
+    return canonical({k: v for k, v in definition.value.items() if k not in (kind.key, "title")})
 
 
-def _flags_of(definition: Definition, others: list[str]) -> tuple[str, ...]:
+def _flags_of(definition: Definition, tools: frozenset[str]) -> tuple[str, ...]:
     texts = [v for k, v in definition.value.items() if k in TEXT_MEMBERS and type(v) is str]
     texts.extend(walk_texts(definition.value.get("inputSchema")))
-    return flags("\n".join(texts), others)
+    return flags("\n".join(texts), tools, exclude=definition.name)
 
 
 def _tool(pair: Pair) -> None:
@@ -200,7 +194,7 @@ def _server(base: Surface, new: Surface, diff: Diff) -> None:
     if base.instructions != new.instructions:
         a = base.instructions if type(base.instructions) is str else ""
         b = new.instructions if type(new.instructions) is str else ""
-        found = gained_flags(a, b, sorted(new.tools))
+        found = gained_flags(a, b, frozenset(new.tools))
         detail = "the server's instructions changed"
         if found:
             detail += "; the new text addresses the model: " + ", ".join(found)

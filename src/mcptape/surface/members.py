@@ -34,7 +34,7 @@ class Pair:
     name: str
     old: Definition
     new: Definition
-    tools: list[str]
+    tools: frozenset[str]  # every tool name of both surfaces (`other tool` flags)
     out: list[Change]
     dialects: tuple[str, str] = (DRAFT_2020_12, DRAFT_2020_12)  # of a schema without $schema
 
@@ -56,8 +56,7 @@ class Pair:
         """A description or title that changed: suspicious, with what its new words address."""
         a = old if type(old) is str else canonical(old) if old is not None else ""
         b = new if type(new) is str else canonical(new) if new is not None else ""
-        others = [t for t in self.tools if t != self.name]
-        found = gained_flags(a, b, others)
+        found = gained_flags(a, b, self.tools, exclude=self.name)
         where = "with an interface change" if interface_changed else "the interface unchanged"
         verb = "added" if old is None else "removed" if new is None else "changed"
         if a != b and a.split() == b.split():
