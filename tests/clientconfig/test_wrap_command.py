@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from tests.conftest import PYTHON, SERVERS, console_script
 
 from mcptape.transcript.reader import open_transcript
+from tests.conftest import PYTHON, SERVERS, console_script
 
 
 def _run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
