@@ -195,7 +195,8 @@ def _server(base: Surface, new: Surface, diff: Diff) -> None:
         a = base.instructions if type(base.instructions) is str else ""
         b = new.instructions if type(new.instructions) is str else ""
         found = gained_flags(a, b, frozenset(new.tools))
-        detail = "the server's instructions changed"
+        verb = "added" if base.instructions is None else "removed" if new.instructions is None else "changed"
+        detail = f"the server's instructions {verb}"
         if found:
             detail += "; the new text addresses the model: " + ", ".join(found)
         add(SUSPICIOUS, "/instructions", detail, flags=found, words=words_diff(a, b))
