@@ -86,7 +86,7 @@ def render_table(probe: ProbeResult) -> str:
         lines.append(f"valid request: {what}; one valid call makes {probe.baseline} executor/HTTP calls")
     if probe.skipped_tools:
         left = ", ".join(f"{escape_text(name)} ({why})" for name, why in probe.skipped_tools)
-        lines.append(f"not tested, they may change data ({NOT_TESTED}): {left}")
+        lines.append(f"may change data, so no frame names them ({NOT_TESTED}): {left}")
     lines.append("")
     vwidth = max(len("verdict"), *(len(r[1]) for r in rows)) if rows else len("verdict")
     lines.append(f"{'case':<{width}}  {'verdict':<{vwidth}}  what the server did")

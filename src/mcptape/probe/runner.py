@@ -206,7 +206,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         skipped_tools=skipped,
         refused=refused,
         refused_tools=refused_tools,
-        reach=plan.reach.table(),
+        reach=plan.reach.table(order),
     )
 
 

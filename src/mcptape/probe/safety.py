@@ -159,13 +159,15 @@ class Reach:
                 tools = self.by_case.setdefault(case, [])
                 tools.extend(n for n in named if n not in tools)
 
-    def table(self) -> list[dict[str, Any]]:
-        """Per listed tool: the cases whose frames named it, whether any could have run it (each
-        such frame carries its name, so a server that tolerates the fault runs it), and why a tool
-        no frame named was not tested."""
+    def table(self, order: dict[str, int] | None = None) -> list[dict[str, Any]]:
+        """Per listed tool: the cases whose frames named it (in `order`, the report's, else as
+        sent), whether any could have run it (each such frame carries its name, so a server that
+        tolerates the fault runs it), and why a tool no frame named was not tested."""
         rows = []
+        rank = order or {}
         for name, risk in self.risks.items():
             cases = [case for case, tools in self.by_case.items() if name in tools]
+            cases.sort(key=lambda case: rank.get(case, len(rank)))
             why = None
             if not cases:
                 why = NOT_TESTED if name in self.forbidden else "no frame named it"
