@@ -14,6 +14,7 @@ much of what it had already forwarded. Records leave in the order they were hand
 
 from __future__ import annotations
 
+import base64
 import threading
 from collections import deque
 
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
 
 class Spool:
-    """A `TranscriptWriter` front (same `now`/`chunk`/`fields`); large reads go to a writer thread."""
+    """A `TranscriptWriter` front (same `now`/`chunk`/`fields`/`lines`); large reads go to a writer
+    thread."""
 
     def __init__(self, inner: Target, max_pending: int = 8 << 20, inline_below: int = 64 << 10) -> None:
         self.inner = inner
@@ -57,6 +59,16 @@ class Spool:
                 return
         self._put((t, ch, None, fields), size)
 
+    def lines(self, t: float, ch: str, data: bytes, **fields: Any) -> None:
+        """One record per line of `data` (whole lines), each with `fields` (the SSE messages of an
+        HTTP read: encoded in one call and written at once, by the writer thread under a flood)."""
+        size = 64 + len(data)
+        with self._cond:
+            if size < self.inline_below and not self._items and not self._busy:
+                write_lines(self.inner, t, ch, data, fields)
+                return
+        self._put((t, ch, data, fields), size)
+
     def _put(self, item: tuple[float, str, bytes | None, dict[str, Any] | None], size: int) -> None:
         with self._cond:
             while self._pending > self.max_pending and not self._closed:
@@ -78,7 +90,10 @@ class Spool:
                 self._busy = True
             done = 0
             for t, ch, data, fields in batch:
-                if data is not None:
+                if data is not None and fields is not None:
+                    write_lines(inner, t, ch, data, fields)
+                    done += 64 + len(data)
+                elif data is not None:
                     inner.chunk(t, ch, data)
                     done += len(data)
                 else:
@@ -96,3 +111,17 @@ class Spool:
             self._closed = True
             self._cond.notify_all()
         self._thread.join()
+
+
+def write_lines(sink: Target, t: float, ch: str, data: bytes, fields: dict[str, Any]) -> None:
+    """`sink.lines(...)` where it has one (the transcript writer, a spool), else a record a line."""
+    lines = getattr(sink, "lines", None)
+    if lines is not None:
+        lines(t, ch, data, **fields)
+        return
+    for line in data[:-1].split(b"\n") if data else ():
+        line += b"\n"
+        try:
+            sink.fields(t, ch, **fields, data=line.decode("utf-8"))
+        except UnicodeDecodeError:
+            sink.fields(t, ch, **fields, b64=base64.b64encode(line).decode("ascii"))

@@ -26,6 +26,7 @@ from collections.abc import Callable
 import h11
 
 from mcptape.recorder.sinks import Target
+from mcptape.recorder.spool import write_lines
 from mcptape.transcript.wire import (
     EXCHANGE,
     HTTP_IN,
@@ -363,8 +364,10 @@ class Tap:
 
     def _reply_data(self, t: float, x: int, data: bytes) -> None:
         if self._reply_kind == "sse" and self._sse is not None:
-            for event in self._sse.feed(data):
-                self._carry(t, "out", x, event.data)
+            events = self._sse.feed(data)
+            if events:  # one record a message, encoded and written together
+                lines = b"".join([carried_line(event.data) for event in events])
+                write_lines(self.sink, t, "out", lines, {EXCHANGE: x})
         elif self._reply_kind == "json":
             if len(self._reply) + len(data) > BODY_KEPT:
                 self._reply_kind = ""

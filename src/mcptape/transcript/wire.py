@@ -105,6 +105,11 @@ class SseDecoder:
             pos = 1
         self._cr = False
         cr = lf = -2  # the next CR and LF at or after `pos` (-1: none), found again only when passed
+        # In an ASCII piece (UTF-8, then) past the stream's first line, the common lines (`data: `,
+        # `event: `, the blank line ending an event with data) are taken here as `_line` takes them,
+        # without a call, a decode and two copies of each value; any other line goes to `_line`.
+        plain = not self._first and buffer.isascii()
+        view = memoryview(buffer)
         while pos < n:
             if -1 != cr < pos:
                 cr = buffer.find(b"\r", pos)
@@ -113,8 +118,6 @@ class SseDecoder:
             if cr < 0 and lf < 0:
                 break
             end = lf if cr < 0 or (0 <= lf < cr) else cr
-            line = bytes(buffer[pos:end])
-            offset = self._at + pos
             if buffer[end] == 0x0D:
                 if end + 1 < n:
                     nxt = end + 2 if buffer[end + 1] == 0x0A else end + 1
@@ -123,8 +126,33 @@ class SseDecoder:
                     self._cr = True  # an LF may follow in the next piece
             else:
                 nxt = end + 1
-            self._line(line, offset, self._at + nxt, events)
+            if not plain:
+                self._line(bytes(view[pos:end]), self._at + pos, self._at + nxt, events)
+            elif buffer.startswith(b"data: ", pos):
+                if self._start < 0:
+                    self._start = self._at + pos
+                self._data.append(bytes(view[pos + 6 : end]))
+            elif end == pos and self._data:  # the blank line after an event with data
+                data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
+                if data:
+                    start = self._start
+                    events.append(
+                        SseEvent(
+                            data, self._event or "message", self._id, self._set_retry, start, self._at + nxt
+                        )
+                    )
+                self._data = []
+                self._event = ""
+                self._set_retry = None
+                self._start = -1
+            elif buffer.startswith(b"event: ", pos):
+                if self._start < 0:
+                    self._start = self._at + pos
+                self._event = bytes(view[pos + 7 : end]).decode("ascii")
+            else:
+                self._line(bytes(view[pos:end]), self._at + pos, self._at + nxt, events)
             pos = nxt
+        view.release()
         del buffer[:pos]
         self._at += pos
         return events

@@ -96,7 +96,7 @@ _SHORT_LINE = 2048  # a chunk whose first and last newlines fall in its first an
 _PRINTABLE_MARKS = ("`", "~", "^", "|")
 
 
-def _encode_many(t: float, ch: str, text: str) -> bytes | None:
+def _encode_many(t: float, ch: str, text: str, pre: bytes | None = None) -> bytes | None:
     """Escape all lines at once: put a marker after each newline, dump the whole text, split the
     JSON string at the markers. A marker absent from `text` can only come from the newlines, so
     the split is exact; None when every candidate marker occurs in `text` (encode line by line).
@@ -104,8 +104,9 @@ def _encode_many(t: float, ch: str, text: str) -> bytes | None:
     With a printable marker, each piece keeps its escaped newline; with U+001F the split token is
     the escaped pair `\\n\\u001f` (a literal `\\u001f` in the text is itself escaped, so it
     cannot be mistaken for it), and the newline escape is put back when joining."""
-    pre = b'{"t":%b,"ch":"%b","data":"' % (repr(t).encode(), ch.encode())
     dumps = _codec().dumps
+    if pre is None:
+        pre = b'{"t":%b,"ch":"%b","data":"' % (repr(t).encode(), ch.encode())
     for mark in _PRINTABLE_MARKS:
         if mark not in text:
             pieces = dumps(text.replace("\n", "\n" + mark))[1:-1].split(mark.encode())
@@ -121,6 +122,27 @@ def _encode_many(t: float, ch: str, text: str) -> bytes | None:
     if last:
         out += pre + last + b'"}\n'
     return out
+
+
+def encode_lines(t: float, ch: str, lines: bytes, **fields: Any) -> bytes:
+    """The records of `lines` (whole lines, each ending in its one newline), one per line, each with
+    `fields` before its `data` (as `encode_fields(t, ch, **fields, data=line)` writes them), escaped
+    in one orjson call when they are valid UTF-8 (an HTTP read's SSE messages: one call per read)."""
+    t = round(t, 6)
+    try:
+        text = lines.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None:
+        dumps = _codec().dumps
+        head = dumps({"t": t, "ch": ch, **fields})[:-1]
+        many = _encode_many(t, ch, text, head + b',"data":"')
+        if many is not None:
+            return many
+    out = bytearray()
+    for line in lines[:-1].split(b"\n") if lines else ():
+        out += encode_fields(t, ch, **fields, **encode_bytes(line + b"\n"))
+    return bytes(out)
 
 
 def encode_fields(t: float, ch: str, **fields: Any) -> bytes:
@@ -199,6 +221,10 @@ class TranscriptWriter:
 
     def fields(self, t: float, ch: str, **fields: Any) -> None:
         self.write_raw(encode_fields(t, ch, **fields))
+
+    def lines(self, t: float, ch: str, data: bytes, **fields: Any) -> None:
+        """One record per line of `data` (whole lines), each with `fields`: one write."""
+        self.write_raw(encode_lines(t, ch, data, **fields))
 
     def event(self, event: Event) -> None:
         if event.text is not None or event.raw is not None:
