@@ -135,7 +135,7 @@ def _require_terminal(instead: str) -> None:
     "view",
     epilog="""\b
 Examples:
-  mcptape view session.jsonl                  # opens on the first line that broke the protocol
+  mcptape view session.jsonl                  # opens on the worst finding (errors first)
   mcptape view --follow session.jsonl         # a recording still in progress
   mcptape view --follow ~/tapes/              # the newest session of a folder, and each newer one
   mcptape view old.jsonl new.jsonl            # the diff viewer
@@ -165,7 +165,7 @@ def view_command(
     ignore: tuple[str, ...],
     no_config: bool,
 ) -> None:
-    """Inspect a transcript in the terminal; it opens on the first non-protocol line.
+    """Inspect a transcript in the terminal; it opens on the worst finding (errors first).
 
     With two transcripts (OLD NEW), show them side by side, aligned by request id, on the first
     differing pair.
