@@ -118,3 +118,21 @@ def test_unwrap_of_a_file_wrap_never_changed_is_refused(tmp_path: Path) -> None:
     result = _run(["unwrap", "--client", "claude-code"], config.parent, tmp_path)
     assert result.returncode == 2
     assert "has no record of changing this file" in result.stderr
+
+
+def test_a_symlinked_config_stays_a_link_and_its_target_is_changed(tmp_path: Path) -> None:
+    """A config kept as a symlink into a dotfiles folder: wrap and unwrap write the file it points
+    to, and the link stays a link."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "mcp.json"
+    original = '{"mcpServers": {"s": {"command": "srv"}}}\n'
+    target.write_text(original)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").symlink_to(target)
+    assert _run(["wrap", "-o", f"{tmp_path}/tapes/"], project, tmp_path).returncode == 0
+    assert (project / ".mcp.json").is_symlink()
+    assert '"record"' in target.read_text()
+    assert _run(["unwrap"], project, tmp_path).returncode == 0
+    assert (project / ".mcp.json").is_symlink() and target.read_text() == original

@@ -158,7 +158,7 @@ def apply(
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     if outcome.text != old:
         _write_atomic(backup, old, mode)
-        _write_atomic(path, outcome.text, mode)
+        _write_atomic(path.resolve(), outcome.text, mode)  # a symlinked config (dotfiles) stays a link
         click.echo(f"mcptape {verb}: wrote {path} (the previous version is in {backup})")
     where = records_path(path)
     if kept:
