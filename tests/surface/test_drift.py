@@ -51,14 +51,6 @@ def test_a_description_rewritten_mid_session_is_flagged(
     assert change["flags"] == ["instruction", "path", "secret"]
     text = tools("drift", str(session))
     assert f"line {drift['event'] + 2}" in text.stdout and "addresses the model" in text.stdout
-    # and `tools diff` of the session against the lock of the build before finds the same rewrite
-    lock = tmp_path / "before.json"
-    assert tools("lock", "-o", str(lock), "--", *weather("base")).returncode == 0
-    diff = tools("diff", str(lock), str(session), "--json")
-    assert [(c["tool"], c["path"]) for c in orjson.loads(diff.stdout)["changes"]] == [
-        ("get_forecast", "/description"),
-        ("upgrade", ""),
-    ]
 
 
 def test_a_session_that_lists_the_same_tools_twice_has_no_drift(tmp_path: Path) -> None:
