@@ -21,7 +21,7 @@ import orjson
 from mcptape.errors import MCPTapeError
 from mcptape.probe import live
 from mcptape.probe.baseline import Entry
-from mcptape.probe.cases import INPUT, Call, Case
+from mcptape.probe.cases import INPUT, TOOL, Call, Case
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.mrtr import run_mrtr
 from mcptape.probe.observed import Verdict
@@ -173,15 +173,26 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         ]
         if frames and host is None:
             futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
-        mrtr = pool.submit(run_mrtr, plan, call) if every else None  # altered and foreign requestState
+        # Altered and foreign requestState: after start-discover, and only when the server spoke the
+        # stateless revision there (no process of its own for a server without it).
+        discover = next((c for c in own if c.discover), None)
+        mrtr = None
+        if every and discover is not None:
+            own.remove(discover)
+            mrtr = pool.submit(_discover_then_mrtr, discover, plan, call, baseline, linger)
+        elif every:
+            mrtr = pool.submit(run_mrtr, plan, call)
         futures += [mrtr] if mrtr is not None else []
         futures += [pool.submit(run_and_judge, case, plan, call, baseline, linger) for case in own]
         for future in as_completed(futures):
             outcome = future.result()
-            if future is mrtr and outcome:
-                total += len(outcome)
-                found = len({r.case.id.split(":", 1)[-1] for r in outcome})
-                progress(f"mcptape probe: {found} tools use MRTR: {len(outcome)} more cases, {total} in all")
+            found_cases = [r for r in outcome if r.case.group == TOOL] if future is mrtr else []
+            if found_cases:
+                total += len(found_cases)
+                found = len({r.case.id.split(":", 1)[-1] for r in found_cases})
+                progress(
+                    f"mcptape probe: {found} tools use MRTR: {len(found_cases)} more cases, {total} in all"
+                )
             for result in outcome:
                 if refused is not None and result.case.uses_call and result.case.group == INPUT:
                     inconclusive(result, refused)
@@ -208,6 +219,15 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         refused_tools=refused_tools,
         reach=plan.reach.table(order),
     )
+
+
+def _discover_then_mrtr(
+    case: Case, plan: Plan, call: Call | None, baseline: int | None, linger: float
+) -> list[CaseResult]:
+    """start-discover, then the requestState cases when the server answered server/discover."""
+    observed = run_case(case, plan, call, linger)
+    results = [judge(observed, baseline)]
+    return [*results, *run_mrtr(plan, call)] if observed.stateless else results
 
 
 def _screen(cases: list[Case], plan: Plan) -> tuple[list[Case], list[CaseResult]]:
