@@ -11,6 +11,7 @@ from typing import NoReturn
 import click
 
 from mcptape.commands.options import Seconds
+from mcptape.serve.httpinject import HTTP_CASE_IDS
 from mcptape.serve.inject import CASES
 
 CASE_IDS = tuple(case.id for case in CASES)
@@ -74,9 +75,10 @@ transcript. stdout carries only what serve plays; its own messages go to stderr.
     "--inject",
     "inject",
     multiple=True,
-    type=click.Choice(CASE_IDS),
+    type=click.Choice(CASE_IDS + HTTP_CASE_IDS),
     metavar="CASE",
-    help=f"Play a hard output (repeatable): {', '.join(CASE_IDS)}.",
+    help=f"Play a hard output (repeatable): {', '.join(CASE_IDS)}; "
+    f"with --listen: {', '.join(HTTP_CASE_IDS)}.",
 )
 @click.option(
     "--report",
@@ -167,6 +169,11 @@ def serve_command(
             ready=lambda url: _log(f"mcptape serve: listening on {url}"),
         )  # fmt: skip
         raise SystemExit(said.code)
+    if any(case in HTTP_CASE_IDS for case in inject):  # the HTTP cases need an HTTP client
+        from mcptape.errors import UsageError
+
+        case = next(case for case in inject if case in HTTP_CASE_IDS)
+        raise UsageError(f"--inject {case} is for HTTP clients", hint="add --listen HOST:PORT")
     outcome = serve(
         list(transcripts),
         options,

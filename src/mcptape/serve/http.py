@@ -3,19 +3,27 @@
 The served session is the stdio one (`session.Session`, matching and answering as `serve` does),
 run on two pipes; this module is its HTTP face. Each POST's JSON-RPC message is written to the
 session as a line, and the session's lines are routed back: a response to the POST that sent its
-request (by id), any other line (a notification, a server request such as a legacy
-`elicitation/create`) to the latest POST whose answer is still awaited. A request is answered
-with JSON or an SSE stream as the recording answered the request it matched (an SSE stream
-whatever the recording did when lines come before the response); a notification or a response
-POST gets `202 Accepted`; GET and DELETE get `405` (no standalone stream, no session to end). When
-the recording's server assigned an `Mcp-Session-Id` at initialize, the initialize answer carries a
-new one. HTTP/1.1 is read and written with h11, one thread per connection (keep-alive works).
+request (by id); any other line (a notification, a server request such as a legacy
+`elicitation/create`) to the latest POST whose answer is still awaited, else to the GET stream when
+one is open (a method recorded on a GET stream goes there first), else nowhere (counted). A request
+is answered with JSON or an SSE stream as the recording answered the request it matched (an SSE
+stream whatever the recording did when lines come before the response); a notification or a
+response POST gets `202 Accepted`. A GET opens the GET stream when the recorded server opened one
+(a GET answered 200); otherwise it gets `405`, as the recorded server answered.
+
+Every line routed to a stream is kept in that stream's history (`Stream`), so each SSE event has an
+id (`<stream>-<n>`) and a client that lost a stream resumes it with a GET carrying `Last-Event-ID`:
+the events after that one, then the stream goes on (the GET stream) or ends with its answer (a
+POST's). One GET stream at a time (another gets `409`). When the recording's server assigned an
+`Mcp-Session-Id` at initialize, the initialize answer carries a new one, `DELETE` with it ends that
+session (`200`; its GET stream closes; later requests carrying it get `404`); without session ids,
+`DELETE` gets `405`. `--inject` plays the HTTP hard outputs of `httpinject.py`. HTTP/1.1 is read and
+written with h11, one thread per connection (keep-alive works).
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import socket
 import threading
 import uuid
@@ -30,21 +38,57 @@ from mcptape.check.classify import classify
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.httpvalues import kind as message_kind
 from mcptape.check.model import OUT, Kind, Message
+from mcptape.serve.httpinject import FOREIGN_ID, NOT_JSON, REDIRECTED, HttpInjector
 from mcptape.serve.session import Session
 from mcptape.transcript.reader import open_transcript
-from mcptape.transcript.wire import EXCHANGE, HTTP_OUT, SSE_TYPE, carried_line, header, media_type
+from mcptape.transcript.wire import EXCHANGE, HTTP_IN, HTTP_OUT, SSE_TYPE, carried_line, header, media_type
 
 MAX_BODY = 64 << 20
 READ = 65536
-ENDED = (b"", True)  # the session ended before answering
+LOOK = 0.5  # seconds between two looks at whether a waiting SSE client is still there
+LATER, ENDED = "later", "ended"  # `Stream.wait`: not yet (the time ran out); never (the stream ended)
 
 
-class Waiter:
-    """A POST waiting for the session's lines: each (line, last), `last` for the response to it."""
+class Stream:
+    """What the session sent on one SSE stream (a POST's, or the GET stream), in order, each entry
+    (line, last): kept, so that a client that lost the stream resumes it (`Last-Event-ID`)."""
 
-    def __init__(self, rid: object) -> None:
+    def __init__(self, sid: int, rid: object) -> None:
+        self.sid = sid
         self.rid = rid
-        self.lines: queue.Queue[tuple[bytes, bool]] = queue.Queue()
+        self.lines: list[tuple[bytes, bool]] = []
+        self.ended = False  # its answer came (a POST's), or the session or its HTTP session ended
+        self.cond = threading.Condition()
+
+    def put(self, line: bytes, last: bool) -> None:
+        with self.cond:
+            self.lines.append((line, last))
+            self.ended = self.ended or last
+            self.cond.notify_all()
+
+    def end(self) -> None:
+        with self.cond:
+            self.ended = True
+            self.cond.notify_all()
+
+    def wait(self, index: int, timeout: float | None) -> tuple[bytes, bool] | str:
+        """Entry `index` once it came (waiting at most `timeout` seconds; None: as long as it
+        takes); `LATER` when the time ran out, `ENDED` when the stream ended without it."""
+        with self.cond:
+            if index >= len(self.lines) and not self.ended:
+                self.cond.wait(timeout)
+            if index < len(self.lines):
+                return self.lines[index]
+            return ENDED if self.ended else LATER
+
+
+def event_bytes(stream: Stream, index: int, line: bytes) -> bytes:
+    """The SSE event of entry `index` of `stream`: its id names both (`Last-Event-ID` finds them)."""
+    return b"id: %d-%d\r\nevent: message\r\ndata: %s\r\n\r\n" % (stream.sid, index, line.rstrip(b"\n"))
+
+
+class _Close(Exception):
+    """The answer ends by closing the connection (a stream cut on purpose)."""
 
 
 def recorded_forms(paths: list[Path]) -> dict[tuple[Path, int], str]:
@@ -73,6 +117,34 @@ def recorded_forms(paths: list[Path]) -> dict[tuple[Path, int], str]:
     return forms
 
 
+def get_streams(paths: list[Path]) -> tuple[bool, set[str]]:
+    """Whether the recorded server opened a GET stream (a GET answered 200), and the methods of the
+    messages it sent on one."""
+    opened = False
+    methods: set[str] = set()
+    for path in paths:
+        gets: set[int] = set()
+        seen: set[int] = set()
+        for event in open_transcript(path).events():
+            x = (event.fields or {}).get(EXCHANGE)
+            if type(x) is not int:
+                continue
+            if event.ch == HTTP_IN and x not in seen:
+                seen.add(x)
+                if event.data.startswith(b"GET "):
+                    gets.add(x)
+            elif event.ch == HTTP_OUT and x in gets and event.data.startswith(b"HTTP/1.1 200 "):
+                opened = True
+            elif event.ch == "out" and x in gets:
+                try:
+                    value = orjson.loads(event.data)
+                except orjson.JSONDecodeError:
+                    continue
+                if type(value) is dict and isinstance(value.get("method"), str):
+                    methods.add(value["method"])
+    return opened, methods
+
+
 def _header(head: bytes, name: str) -> str | None:
     fields = []
     for line in head.split(b"\r\n")[1:]:
@@ -92,16 +164,24 @@ class HttpFront:
         host: str,
         port: int,
         log: Callable[[str], None],
+        inject: list[str] | None = None,
     ) -> None:
         self.log = log
         self.forms = recorded_forms(paths)
+        self.get_offered, self.get_methods = get_streams(paths)
         self.session_ids = any(_assigned_session(p) for p in paths)
+        self.injector = HttpInjector(list(inject or []))
         self.in_r, self.in_w = os.pipe()  # the session's stdin
         self.out_r, self.out_w = os.pipe()  # the session's stdout
         self.session: Session | None = None
         self.lock = threading.Lock()
-        self.pending: dict[object, Waiter] = {}
-        self.current: Waiter | None = None
+        self.streams: dict[int, Stream] = {}
+        self.pending: dict[object, Stream] = {}
+        self.current: Stream | None = None
+        self.get_stream: Stream | None = None
+        self.get_open = 0  # connections reading the GET stream now
+        self.live: set[str] = set()  # the Mcp-Session-Ids assigned and not ended
+        self.deleted: set[str] = set()
         self.dropped = 0
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.socket(family, socket.SOCK_STREAM)
@@ -138,9 +218,10 @@ class HttpFront:
         except OSError:
             pass
         with self.lock:
-            for waiter in list(self.pending.values()):
-                waiter.lines.put(ENDED)
+            streams = list(self.streams.values())
             self.pending.clear()
+        for stream in streams:
+            stream.end()
 
     def close(self) -> None:
         """After the session: its pipes closed (the router sees the end)."""
@@ -150,6 +231,12 @@ class HttpFront:
                 os.close(fd)
             except OSError:
                 pass
+
+    def _new_stream(self, rid: object) -> Stream:
+        with self.lock:
+            stream = Stream(len(self.streams) + 1, rid)
+            self.streams[stream.sid] = stream
+            return stream
 
     # -- the session's lines --------------------------------------------------------------
     def _route(self) -> None:
@@ -170,18 +257,24 @@ class HttpFront:
     def _one(self, raw: bytes, msg: Message) -> None:
         is_response = msg.method is None and msg.kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE, Kind.INVALID)
         with self.lock:
-            waiter = self.pending.pop(msg.id, None) if is_response else None
-            if waiter is None and is_response and msg.id is None:
-                waiter = self.current  # an error for a line that was not a request
-            if waiter is not None:
-                waiter.lines.put((raw, True))
-                if self.current is waiter:
+            stream = self.pending.pop(msg.id, None) if is_response else None
+            if stream is None and is_response and msg.id is None:
+                stream = self.current  # an error for a line that was not a request
+            if stream is not None:
+                if self.current is stream:
                     self.current = None
-                return
-            if self.current is not None:
-                self.current.lines.put((raw, False))
+                last = True
             else:
-                self.dropped += 1  # no stream to carry it (serve offers no GET stream)
+                listening = self.get_stream if self.get_open else None
+                if listening is not None and msg.method in self.get_methods:
+                    stream = listening  # recorded on the GET stream: played there
+                else:
+                    stream = self.current if self.current is not None else listening
+                last = False
+            if stream is None:
+                self.dropped += 1  # no stream to carry it
+                return
+        stream.put(raw, last)
 
     # -- HTTP -----------------------------------------------------------------------------
     def _accept(self) -> None:
@@ -203,16 +296,82 @@ class HttpFront:
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     return
                 conn.start_next_cycle()
-        except (OSError, h11.ProtocolError):
+        except (OSError, h11.ProtocolError, _Close):
             return
         finally:
             sock.close()
 
     def _answer(self, conn: h11.Connection, sock: socket.socket, request: h11.Request, body: bytes) -> None:
         method = request.method.decode("latin-1")
-        if method != "POST":
-            _send(conn, sock, 405, [("allow", "POST")], b"")
+        session_id = _request_header(request, "mcp-session-id")
+        if session_id is not None and session_id in self.deleted:
+            _send(
+                conn, sock, 404, [("content-type", "text/plain")], b"mcptape serve: this session was ended\n"
+            )
             return
+        if method == "DELETE":
+            self._delete(conn, sock, session_id)
+        elif method == "GET":
+            self._get(conn, sock, request)
+        elif method == "POST":
+            self._post(conn, sock, request, body)
+        else:
+            _send(conn, sock, 405, [("allow", "GET, POST, DELETE")], b"")
+
+    def _delete(self, conn: h11.Connection, sock: socket.socket, session_id: str | None) -> None:
+        """End the session named (its GET stream closes; its id is refused from now on)."""
+        if not self.session_ids:
+            _send(conn, sock, 405, [("allow", "GET, POST")], b"")  # no session to end
+            return
+        if session_id is None or session_id not in self.live:
+            why = b"no Mcp-Session-Id" if session_id is None else b"no such session"
+            _send(
+                conn, sock, 400 if session_id is None else 404, [("content-type", "text/plain")], why + b"\n"
+            )
+            return
+        with self.lock:
+            self.live.discard(session_id)
+            self.deleted.add(session_id)
+            stream, self.get_stream = self.get_stream, None
+        if stream is not None:
+            stream.end()
+        _send(conn, sock, 200, [], b"")
+
+    def _get(self, conn: h11.Connection, sock: socket.socket, request: h11.Request) -> None:
+        """The GET stream, or the resumption of a stream after the event `Last-Event-ID` names."""
+        last_id = _request_header(request, "last-event-id")
+        if last_id is None and not self.get_offered:
+            _send(conn, sock, 405, [("allow", "POST")], b"")  # the recorded server offered none
+            return
+        if last_id is not None:
+            sid_text, _, n_text = last_id.strip().partition("-")
+            found = self.streams.get(int(sid_text)) if sid_text.isdigit() and n_text.isdigit() else None
+            if found is None:
+                _send(
+                    conn,
+                    sock,
+                    400,
+                    [("content-type", "text/plain")],
+                    b"mcptape serve: unknown Last-Event-ID\n",
+                )
+                return
+            self._stream(conn, sock, found, int(n_text) + 1, [], None)
+            return
+        with self.lock:
+            if self.get_open:
+                busy = True
+            else:
+                busy = False
+                if self.get_stream is None:
+                    self.get_stream = Stream(len(self.streams) + 1, None)
+                    self.streams[self.get_stream.sid] = self.get_stream
+                stream = self.get_stream
+        if busy:
+            _send(conn, sock, 409, [("content-type", "text/plain")], b"mcptape serve: a GET stream is open\n")
+            return
+        self._stream(conn, sock, stream, len(stream.lines), [], None)
+
+    def _post(self, conn: h11.Connection, sock: socket.socket, request: h11.Request, body: bytes) -> None:
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -223,31 +382,107 @@ class HttpFront:
             _send(conn, sock, 202, [], b"")
             return
         rid = value.get("id") if kind == "request" and type(value) is dict else None
-        waiter = Waiter(rid)
+        method = value.get("method") if type(value) is dict else None
+        redirected = REDIRECTED.encode() in request.target
+        case = None if redirected else self.injector.take(method)
+        if case is not None:
+            self.log(f"mcptape serve: injected {case} into the answer to {method} (id {rid!r})")
+        if case == "http-redirect":
+            path = request.target.decode("latin-1")
+            where = path + ("&" if "?" in path else "?") + REDIRECTED
+            _send(conn, sock, 307, [("location", where)], b"")
+            return
+        stream = self._new_stream(rid)
         with self.lock:
-            self.pending[rid] = waiter
-            self.current = waiter
+            self.pending[rid] = stream
+            self.current = stream
         self._write(body)
-        first, last = waiter.lines.get()
-        if (first, last) == ENDED:
+        first = stream.wait(0, None)
+        while first == LATER:
+            first = stream.wait(0, None)
+        if not isinstance(first, tuple):
             _send(conn, sock, 503, [("content-type", "text/plain")], b"mcptape serve: the session ended\n")
             return
         extra = []
-        if self.session_ids and type(value) is dict and value.get("method") == "initialize":
+        if self.session_ids and method == "initialize":
+            minted = uuid.uuid4().hex
+            with self.lock:
+                self.live.add(minted)
+            extra.append(("mcp-session-id", minted))
+        if case == "http-session-changes":
             extra.append(("mcp-session-id", uuid.uuid4().hex))
+        line, last = first
         accepts_sse = SSE_TYPE in (_request_header(request, "accept") or SSE_TYPE)
-        if last and not (accepts_sse and self._recorded_sse(rid)):
-            _send(conn, sock, 200, [("content-type", "application/json"), *extra], first.rstrip(b"\n"))
+        sse = not last or (accepts_sse and self._recorded_sse(rid))
+        if case in ("http-sse-not-json", "http-foreign-id", "http-cut-mid-event"):
+            sse = True
+        if case == "http-empty-200":
+            while not last:  # the answer, when it comes, is not sent: an empty body instead
+                entry = stream.wait(len(stream.lines), LOOK)
+                if entry == ENDED:
+                    break
+                last = isinstance(entry, tuple) and entry[1]
+            _send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
             return
-        head = [("content-type", SSE_TYPE), ("cache-control", "no-cache"), *extra]
-        conn_send(conn, sock, h11.Response(status_code=200, headers=head, reason=b"OK"))
-        line = first
-        while line:
-            event = b"event: message\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n"
+        if not sse:
+            media = "text/plain" if case == "http-wrong-content-type" else "application/json"
+            _send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
+            return
+        media = "text/plain" if case == "http-wrong-content-type" else SSE_TYPE
+        before = []
+        if case == "http-sse-not-json":
+            before.append(b"event: message\r\ndata: " + NOT_JSON + b"\r\n\r\n")
+        elif case == "http-foreign-id":
+            stray = orjson.dumps({"jsonrpc": "2.0", "id": FOREIGN_ID, "result": {}})
+            before.append(b"event: message\r\ndata: " + stray + b"\r\n\r\n")
+        self._stream(conn, sock, stream, 0, before, case, [("content-type", media), *extra])
+
+    def _stream(
+        self,
+        conn: h11.Connection,
+        sock: socket.socket,
+        stream: Stream,
+        index: int,
+        before: list[bytes],
+        case: str | None,
+        head: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """Send `stream`'s entries from `index` as SSE events until its last (a POST's answer) or its
+        end; `before`, events sent first (an injected case's)."""
+        headers = head if head is not None else [("content-type", SSE_TYPE)]
+        conn_send(
+            conn,
+            sock,
+            h11.Response(status_code=200, headers=[*headers, ("cache-control", "no-cache")], reason=b"OK"),
+        )
+        for event in before:
             conn_send(conn, sock, h11.Data(data=event))
-            if last:
-                break
-            line, last = waiter.lines.get()
+        is_get = stream.rid is None
+        if is_get:
+            with self.lock:
+                self.get_open += 1
+        try:
+            while True:
+                entry = stream.wait(index, LOOK)
+                if entry == LATER:
+                    if _gone(sock):
+                        raise _Close()
+                    continue
+                if not isinstance(entry, tuple):
+                    break
+                line, last = entry
+                event = event_bytes(stream, index, line)
+                if case == "http-cut-mid-event" and last:
+                    conn_send(conn, sock, h11.Data(data=event[: len(event) // 2]))
+                    raise _Close()
+                conn_send(conn, sock, h11.Data(data=event))
+                index += 1
+                if last:
+                    break
+        finally:
+            if is_get:
+                with self.lock:
+                    self.get_open -= 1
         conn_send(conn, sock, h11.EndOfMessage())
 
     def _write(self, body: bytes) -> None:
@@ -268,6 +503,16 @@ class HttpFront:
             if client_id == rid:
                 return self.forms.get((entry.source, entry.message.frame.event)) == SSE_TYPE
         return False
+
+
+def _gone(sock: socket.socket) -> bool:
+    """True when the client closed the connection (a look that takes nothing)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _request_header(request: h11.Request, name: str) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from mcptape.errors import UsageError
 from mcptape.recorder.httprun import parse_listen
 from mcptape.serve.http import HttpFront
+from mcptape.serve.httpinject import HTTP_CASE_IDS
 from mcptape.serve.pool import transcripts_in
 from mcptape.serve.run import Outcome, serve
 from mcptape.serve.session import Options, Session
@@ -36,12 +38,17 @@ def serve_http(
     """Serve one recorded session over HTTP on `listen` until `stop` is set (by default: SIGINT or
     SIGTERM); `ready(url)` once it accepts connections. MCPTapeError for unreadable input, an
     address it cannot listen on, an output it cannot write."""
-    if options.inject:
-        raise UsageError("--inject is for stdio clients", hint="drop --inject with --listen")
+    stdio_cases = [case for case in options.inject if case not in HTTP_CASE_IDS]
+    if stdio_cases:
+        raise UsageError(
+            f"--inject is for stdio clients: {stdio_cases[0]}",
+            hint=f"over HTTP: {', '.join(HTTP_CASE_IDS)}",
+        )
+    http_cases, options = list(options.inject), replace(options, inject=[])
     host, port = parse_listen(listen)
     files = [file for path in paths for file in transcripts_in(path)]
     try:
-        front = HttpFront(files, host, port, log)
+        front = HttpFront(files, host, port, log, inject=http_cases)
     except OSError as exc:
         raise UsageError(f"--listen {listen}: cannot listen there ({exc.strerror or exc})") from None
     stop = stop if stop is not None else _on_signals()
@@ -84,6 +91,8 @@ def serve_http(
     front.stop()
     worker.join()
     front.close()
+    for case in front.injector.waiting:
+        log(f"mcptape serve: --inject {case} was not played (no request came past the handshake)")
     if "error" in result:
         raise result["error"]
     outcome: Outcome = result["outcome"]
