@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ class Session:
     def http(self) -> bool:
         return isinstance(self.header.extra.get("http"), dict) or bool(self.exchanges)
 
-    @property
+    @cached_property
     def started_ns(self) -> int:
         """When the recording started, in nanoseconds since the epoch (0 when the header has no
         readable `started`)."""
