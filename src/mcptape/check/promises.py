@@ -25,6 +25,7 @@ bounded (KEPT).
 
 from __future__ import annotations
 
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from ipaddress import ip_address
@@ -46,6 +47,9 @@ QUERIES = frozenset({"-v", "-V", "--version", "version", "-h", "--help", "help"}
 IGNORED_KEYS = frozenset({"request_id", "requestId", "kind", "outcome"})
 """Keys of a tap line that do not say which effect it had (compared across calls, idempotency)."""
 KEPT = 4096  # call records kept (the oldest go first), and idempotent calls remembered by arguments
+RECENT = 256  # calls without a record whose first action is remembered (see `Promises.action`)
+GAVE_UP = 64  # cancelled calls that acted, held against the calls sent after them
+SCAN = 64  # other calls in flight looked at for an identical one
 TOOLS_CALL = "tools/call"
 LOOPBACK_NAMES = ("localhost", "localhost.")
 
@@ -143,6 +147,15 @@ def action_of(call: ExecCall) -> Action:
     return Action(call, kind != READ, kind == EXTERNAL, kind, ran)
 
 
+def _ran_effect(call: ExecCall) -> bool:
+    """`action_of(call)` ran and may change state: the common tap line read without building it."""
+    value = call.value
+    if value is None or call.frame.channel == HTTP or value.get("source") == "stub":
+        action = action_of(call)
+        return action.ran and action.changes
+    return value.get("kind") != READ and value.get("outcome") != "failed"
+
+
 def same_line(call: ExecCall) -> bytes | None:
     """What makes two actions of one request the same one: a tap or stub line's bytes; an HTTP
     request's method, URL and body when the line keeps the body (the cassette). None: the line
@@ -229,8 +242,16 @@ class Promises:
         self.names: frozenset[str] | None = None  # the complete listing in force (None: none is)
         self.listing: Ref | None = None  # the answer that completed it
         self.pages: dict[str, Hints | None] | None = None  # a listing whose next page is still due
-        self.calls: dict[RequestId, Call] = {}
-        self.by_key: dict[bytes, Call] = {}  # calls of idempotent tools, by name and arguments
+        # oldest first; an OrderedDict drops its oldest in O(1) (a dict's next(iter()) walks the holes
+        # its deleted first entries leave: ~20 us per drop at this size)
+        self.calls: OrderedDict[RequestId, Call] = OrderedDict()
+        self.by_key: OrderedDict[bytes, Call] = OrderedDict()  # idempotent tools' calls, by arguments
+        # calls with no record: their first action that ran and may change state (see `action`); a
+        # small bound, so that the dict churns instead of growing (growth makes the cyclic GC run)
+        self.acted: OrderedDict[RequestId, tuple[Pending, ExecCall]] = OrderedDict()
+        self.gave_up: deque[Call] = deque(maxlen=GAVE_UP)  # cancelled calls, newest last
+        self.pairs: deque[tuple[Call, Call]] = deque(maxlen=GAVE_UP)  # identical calls both in flight
+        self.retried: set[int] = set()  # the calls (ids of records) a ran-twice finding names
 
     # -- what the session tells ---------------------------------------------------------------
     def listed(self, result: dict[str, Any], where: Ref) -> None:
@@ -298,8 +319,9 @@ class Promises:
                 ):
                     record.previous = previous
                 self.by_key[key] = record
+                self.by_key.move_to_end(key)
                 if len(self.by_key) > KEPT:
-                    del self.by_key[next(iter(self.by_key))]
+                    self.by_key.popitem(last=False)
             record.effects = set()
         self._keep(record)
 
@@ -309,66 +331,113 @@ class Promises:
             return
         pending = in_flight.get(target)
         if pending is not None and pending.method == TOOLS_CALL:
-            self._record(target, pending).cancelled = ref
+            record = self._record(target, pending)
+            record.cancelled = ref
+            self.gave_up.append(record)
 
     def action(self, call: ExecCall, in_flight: dict[RequestId, Pending], answers: Sequence[Any]) -> None:
-        """An executor line, attributed: judged against the call it served, if that is a tools/call."""
+        """An executor line, attributed: judged against the call it served, if that is a tools/call.
+
+        A call nothing was promised for (no record) costs a dict entry for its first action that ran
+        and may change state, and nothing for the others (reads, failures); a second one makes it a
+        record (one request's action twice?), as a cancel does."""
         rid = call.attributed_to
-        record: Call | None
         if rid is None:
             # a line naming a cancelled call (attribution no longer sees it: it was never answered)
             named = call.request_id
             record = self._named(named) if named is not None else None
-            if record is None or record.cancelled is None:
+            if record is not None and record.cancelled is not None:
+                self._judge(record, action_of(call), in_flight)
+            return
+        pending = in_flight.get(rid)
+        if pending is None:
+            for closed in reversed(answers):
+                if closed.request_id == rid and type(closed.request_id) is type(rid):
+                    pending = closed.request
+                    break
+        if pending is None or pending.method != TOOLS_CALL:
+            return
+        record = self.calls.get(rid) if self.calls else None
+        if record is None or record.request is not pending:
+            if not _ran_effect(call):
                 return
-        else:
-            pending = in_flight.get(rid)
-            if pending is None:
-                for closed in reversed(answers):
-                    if closed.request_id == rid and type(closed.request_id) is type(rid):
-                        pending = closed.request
-                        break
-            if pending is None or pending.method != TOOLS_CALL:
+            seen = self.acted.get(rid)
+            if seen is None or seen[0] is not pending:
+                self.acted[rid] = (pending, call)
+                if len(self.acted) > RECENT:
+                    self.acted.popitem(last=False)
+                if self.gave_up or len(in_flight) > 1:
+                    self._again(rid, pending, in_flight)
                 return
-            record = self.calls.get(rid)
-            if record is None or record.request is not pending:
-                record = self._record(rid, pending)
-        self._judge(record, action_of(call))
+            record = self._record(rid, pending)
+        self._judge(record, action_of(call), in_flight)
 
     def close(self, client: Pairing) -> None:
-        """The session ended: calls cancelled or never answered, sent again, that ran twice."""
-
-        def gave_up(record: Call) -> bool:
-            if record.cancelled is not None or client.pending.get(record.rid) is record.request:
-                return True
-            return (client.closed.get(record.rid) or client.older.get(record.rid)) == "cancelled"
-
-        acted = sorted((r for r in self.calls.values() if r.first is not None), key=lambda r: r.request.t)
-        if not any(gave_up(r) for r in acted):
-            return
-        keys = {id(r): call_key(r.params()) for r in acted}
-        taken: set[int] = set()
-        for i, first in enumerate(acted):
-            if not gave_up(first) or id(first) in taken or keys[id(first)] is None:
+        """The session ended: a call still in flight when an identical one was sent, both acting, that
+        was cancelled since or never answered (timed out) ran twice."""
+        for first, again in self.pairs:
+            if id(first) in self.retried or id(again) in self.retried:
                 continue
-            for again in acted[i + 1 :]:
-                if keys[id(again)] == keys[id(first)] and again.rid != first.rid and id(again) not in taken:
-                    taken.update((id(first), id(again)))
-                    self._retried(first, again)
-                    break
+            unanswered = client.pending.get(first.rid) is first.request
+            cancelled = (client.closed.get(first.rid) or client.older.get(first.rid)) == "cancelled"
+            if first.cancelled is not None or unanswered or cancelled:
+                self._retried(first, again)
+
+    def _again(self, rid: RequestId, pending: Pending, in_flight: dict[RequestId, Pending]) -> None:
+        """Call `rid` acted for the first time: is it an earlier call sent again? One cancelled before
+        (that acted) ran twice now; one still in flight is judged at the end (`close`)."""
+        key: bytes | None = None
+        again: Call | None = None
+        for first in reversed(self.gave_up):
+            if (
+                first.first is None
+                or first.rid == rid
+                or first.request.t > pending.t
+                or id(first) in self.retried
+            ):
+                continue
+            if again is None:
+                again = self._record(rid, pending)
+                key = call_key(again.params())
+            if key is not None and call_key(first.params()) == key:
+                self._retried(first, again)
+                return
+        for i, other in enumerate(reversed(in_flight)):
+            if i >= SCAN:
+                break
+            if other == rid or (other not in self.acted and other not in self.calls):
+                continue
+            request = in_flight[other]
+            if request.method != TOOLS_CALL or request.t > pending.t:
+                continue
+            first = self._record(other, request)
+            if first.first is None or first.cancelled is not None:
+                continue
+            if again is None:
+                again = self._record(rid, pending)
+                key = call_key(again.params())
+            if key is not None and call_key(first.params()) == key:
+                self.pairs.append((first, again))
+                return
 
     # -- records --------------------------------------------------------------------------------
     def _keep(self, record: Call) -> None:
         calls = self.calls
-        calls.pop(record.rid, None)  # a reused id: the newest request is the one in force
         calls[record.rid] = record
+        calls.move_to_end(record.rid)  # a reused id: the newest request is the one in force
         if len(calls) > KEPT:
-            del calls[next(iter(calls))]
+            calls.popitem(last=False)
 
     def _record(self, rid: RequestId, pending: Pending) -> Call:
+        """The record of call `rid`, made now if need be (from its first action, if it had one)."""
         record = self.calls.get(rid)
         if record is None or record.request is not pending:
             record = Call(rid, pending)
+            seen = self.acted.pop(rid, None)
+            if seen is not None and seen[0] is pending:
+                first = record.first = seen[1]
+                signature = same_line(first)
+                record.ran = {signature: first} if signature is not None else {}
             self._keep(record)
         return record
 
@@ -381,7 +450,7 @@ class Promises:
         return record
 
     # -- judgement ------------------------------------------------------------------------------
-    def _judge(self, record: Call, act: Action) -> None:
+    def _judge(self, record: Call, act: Action, in_flight: dict[RequestId, Pending]) -> None:
         hints = record.hints
         if hints is not None:
             said = f"the tool declares {{}} in tools/list ({self._where(hints.where)})"
@@ -427,6 +496,8 @@ class Promises:
         call = act.call
         if record.first is None:
             record.first = call
+            if self.gave_up or len(in_flight) > 1:
+                self._again(record.rid, record.request, in_flight)
         signature = same_line(call)
         if signature is not None:
             if record.ran is None:
@@ -485,6 +556,7 @@ class Promises:
     def _retried(self, first: Call, again: Call) -> None:
         """`first` was cancelled or never answered, `again` is the same call sent with a new id, and
         both ran an action: a warning for the client (info when the tool declares itself idempotent)."""
+        self.retried.update((id(first), id(again)))
         hints = again.hints or first.hints
         idempotent = hints is not None and hints.idempotent is True and hints.read_only is not True
         a, b = first.first, again.first
