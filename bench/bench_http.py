@@ -184,7 +184,7 @@ def main() -> None:
     d99, t99 = ms(direct, 99), ms(through, 99)
     print(f"latency ({args.requests} keep-alive POSTs, small JSON answers)")
     print(f"  direct:            median {d50:.3f} ms, p99 {d99:.3f} ms")
-    print(f"  through mcptape:   median {t50:.3f} ms, p99 {t99:.3f} ms")
+    print(f"  through mcptape:   median {t50:.3f} ms, p99 {t99:.3f} ms ({t50 / d50:.1f}x the direct median)")
     print(f"  added per request: median {t50 - d50:.3f} ms, p99 {t99 - d99:.3f} ms")
     print(f"throughput (one SSE stream of {args.mib} MiB, 4 KiB events)")
     print(f"  direct:            {direct_rate:.0f} MiB/s")
