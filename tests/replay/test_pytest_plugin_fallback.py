@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.replay.test_pytest_plugin import corpus, run_pytest
 
 PATIENT = ("--mcptape-step-timeout", "60")  # a server starting on a loaded machine is slow, not broken
 
 
+@pytest.mark.timeout(300)  # an inner pytest run (with xdist) on a loaded machine
 def test_a_folder_named_without_a_server_replays_each_transcript_against_its_recorded_command(
     tmp_path: Path, v1_tape: Path
 ) -> None:
@@ -24,6 +27,7 @@ def test_a_folder_named_without_a_server_replays_each_transcript_against_its_rec
     assert "not collected" not in proc.stdout
 
 
+@pytest.mark.timeout(300)  # an inner pytest run (with xdist) on a loaded machine
 def test_one_transcript_named_without_a_server_is_replayed_and_passes(tmp_path: Path, v1_tape: Path) -> None:
     """A single transcript named on the command line replays against its recorded command: same."""
     folder = corpus(tmp_path, v1_tape)
@@ -32,6 +36,7 @@ def test_one_transcript_named_without_a_server_is_replayed_and_passes(tmp_path: 
     assert "1 passed" in proc.stdout
 
 
+@pytest.mark.timeout(300)  # an inner pytest run (with xdist) on a loaded machine
 def test_the_warning_of_a_run_without_a_server_names_only_files_under_the_paths_given(
     tmp_path: Path, v1_tape: Path
 ) -> None:
@@ -50,6 +55,7 @@ def test_the_warning_of_a_run_without_a_server_names_only_files_under_the_paths_
     assert "name their folder (pytest DIR replays each against its recorded command)" in bare.stdout
 
 
+@pytest.mark.timeout(300)  # an inner pytest run (with xdist) on a loaded machine
 def test_a_differing_session_is_kept_under_pytests_temporary_folder_not_the_systems(
     tmp_path: Path, v1_tape: Path
 ) -> None:
