@@ -34,9 +34,6 @@ FENCE = re.compile(r"^```([a-z]*)[^\n]*\n(.*?)^```", re.M | re.S)
 RECORD_OUTPUT = re.compile(r"^(?:\w+=\S+ )*mcptape record .*?-o (\S+\.jsonl) ")
 RECORDING = re.compile(r"^(?:\w+=\S+ )*mcptape record ")
 MARKER = re.compile(r"<!--\s*docs-test:\s*skip\s*\(([^)]+)\)\s*-->\s*$")
-# README.md is the lead's to edit: these two of its blocks cannot run here and wait for a marker
-# (./dev.sh test would run this suite inside itself; the package is not on an index yet).
-README_AWAITING_MARKER = ("./dev.sh demo", "pipx install mcptape")
 
 
 @dataclass(frozen=True)
@@ -67,8 +64,6 @@ def blocks() -> list[Block]:
             block = Block(
                 path.name, line, match.group(1), match.group(2), marker.group(1) if marker else None
             )
-            if path.name == "README.md" and block.text.startswith(README_AWAITING_MARKER):
-                continue
             found.append(block)
     return found
 
