@@ -175,12 +175,14 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
         # Altered and foreign requestState: after start-discover, and only when the server spoke the
         # stateless revision there (no process of its own for a server without it).
+        # No tool the probe may name: no MRTR tool can be found, no process for it.
+        asks = every and bool(callable_tools(tools, plan.allow_mutating)[0])
         discover = next((c for c in own if c.discover), None)
         mrtr = None
-        if every and discover is not None:
+        if asks and discover is not None:
             own.remove(discover)
             mrtr = pool.submit(_discover_then_mrtr, discover, plan, call, baseline, linger)
-        elif every:
+        elif asks:
             mrtr = pool.submit(run_mrtr, plan, call)
         futures += [mrtr] if mrtr is not None else []
         futures += [pool.submit(run_and_judge, case, plan, call, baseline, linger) for case in own]
