@@ -27,6 +27,7 @@ from mcptape.recorder.httprun import Server, parse_upstream, wait_for
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.pumps import Pump
 from mcptape.recorder.reverse import ReverseProxy, Upstream
+from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.sideeffects import side_effects
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
@@ -65,6 +66,14 @@ class QuietServer(Server):
             Pump(ch, src, None, spool, on_eof=self._eof(ch), close_src=True)
             for ch, src in ((STDOUT, child.stdout), ("err", child.stderr), ("exec", child.tap))
         ]
+
+    def end_as_recorded(self, signum: int | None, grace: float) -> ExitStatus:
+        """Send the signal the recording ended with and give the server `grace` seconds to die of it
+        (a busy machine makes a graceful HTTP shutdown slow), then the shutdown order."""
+        if signum is not None:
+            self.signal(signum)
+            self.exited.wait(grace)
+        return self.stop(None)
 
 
 def upstream_url(job: Job) -> str:
@@ -172,7 +181,9 @@ class HttpReplay:
                 driver.drive()
         finally:
             if server is not None:
-                self.run.status = server.stop(self._recorded_signal())
+                self.run.status = server.end_as_recorded(
+                    self._recorded_signal(), self.job.settings.step_timeout
+                )
             proxy.stop(grace=1.0)
             spool.fields(spool.now(), "eof", of=HTTP_IN)
             if self.run.status is not None:
