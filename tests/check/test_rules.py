@@ -82,6 +82,8 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "hint-destructive",
             "ran-twice",
             "unknown-tool",
+            "tools-drift",
+            "tools-lock",
             *MODERN_TABLES,
             *HTTP_RULES,
         ]
@@ -378,9 +380,10 @@ def test_every_rule_has_a_table_with_a_positive_case() -> None:
     # in tests/verdicts/test_incomplete_capture.py
     # and the HTTP transport rules in tests/http/test_transport_rules.py
     # and the promise rules in tests/verdicts/test_promises.py
-    assert set(TABLES) | {"exec-after-reject", "incomplete-capture"} | set(MODERN_TABLES) | set(
-        HTTP_RULES
-    ) | set(PROMISE_TABLES) == set(RULES)
+    # and the tool surface's in tests/surface/test_check_surface.py
+    assert set(TABLES) | {"exec-after-reject", "incomplete-capture", "tools-drift", "tools-lock"} | set(
+        MODERN_TABLES
+    ) | set(HTTP_RULES) | set(PROMISE_TABLES) == set(RULES)
     for rule, table in TABLES.items():
         assert any(rule in expected for _, _, expected in table), rule
 

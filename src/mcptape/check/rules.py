@@ -59,6 +59,9 @@ HINT_IDEMPOTENT = "hint-idempotent"
 HINT_DESTRUCTIVE = "hint-destructive"
 RAN_TWICE = "ran-twice"
 UNKNOWN_TOOL = "unknown-tool"
+# The tool surface (mcptape.surface, joined to the analysis by commands/check.py; docs/tools.md).
+TOOLS_DRIFT = "tools-drift"
+TOOLS_LOCK = "tools-lock"
 
 _ALL = [
     Rule(
@@ -270,6 +273,20 @@ _ALL += [
         Severity.INFO,
         "a tools/call of a tool the complete tools/list left out (info); an action performed for it (error)",
         "promises",
+    ),
+    Rule(
+        TOOLS_DRIFT,
+        Severity.ERROR,
+        "a later listing differs from an earlier one of the session (error; warning: suspicious; info)",
+        "surface",
+        "server",
+    ),
+    Rule(
+        TOOLS_LOCK,
+        Severity.ERROR,
+        "the session's surface breaks the --tools-lock (error) or rewrites its text (warning: suspicious)",
+        "surface",
+        "server",
     ),
 ]
 

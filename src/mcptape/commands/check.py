@@ -16,8 +16,10 @@ from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS
 
 if TYPE_CHECKING:
-    from mcptape.check.model import Finding
+    from mcptape.check.model import Analysis, Finding
     from mcptape.commands.cireports import Checked
+    from mcptape.surface.findings import SessionSurface
+    from mcptape.surface.model import Surface
 
 
 @click.command(
@@ -71,6 +73,13 @@ Examples:
 )
 @click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per finding).")
 @click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per finding).")
+@click.option(
+    "--tools-lock",
+    "tools_lock",
+    metavar="FILE",
+    help="Also compare each session's tool surface with this lock (mcptape tools lock): a breaking "
+    "change is an error, a rewritten description a warning (rule tools-lock; docs/tools.md).",
+)
 def check_command(
     files: tuple[str, ...],
     as_json: bool,
@@ -80,9 +89,11 @@ def check_command(
     output_format: str = "text",
     junit: str | None = None,
     sarif: str | None = None,
+    tools_lock: str | None = None,
 ) -> None:
     """Check transcripts: the first non-protocol line per direction, protocol violations,
-    unanswered and duplicate ids, and executor calls after a reject.
+    unanswered and duplicate ids, executor calls after a reject, and a tool surface that changed
+    during the session (or from --tools-lock).
 
     \b
     Exit codes: 0 clean, 1 findings (errors and warnings; see --fail-on and --party), 2 unreadable
@@ -91,6 +102,7 @@ def check_command(
     """
     mode = _mode(as_json, output_format)
     gate = (fail_on, party)
+    lock = _read_lock(tools_lock)
     folders = [f for f in files if os.path.isdir(f)]
     if folders:
         files = _expand(files)
@@ -102,7 +114,7 @@ def check_command(
         check_destinations(outputs, files)  # before any work: a typo fails at once
         ci = CiRun()
     if len(files) == 1 and not folders:
-        ok = _check_one(files[0], mode, policy, gate=gate, ci=ci)
+        ok = _check_one(files[0], mode, policy, gate=gate, ci=ci, lock=lock)
         _ci_outputs(ci, outputs, gate, mode)
         if not ok:
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
@@ -116,7 +128,7 @@ def check_command(
         if number and mode == "text":
             write("\n")
         try:
-            ok = _check_one(file, mode, policy, several=True, gate=gate, ci=ci)
+            ok = _check_one(file, mode, policy, several=True, gate=gate, ci=ci, lock=lock)
         except TranscriptError as exc:  # this one cannot be read: say so, check the others
             unreadable += 1
             if mode == "json":
@@ -142,6 +154,16 @@ def check_command(
         raise SystemExit(EXIT_ERROR)
     if findings:
         raise SystemExit(EXIT_FINDINGS)
+
+
+def _read_lock(path: str | None) -> tuple[Surface, str] | None:
+    """The --tools-lock surface and its name, read before any work (LockError: exit 2)."""
+    if path is None:
+        return None
+    from mcptape.surface.lockfile import read_lock
+    from mcptape.textsafe import escape_controls
+
+    return read_lock(path), escape_controls(path)
 
 
 def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -214,21 +236,25 @@ def _check_one(
     several: bool = False,
     gate: tuple[str, str | None] = ("warning", None),
     ci: CiRun | None = None,
+    lock: tuple[Surface, str] | None = None,
 ) -> Outcome:
     """Check one transcript and print its report; true when no finding fails the gate (severity
     at least `gate[0]`, of party `gate[1]` when given): CLEAN without any finding, else PASSING;
     raises TranscriptError when unreadable."""
     from mcptape.check.analyze import analyze_file
     from mcptape.check.report import render_text, to_json
+    from mcptape.surface.findings import SessionSurface
 
     progress = _progress_line(file)
     started = time.monotonic()
+    surface = SessionSurface()  # the tool surface, watched as the analysis goes (docs/tools.md)
     try:
-        header, analysis = analyze_file(file, policy=policy, progress=progress)
+        header, analysis = analyze_file(file, policy=policy, progress=progress, on_message=surface.feed)
     finally:
         if progress is not None:
             sys.stderr.write("\r\x1b[K")  # erase the progress line before the report
             sys.stderr.flush()
+    _add_surface_findings(analysis, surface, lock)
     if ci is not None:
         from mcptape.commands.cireports import Checked
 
@@ -249,6 +275,21 @@ def _check_one(
     if counted or (analysis.findings_truncated and analysis.errors_truncated):
         return Outcome.FAILING
     return Outcome.CLEAN if not analysis.findings and not analysis.findings_truncated else Outcome.PASSING
+
+
+def _add_surface_findings(
+    analysis: Analysis, surface: SessionSurface, lock: tuple[Surface, str] | None
+) -> None:
+    """The surface's findings (in-session drift, the --tools-lock comparison) join the analysis's,
+    kept and counted as its own are."""
+    from mcptape.check.findings import Findings
+    from mcptape.check.model import Callbacks
+
+    found, notes = surface.findings(*lock) if lock is not None else surface.findings()
+    findings = Findings(analysis, Callbacks())
+    for one in found:
+        findings.add(one)
+    analysis.notes.extend(notes)
 
 
 class Outcome(Enum):

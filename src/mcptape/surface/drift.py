@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mcptape.check.model import Frame, Message
 from mcptape.check.model import Kind as MessageKind
-from mcptape.check.model import Message
 from mcptape.surface.compare import compare
 from mcptape.surface.extract import Extractor, Listing
 from mcptape.surface.model import KINDS, Change, Severity, Surface
@@ -36,6 +36,7 @@ class Drift:
     announced: bool  # a list_changed notification of its kind came between them
     changes: tuple[Change, ...]
     severity: str  # error / warning / info
+    frame: Frame | None = None  # the later listing's (last) answer, where a finding points
 
     @property
     def summary(self) -> str:
@@ -53,33 +54,69 @@ def _notice(member: str) -> str:
 
 def session_drift(messages: Iterable[Message]) -> list[Drift]:
     """Every listing that differs from the previous one of its kind, in session order."""
-    extractor = Extractor()
-    announced: list[tuple[int, str]] = []  # (event, kind member) of each list_changed notification
+    watch = DriftWatch()
     for message in messages:
-        if (
-            message.kind is MessageKind.NOTIFICATION
-            and message.channel == "out"
-            and message.method in ANNOUNCEMENTS
-        ):
-            announced.append((message.frame.event, ANNOUNCEMENTS[str(message.method)]))
-        extractor.feed(message)
-    found: list[Drift] = []
-    last: dict[str, Listing] = {}
-    for listing in extractor.listings:
-        member = listing.kind.member
-        previous = last.get(member)
-        last[member] = listing
-        if previous is None:
-            continue
-        changes = compare(_alone(previous), _alone(listing)).changes
-        if not changes:
-            continue
-        notice = _notice(member)
-        said = any(previous.event < event <= listing.event and kind == notice for event, kind in announced)
-        found.append(
-            Drift(member, listing.event, previous.event, said, tuple(changes), _severity(changes, said))
-        )
-    return found
+        watch.feed(message)
+    return watch.finish()
+
+
+class DriftWatch:
+    """`session_drift` fed one message at a time (as `check`'s analysis hands them over): only the
+    listings and the list_changed notifications are kept, and the frame of each listing's answer
+    (where a finding about it points)."""
+
+    __slots__ = ("announced", "extractor", "frames")
+
+    def __init__(self) -> None:
+        self.extractor = Extractor()
+        self.announced: list[tuple[int, str]] = []  # (event, kind member) of each list_changed
+        self.frames: dict[int, Frame] = {}  # event -> frame of an answer to a listing request
+
+    def feed(self, message: Message) -> None:
+        kind = message.kind
+        if kind is MessageKind.NOTIFICATION:
+            if message.channel == "out" and message.method in ANNOUNCEMENTS:
+                self.announced.append((message.frame.event, ANNOUNCEMENTS[str(message.method)]))
+            return
+        if kind is MessageKind.RESPONSE:
+            if message.channel != "out" or message.id not in self.extractor.asked:
+                return  # not the answer to a listing (or a handshake)
+            self.frames[message.frame.event] = message.frame
+        elif kind is MessageKind.BATCH:
+            for item in message.items:
+                self.feed(item)
+            return
+        self.extractor.feed(message)
+
+    def finish(self) -> list[Drift]:
+        """Every listing that differs from the previous one of its kind, in session order."""
+        found: list[Drift] = []
+        last: dict[str, Listing] = {}
+        for listing in self.extractor.listings:
+            member = listing.kind.member
+            previous = last.get(member)
+            last[member] = listing
+            if previous is None:
+                continue
+            changes = compare(_alone(previous), _alone(listing)).changes
+            if not changes:
+                continue
+            notice = _notice(member)
+            said = any(
+                previous.event < event <= listing.event and kind == notice for event, kind in self.announced
+            )
+            found.append(
+                Drift(
+                    member,
+                    listing.event,
+                    previous.event,
+                    said,
+                    tuple(changes),
+                    _severity(changes, said),
+                    self.frames.get(listing.event),
+                )
+            )
+        return found
 
 
 def _alone(listing: Listing) -> Surface:
