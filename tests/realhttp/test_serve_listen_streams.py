@@ -130,14 +130,25 @@ def test_last_event_id_resumes_a_stream_the_client_lost(legacy: Tape, tmp_path: 
 
 
 def test_delete_ends_the_session_and_its_id_is_refused_after(legacy: Tape, tmp_path: Path) -> None:
-    """DELETE with the assigned id: 200; then a request carrying it: 404; an unknown
-    Last-Event-ID: 400; DELETE on a recording without session ids: 405."""
+    """The GET stream opens (200 text/event-stream), a second GET meanwhile gets 409; DELETE with the
+    assigned id: 200, and the open GET stream ends; then a request carrying the id: 404; an
+    unknown Last-Event-ID: 400."""
     with serving(legacy.path, tmp_path) as (url, _, _):
         session = _initialize(url, legacy)
+        stream = _connect(url)
+        stream.request("GET", "/mcp", headers={"accept": "text/event-stream", "mcp-session-id": session})
+        opened = stream.getresponse()
+        other = _connect(url)
+        other.request("GET", "/mcp", headers={"accept": "text/event-stream", "mcp-session-id": session})
+        second = other.getresponse()
+        second.read()
+        other.close()
         conn = _connect(url)
         conn.request("DELETE", "/mcp", headers={"mcp-session-id": session})
         deleted = conn.getresponse()
         deleted.read()
+        rest = opened.read()  # returns once the stream ended
+        stream.close()
         conn.request(
             "POST",
             "/mcp",
@@ -150,4 +161,5 @@ def test_delete_ends_the_session_and_its_id_is_refused_after(legacy: Tape, tmp_p
         unknown = conn.getresponse()
         unknown.read()
         conn.close()
-    assert (deleted.status, after.status, unknown.status) == (200, 404, 400)
+    assert (opened.status, opened.getheader("content-type"), rest) == (200, "text/event-stream", b"")
+    assert (second.status, deleted.status, after.status, unknown.status) == (409, 200, 404, 400)
