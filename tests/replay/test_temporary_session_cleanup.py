@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import mcptape.replay.api as api
+import mcptape.replay.skeleton as skeleton
 from tests.conftest import SERVERS, console_script  # noqa: F401
 
 REPO = SERVERS.parents[1]
@@ -26,7 +27,7 @@ def test_ctrl_c_during_the_diff_leaves_no_temporary_session(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(api, "diff_events", interrupted)
+    monkeypatch.setattr(skeleton, "diff_events", interrupted)
     with pytest.raises(KeyboardInterrupt):
         api.replay(GOOD, [sys.executable, ECHO], config=False)
     assert list(tmp_path.glob("mcptape-replay-*")) == []
