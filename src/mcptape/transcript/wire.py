@@ -111,6 +111,11 @@ class SseDecoder:
         plain = not self._first and buffer.isascii()
         view = memoryview(buffer)
         while pos < n:
+            if plain and self._start < 0:  # an event's first line: the common event whole
+                whole = self._whole(buffer, view, pos, events)
+                if whole:
+                    pos = whole
+                    continue
             if -1 != cr < pos:
                 cr = buffer.find(b"\r", pos)
             if -1 != lf < pos:
@@ -156,6 +161,38 @@ class SseDecoder:
         del buffer[:pos]
         self._at += pos
         return events
+
+    def _whole(self, buffer: bytearray, view: memoryview, pos: int, events: list[SseEvent]) -> int:
+        """The common event at `pos` of an ASCII piece (an optional `event: ` line, one `data: ` line,
+        a blank line; LF or CRLF line ends, no other CR) taken at once, as `_line` takes its lines;
+        where it ends, or 0 (nothing taken) when the bytes there are anything else."""
+        name = ""
+        start = pos
+        if buffer.startswith(b"event: ", pos):
+            lf = buffer.find(b"\n", pos)
+            end = lf - 1 if lf > 0 and buffer[lf - 1] == 0x0D else lf
+            if lf < 0 or buffer.find(b"\r", pos, end) >= 0:
+                return 0
+            name = bytes(view[pos + 7 : end]).decode("ascii")
+            pos = lf + 1
+        if not buffer.startswith(b"data: ", pos):
+            return 0
+        lf = buffer.find(b"\n", pos)
+        end = lf - 1 if lf > 0 and buffer[lf - 1] == 0x0D else lf
+        if lf < 0 or buffer.find(b"\r", pos, end) >= 0:
+            return 0
+        after = lf + 1
+        if buffer.startswith(b"\n", after):
+            after += 1
+        elif buffer.startswith(b"\r\n", after):
+            after += 2
+        else:
+            return 0
+        data = bytes(view[pos + 6 : end])
+        if data:
+            at = self._at
+            events.append(SseEvent(data, name or "message", self._id, None, at + start, at + after))
+        return after
 
     def _line(self, line: bytes, offset: int, end: int, events: list[SseEvent]) -> None:
         if self._first:
