@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape.serve.inject import ONE, PAIR
+from mcptape.serve.injectcases import ONE, PAIR
 from tests.serve.helpers import PYTHON, SDK_CLIENT, client, mcptape, python_server, record, time_server
 
 SDK_PARSE_ERROR = "Failed to parse JSONRPC message from server"

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape.serve.inject import BY_ID, ONE, ONE_IN_FLIGHT, PAIR, played_as
+from mcptape.serve.injectcases import BY_ID, ONE, ONE_IN_FLIGHT, PAIR, played_as
 from mcptape.serve.judge import (
     CLOSED,
     ENDED,

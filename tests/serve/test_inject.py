@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mcptape.serve.inject import BY_ID, CASES
+from mcptape.serve.injectcases import BY_ID, CASES
 from mcptape.serve.judge import CLOSED, ENDED, ERROR, FAIL, HUNG, NA, PASS, TOLERANT, WARN, next_of, verdict
 from mcptape.serve.session import Options
 from mcptape.transcript.reader import open_transcript

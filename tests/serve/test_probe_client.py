@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 import orjson
 
-from mcptape.serve.inject import CASES
+from mcptape.serve.injectcases import CASES
 from tests.serve.conftest import Recorded
 from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
 

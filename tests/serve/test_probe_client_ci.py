@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from mcptape.serve.clientprobe import START
-from mcptape.serve.inject import CASES
+from mcptape.serve.injectcases import CASES
 from tests.ci.sarif import assert_valid_sarif
 from tests.serve.conftest import Recorded
 from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape

@@ -22,7 +22,7 @@ from mcptape.commands.cireports import file_line
 from mcptape.errors import TranscriptError
 from mcptape.serve.clientprobe import START, ClientProbe, ClientResult
 from mcptape.serve.clientreport import summary_line
-from mcptape.serve.inject import Case as InjectCase
+from mcptape.serve.injectcases import Case as InjectCase
 from mcptape.serve.judge import ERROR as REPORTED
 from mcptape.serve.judge import (
     FAIL,

@@ -12,7 +12,7 @@ import click
 
 from mcptape.commands.options import Seconds
 from mcptape.serve.httpinject import HTTP_CASE_IDS
-from mcptape.serve.inject import CASES
+from mcptape.serve.injectcases import CASES
 
 CASE_IDS = tuple(case.id for case in CASES)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.serve.inject import BY_ID, CASES, Case, played_as
+from mcptape.serve.injectcases import BY_ID, CASES, Case, played_as
 from mcptape.serve.judge import (
     ERROR,
     FAIL,

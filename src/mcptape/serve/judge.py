@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcptape.serve.inject import Applied, Case
+from mcptape.serve.inject import Applied
+from mcptape.serve.injectcases import Case
 from mcptape.serve.session import ClientLine, Served
 
 CLOSED, ERROR, TOLERANT, WAITED, HUNG, ENDED = "closed", "error", "went-on", "waited", "hung", "ended"
