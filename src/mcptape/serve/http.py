@@ -28,7 +28,6 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
-from http import HTTPStatus
 from pathlib import Path
 
 import h11
@@ -38,120 +37,14 @@ from mcptape.check.classify import classify
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.httpvalues import kind as message_kind
 from mcptape.check.model import OUT, Kind, Message
+from mcptape.serve.httpconn import READ, Close, conn_send, gone, read_request, request_header, send
 from mcptape.serve.httpinject import FOREIGN_ID, NOT_JSON, REDIRECTED, HttpInjector
+from mcptape.serve.httprecorded import assigned_session, get_streams, recorded_forms
+from mcptape.serve.httpstream import ENDED, LATER, Stream, event_bytes
 from mcptape.serve.session import Session
-from mcptape.transcript.reader import open_transcript
-from mcptape.transcript.wire import EXCHANGE, HTTP_IN, HTTP_OUT, SSE_TYPE, carried_line, header, media_type
+from mcptape.transcript.wire import SSE_TYPE, carried_line
 
-MAX_BODY = 64 << 20
-READ = 65536
 LOOK = 0.5  # seconds between two looks at whether a waiting SSE client is still there
-LATER, ENDED = "later", "ended"  # `Stream.wait`: not yet (the time ran out); never (the stream ended)
-
-
-class Stream:
-    """What the session sent on one SSE stream (a POST's, or the GET stream), in order, each entry
-    (line, last): kept, so that a client that lost the stream resumes it (`Last-Event-ID`)."""
-
-    def __init__(self, sid: int, rid: object) -> None:
-        self.sid = sid
-        self.rid = rid
-        self.lines: list[tuple[bytes, bool]] = []
-        self.ended = False  # its answer came (a POST's), or the session or its HTTP session ended
-        self.cond = threading.Condition()
-
-    def put(self, line: bytes, last: bool) -> None:
-        with self.cond:
-            self.lines.append((line, last))
-            self.ended = self.ended or last
-            self.cond.notify_all()
-
-    def end(self) -> None:
-        with self.cond:
-            self.ended = True
-            self.cond.notify_all()
-
-    def wait(self, index: int, timeout: float | None) -> tuple[bytes, bool] | str:
-        """Entry `index` once it came (waiting at most `timeout` seconds; None: as long as it
-        takes); `LATER` when the time ran out, `ENDED` when the stream ended without it."""
-        with self.cond:
-            if index >= len(self.lines) and not self.ended:
-                self.cond.wait(timeout)
-            if index < len(self.lines):
-                return self.lines[index]
-            return ENDED if self.ended else LATER
-
-
-def event_bytes(stream: Stream, index: int, line: bytes) -> bytes:
-    """The SSE event of entry `index` of `stream`: its id names both (`Last-Event-ID` finds them)."""
-    return b"id: %d-%d\r\nevent: message\r\ndata: %s\r\n\r\n" % (stream.sid, index, line.rstrip(b"\n"))
-
-
-class _Close(Exception):
-    """The answer ends by closing the connection (a stream cut on purpose)."""
-
-
-def recorded_forms(paths: list[Path]) -> dict[tuple[Path, int], str]:
-    """For each recorded request line of an HTTP transcript (its file, its first `in` event), the
-    media type its exchange was answered with (`text/event-stream`, `application/json`)."""
-    forms: dict[tuple[Path, int], str] = {}
-    for path in paths:
-        carried: dict[int, list[int]] = {}  # exchange -> its `in` events
-        answered: dict[int, str] = {}
-        heads: dict[int, bytes] = {}
-        for event in open_transcript(path).events():
-            x = (event.fields or {}).get(EXCHANGE)
-            if type(x) is not int:
-                continue
-            if event.ch == "in":
-                carried.setdefault(x, []).append(event.index)
-            elif event.ch == HTTP_OUT and x not in answered:
-                heads[x] = heads.get(x, b"") + event.data
-                head, sep, _ = heads[x].partition(b"\r\n\r\n")
-                if sep:
-                    answered[x] = media_type(_header(head, "content-type"))
-                    del heads[x]
-        for x, indexes in carried.items():
-            for index in indexes:
-                forms[(path, index)] = answered.get(x, "")
-    return forms
-
-
-def get_streams(paths: list[Path]) -> tuple[bool, set[str]]:
-    """Whether the recorded server opened a GET stream (a GET answered 200), and the methods of the
-    messages it sent on one."""
-    opened = False
-    methods: set[str] = set()
-    for path in paths:
-        gets: set[int] = set()
-        seen: set[int] = set()
-        for event in open_transcript(path).events():
-            x = (event.fields or {}).get(EXCHANGE)
-            if type(x) is not int:
-                continue
-            if event.ch == HTTP_IN and x not in seen:
-                seen.add(x)
-                if event.data.startswith(b"GET "):
-                    gets.add(x)
-            elif event.ch == HTTP_OUT and x in gets and event.data.startswith(b"HTTP/1.1 200 "):
-                opened = True
-            elif event.ch == "out" and x in gets:
-                try:
-                    value = orjson.loads(event.data)
-                except orjson.JSONDecodeError:
-                    continue
-                if type(value) is dict and isinstance(value.get("method"), str):
-                    methods.add(value["method"])
-    return opened, methods
-
-
-def _header(head: bytes, name: str) -> str | None:
-    fields = []
-    for line in head.split(b"\r\n")[1:]:
-        key, colon, value = line.partition(b":")
-        if colon:
-            fields.append((key.strip().decode("latin-1"), value.strip().decode("latin-1")))
-    return header(fields, name)
 
 
 class HttpFront:
@@ -169,7 +62,7 @@ class HttpFront:
         self.log = log
         self.forms = recorded_forms(paths)
         self.get_offered, self.get_methods = get_streams(paths)
-        self.session_ids = any(_assigned_session(p) for p in paths)
+        self.session_ids = any(assigned_session(p) for p in paths)
         self.injector = HttpInjector(list(inject or []))
         self.in_r, self.in_w = os.pipe()  # the session's stdin
         self.out_r, self.out_w = os.pipe()  # the session's stdout
@@ -289,23 +182,23 @@ class HttpFront:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=1 << 20)
         try:
             while not self.stopping.is_set():
-                request, body = _read_request(conn, sock)
+                request, body = read_request(conn, sock)
                 if request is None:
                     return
                 self._answer(conn, sock, request, body)
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     return
                 conn.start_next_cycle()
-        except (OSError, h11.ProtocolError, _Close):
+        except (OSError, h11.ProtocolError, Close):
             return
         finally:
             sock.close()
 
     def _answer(self, conn: h11.Connection, sock: socket.socket, request: h11.Request, body: bytes) -> None:
         method = request.method.decode("latin-1")
-        session_id = _request_header(request, "mcp-session-id")
+        session_id = request_header(request, "mcp-session-id")
         if session_id is not None and session_id in self.deleted:
-            _send(
+            send(
                 conn, sock, 404, [("content-type", "text/plain")], b"mcptape serve: this session was ended\n"
             )
             return
@@ -316,16 +209,16 @@ class HttpFront:
         elif method == "POST":
             self._post(conn, sock, request, body)
         else:
-            _send(conn, sock, 405, [("allow", "GET, POST, DELETE")], b"")
+            send(conn, sock, 405, [("allow", "GET, POST, DELETE")], b"")
 
     def _delete(self, conn: h11.Connection, sock: socket.socket, session_id: str | None) -> None:
         """End the session named (its GET stream closes; its id is refused from now on)."""
         if not self.session_ids:
-            _send(conn, sock, 405, [("allow", "GET, POST")], b"")  # no session to end
+            send(conn, sock, 405, [("allow", "GET, POST")], b"")  # no session to end
             return
         if session_id is None or session_id not in self.live:
             why = b"no Mcp-Session-Id" if session_id is None else b"no such session"
-            _send(
+            send(
                 conn, sock, 400 if session_id is None else 404, [("content-type", "text/plain")], why + b"\n"
             )
             return
@@ -335,19 +228,19 @@ class HttpFront:
             stream, self.get_stream = self.get_stream, None
         if stream is not None:
             stream.end()
-        _send(conn, sock, 200, [], b"")
+        send(conn, sock, 200, [], b"")
 
     def _get(self, conn: h11.Connection, sock: socket.socket, request: h11.Request) -> None:
         """The GET stream, or the resumption of a stream after the event `Last-Event-ID` names."""
-        last_id = _request_header(request, "last-event-id")
+        last_id = request_header(request, "last-event-id")
         if last_id is None and not self.get_offered:
-            _send(conn, sock, 405, [("allow", "POST")], b"")  # the recorded server offered none
+            send(conn, sock, 405, [("allow", "POST")], b"")  # the recorded server offered none
             return
         if last_id is not None:
             sid_text, _, n_text = last_id.strip().partition("-")
             found = self.streams.get(int(sid_text)) if sid_text.isdigit() and n_text.isdigit() else None
             if found is None:
-                _send(
+                send(
                     conn,
                     sock,
                     400,
@@ -367,7 +260,7 @@ class HttpFront:
                     self.streams[self.get_stream.sid] = self.get_stream
                 stream = self.get_stream
         if busy:
-            _send(conn, sock, 409, [("content-type", "text/plain")], b"mcptape serve: a GET stream is open\n")
+            send(conn, sock, 409, [("content-type", "text/plain")], b"mcptape serve: a GET stream is open\n")
             return
         self._stream(conn, sock, stream, len(stream.lines), [], None)
 
@@ -379,7 +272,7 @@ class HttpFront:
         kind = message_kind(value)
         if kind in ("notification", "response"):
             self._write(body)
-            _send(conn, sock, 202, [], b"")
+            send(conn, sock, 202, [], b"")
             return
         rid = value.get("id") if kind == "request" and type(value) is dict else None
         method = value.get("method") if type(value) is dict else None
@@ -390,7 +283,7 @@ class HttpFront:
         if case == "http-redirect":
             path = request.target.decode("latin-1")
             where = path + ("&" if "?" in path else "?") + REDIRECTED
-            _send(conn, sock, 307, [("location", where)], b"")
+            send(conn, sock, 307, [("location", where)], b"")
             return
         stream = self._new_stream(rid)
         with self.lock:
@@ -401,7 +294,7 @@ class HttpFront:
         while first == LATER:
             first = stream.wait(0, None)
         if not isinstance(first, tuple):
-            _send(conn, sock, 503, [("content-type", "text/plain")], b"mcptape serve: the session ended\n")
+            send(conn, sock, 503, [("content-type", "text/plain")], b"mcptape serve: the session ended\n")
             return
         extra = []
         if self.session_ids and method == "initialize":
@@ -412,7 +305,7 @@ class HttpFront:
         if case == "http-session-changes":
             extra.append(("mcp-session-id", uuid.uuid4().hex))
         line, last = first
-        accepts_sse = SSE_TYPE in (_request_header(request, "accept") or SSE_TYPE)
+        accepts_sse = SSE_TYPE in (request_header(request, "accept") or SSE_TYPE)
         sse = not last or (accepts_sse and self._recorded_sse(rid))
         if case in ("http-sse-not-json", "http-foreign-id", "http-cut-mid-event"):
             sse = True
@@ -422,11 +315,11 @@ class HttpFront:
                 if entry == ENDED:
                     break
                 last = isinstance(entry, tuple) and entry[1]
-            _send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
+            send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
             return
         if not sse:
             media = "text/plain" if case == "http-wrong-content-type" else "application/json"
-            _send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
+            send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
             return
         media = "text/plain" if case == "http-wrong-content-type" else SSE_TYPE
         before = []
@@ -465,8 +358,8 @@ class HttpFront:
             while True:
                 entry = stream.wait(index, LOOK)
                 if entry == LATER:
-                    if _gone(sock):
-                        raise _Close()
+                    if gone(sock):
+                        raise Close()
                     continue
                 if not isinstance(entry, tuple):
                     break
@@ -474,7 +367,7 @@ class HttpFront:
                 event = event_bytes(stream, index, line)
                 if case == "http-cut-mid-event" and last:
                     conn_send(conn, sock, h11.Data(data=event[: len(event) // 2]))
-                    raise _Close()
+                    raise Close()
                 conn_send(conn, sock, h11.Data(data=event))
                 index += 1
                 if last:
@@ -503,66 +396,3 @@ class HttpFront:
             if client_id == rid:
                 return self.forms.get((entry.source, entry.message.frame.event)) == SSE_TYPE
         return False
-
-
-def _gone(sock: socket.socket) -> bool:
-    """True when the client closed the connection (a look that takes nothing)."""
-    try:
-        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
-
-
-def _request_header(request: h11.Request, name: str) -> str | None:
-    fields = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in request.headers.raw_items()]
-    return header(fields, name)
-
-
-def _assigned_session(path: Path) -> bool:
-    """Did the recorded server assign an Mcp-Session-Id (the handshake revisions over HTTP)?"""
-    return any(
-        event.ch == HTTP_OUT and b"\nmcp-session-id:" in event.data.lower()
-        for event in open_transcript(path).events()
-    )
-
-
-def _read_request(conn: h11.Connection, sock: socket.socket) -> tuple[h11.Request | None, bytes]:
-    request: h11.Request | None = None
-    body = bytearray()
-    while True:
-        event = conn.next_event()
-        if event is h11.NEED_DATA:
-            data = sock.recv(READ)
-            conn.receive_data(data)
-            if not data and conn.their_state is h11.IDLE:
-                return None, b""
-            continue
-        if isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
-            return None, b""
-        if isinstance(event, h11.Request):
-            request = event
-        elif isinstance(event, h11.Data):
-            if len(body) + len(event.data) > MAX_BODY:
-                raise h11.RemoteProtocolError("body too large")
-            body += event.data
-        elif isinstance(event, h11.EndOfMessage):
-            return request, bytes(body)
-
-
-def conn_send(conn: h11.Connection, sock: socket.socket, event: h11.Event) -> None:
-    data = conn.send(event)
-    if data:
-        sock.sendall(data)
-
-
-def _send(
-    conn: h11.Connection, sock: socket.socket, status: int, headers: list[tuple[str, str]], body: bytes
-) -> None:
-    headers = [*headers, ("content-length", str(len(body)))]
-    reason = HTTPStatus(status).phrase.encode()
-    conn_send(conn, sock, h11.Response(status_code=status, headers=headers, reason=reason))
-    if body:
-        conn_send(conn, sock, h11.Data(data=body))
-    conn_send(conn, sock, h11.EndOfMessage())
