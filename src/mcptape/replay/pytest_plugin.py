@@ -103,7 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
     from mcptape.replay.config import Config, command_of, load_config
 
     try:
-        cfg = load_config(pyproject=pyproject) if pyproject is not None and mentioned else Config()
+        has_settings = pyproject is not None and (pyproject.name == "mcptape.toml" or mentioned)
+        cfg = load_config(pyproject=pyproject) if pyproject is not None and has_settings else Config()
         command = command_of(option, "--mcptape-server") if option is not None else cfg.server
     except MCPTapeError as exc:
         raise pytest.UsageError(f"mcptape: {exc}") from None
