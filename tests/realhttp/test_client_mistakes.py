@@ -52,13 +52,17 @@ REFUSED = {"early": False, "missing": True, "wrong_type": True, "unknown": True,
 
 def test_llm_argument_mistakes_refused_by_a_stateless_json_server_are_not_verdicts(tmp_path: Path) -> None:
     """2026-07-28 client, stateless server answering JSON: each mistake refused with isError, and
-    `check` has no error or warning (the schema violations are info, on the client)."""
+    `check` has no error or warning (the schema violations and the call of an unlisted tool are info,
+    on the client)."""
     path = tmp_path / "mistakes.jsonl"
     refused, _, _ = record_sweep(path, _modern, "--stateless", "--json")
     assert refused == REFUSED
     assert [(f.rule, f.message) for f in verdicts(path)] == []
     _, analysis = analyze_file(str(path))
-    assert {(f.rule, f.party) for f in analysis.findings} == {("schema-violation", "client")}
+    assert {(f.rule, f.severity, f.party) for f in analysis.findings} == {
+        ("schema-violation", "info", "client"),
+        ("unknown-tool", "info", "client"),
+    }
 
 
 def test_a_request_that_breaks_the_transport_is_the_clients_finding(tmp_path: Path) -> None:
