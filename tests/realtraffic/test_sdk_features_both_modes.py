@@ -87,11 +87,12 @@ def test_the_sdk_client_using_every_feature_checks_with_info_only(mode: str, tmp
     analysis = record(FEATURES, path, script, mode=mode, **extra)
     assert loud(analysis) == []
     assert {(f.rule, f.severity, f.party) for f in analysis.findings} == {
-        ("schema-violation", Severity.INFO, CLIENT)
+        ("schema-violation", Severity.INFO, CLIENT),
+        ("unknown-tool", Severity.INFO, CLIENT),
     }
-    assert (
-        len(analysis.findings) == 4
-    )  # missing, wrong type, enum, object for a string (not: unknown tool, extra)
+    # missing, wrong type, enum, object for a string (not: extra), and the unknown tool's call
+    assert [f.rule for f in analysis.findings].count("schema-violation") == 4
+    assert [f.rule for f in analysis.findings].count("unknown-tool") == 1
     assert analysis.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
     seen = {m.method for m in messages(open_transcript(path).events()) if m.method}
     common = {"tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/get"}
