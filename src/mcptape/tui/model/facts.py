@@ -3,8 +3,8 @@
 `collect_facts` reads every row once, feeds the decoded events to the check core's streaming
 `Analyzer`, and records its verdicts per row through the callbacks: which rows are non-protocol,
 rejected, executor calls, executor calls after a reject, which rows findings point at, which rows
-pair up and with what latency; and, in the same pass, the rows' time order (`order.py`). It
-decides nothing itself. It runs in a worker thread.
+pair up and with what latency (and `tools-drift`, as `check` adds it: `surfacewatch.py`); and, in the
+same pass, the rows' time order (`order.py`). It decides nothing itself. It runs in a worker thread.
 
 For a transcript still being written (`view --follow`), a `FactsCollector` keeps one analyzer for
 the whole session and feeds it only the rows added since its last pass; each pass returns a
@@ -30,6 +30,7 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.reader import BadLine, read_line
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.order import IDENTITY, OrderBuilder, RowOrder
+from mcptape.tui.model.surfacewatch import SurfaceWatch, add_surface_findings, both
 from mcptape.tui.model.wirerows import ExchangeRows
 
 if TYPE_CHECKING:
@@ -292,8 +293,9 @@ class FactsCollector:
 
         self._first_line = first_line
         self.facts = RowFacts(0, first_line=self._first_line_once if first_line is not None else None)
+        self.surface = SurfaceWatch()  # watched as `mcptape check` does (`tools-drift`)
         self.analyzer: Analyzer = Analyzer(
-            on_message=self.facts.on_message,
+            on_message=both(self.facts.on_message, self.surface.feed),
             on_exec=self.facts.on_exec,
             on_finding=self.facts.on_finding,
             on_pair=self.facts.on_pair,
@@ -378,17 +380,21 @@ class FactsCollector:
                 progress(self.fed, total)
         if final:
             self.finished = True
-            facts.finish(self.analyzer.finish(), self.order.freeze())
+            facts.finish(
+                add_surface_findings(self.analyzer.finish(), facts.on_finding, self.surface),
+                self.order.freeze(),
+            )
             return facts
         # The facts' containers are copied by hand, their findings shared (frozen); the analysis so
         # far is finished on a copy of the analyzer, whose callbacks fill that copy of the facts.
         snapshot = facts.copy()
+        surface = copy.deepcopy(self.surface)  # the listings still in the reorder buffer feed the copy
         analysis = self.analyzer.snapshot(
-            on_message=snapshot.on_message,
+            on_message=both(snapshot.on_message, surface.feed),
             on_exec=snapshot.on_exec,
             on_finding=snapshot.on_finding,
             on_pair=snapshot.on_pair,
             on_reject=snapshot.on_reject,
         )
-        snapshot.finish(analysis, self.order.freeze())
+        snapshot.finish(add_surface_findings(analysis, snapshot.on_finding, surface), self.order.freeze())
         return snapshot

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mcptape.check.classify import classify_line
-from mcptape.check.model import Kind, Message
+from mcptape.check.model import Finding, Kind, Message
+from mcptape.check.rules import TOOLS_DRIFT
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape
 from mcptape.transcript.events import BYTE_CHANNELS, WIRE_CHANNELS, Event
@@ -24,6 +25,7 @@ from mcptape.tui.model.exchange import Exchanges, exchange_of
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
+from mcptape.tui.model.surfaceview import drift_view, tools_table
 
 PREVIEW = 240
 # How a finding and the lines it names are drawn in the detail pane, by severity: info is dimmed.
@@ -260,6 +262,7 @@ class ViewerModel:
         raw = event.data if _carries_bytes(event) else dumps(event.fields or {}).encode()
         detail = Detail(title=title, raw=raw, notes=notes, pretty=pretty)
         partner = self.facts.pair_of(row) if self.facts is not None else None
+        self._surface(row, message, partner, findings, detail)
         if partner is not None:
             other = self.describe(partner)
             what = "request" if self.facts is not None and self.facts.is_response(row) else "response"
@@ -270,6 +273,28 @@ class ViewerModel:
             if isinstance(pair_event, Event):
                 detail.pair_raw = pair_event.data
         return detail
+
+    def _surface(
+        self, row: int, message: Message | None, partner: int | None, findings: list[Finding], detail: Detail
+    ) -> None:
+        """A tools/list answer's table of tools; a drift finding's two listings side by side."""
+        facts = self.facts
+        if message is None or facts is None or not facts.is_response(row):
+            return
+        request = None if partner is None else self.message(partner)
+        if facts.method_of(row) == "tools/list":
+            detail.tools = tools_table(request, message)
+        for finding in findings:
+            earlier = next((r.event for r in finding.related if r.role == "earlier listing"), -1)
+            if finding.rule != TOOLS_DRIFT or earlier < 0:
+                continue
+            before = self.message(earlier)
+            asked = facts.pair_of(earlier)
+            if before is not None:
+                old = (None if asked is None else self.message(asked), before)
+                view = drift_view(old, (request, message), (earlier, row))
+                if view is not None:
+                    detail.drift.append(view)
 
     # -- filters -----------------------------------------------------------------------------------
     def build_view(self, filters: Filters) -> RowView:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -10,6 +11,7 @@ from textual.widgets import Static
 from mcptape.textsafe import escape, hexdump
 from mcptape.tui.model.detail import Detail, Spans
 from mcptape.tui.model.safe import safe_text
+from mcptape.tui.widgets.surface import surface_tables
 
 RAW_LIMIT = 64 * 1024
 HEX_LIMIT = 16 * 1024
@@ -26,13 +28,35 @@ def spans_text(spans: Spans, *, end: str = "") -> Text:
 
 
 def render_detail(detail: Detail, *, hex_mode: bool) -> Text:
-    """The pane's text: nothing from the transcript reaches it without `escape`."""
+    """The pane's text (without the surface's tables): nothing from the transcript reaches it
+    without `escape`."""
+    out = _head(detail)
+    out.append_text(_tail(detail, hex_mode=hex_mode))
+    return out
+
+
+def detail_renderable(detail: Detail, *, hex_mode: bool) -> Group | Text:
+    """The pane: the title and notes, a listing's tools or a drift side by side, then the rest."""
+    tables = surface_tables(detail)
+    if not tables:
+        return render_detail(detail, hex_mode=hex_mode)
+    head = _head(detail)
+    head.rstrip()  # the group puts each part on lines of its own
+    return Group(head, *tables, _tail(detail, hex_mode=hex_mode))
+
+
+def _head(detail: Detail) -> Text:
     out = Text(no_wrap=False, end="")
     out.append(safe_text(detail.title), style="bold")
     out.append("\n")
     for style, note in detail.notes:
         out.append(safe_text(note), style=style)
         out.append("\n")
+    return out
+
+
+def _tail(detail: Detail, *, hex_mode: bool) -> Text:
+    out = Text(no_wrap=False, end="")
     if detail.pair_title is not None:
         out.append("paired with ", style="bold")
         out.append(safe_text(detail.pair_title), style="italic")
@@ -89,4 +113,4 @@ class DetailPane(VerticalScroll, can_focus=True):
         if self.detail is None:
             self.body.update(Text(self.empty))
         else:
-            self.body.update(render_detail(self.detail, hex_mode=self.hex_mode))
+            self.body.update(detail_renderable(self.detail, hex_mode=self.hex_mode))
