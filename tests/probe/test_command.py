@@ -49,10 +49,38 @@ def test_a_clean_server_exits_0_with_a_table_json_and_junit(tmp_path: Path, mcpt
         "debug-line.jsonl",
         "probe.json",
         "start.jsonl",
+        "tools.lock.json",
     ]
     suite = ET.parse(tmp_path / "probe.xml").getroot()
     assert suite.get("tests") == "3" and suite.get("failures") == "0"
     assert [c.get("name") for c in suite.iter("testcase")] == ["start", "debug-line", "batch"]
+    lock = tmp_path / "out" / "tools.lock.json"
+    assert f"tool surface: 1 tool listed, locked in {lock}" in table
+    assert orjson.loads((tmp_path / "out" / "probe.json").read_bytes())["tools_lock"]["path"] == str(lock)
+
+
+def test_the_lock_the_probe_writes_is_the_one_tools_lock_writes(tmp_path: Path, mcptape_bin: str) -> None:
+    """tools.lock.json in the probe's folder holds the same tools, hashes included, as `mcptape tools
+    lock -- CMD` of the same server: `tools diff` finds no change but the negotiated revision."""
+    assert (
+        run(mcptape_bin, "-o", "out", "--case", "debug-line", "--", *PB_SERVER, cwd=tmp_path).returncode == 0
+    )
+    live = subprocess.run(
+        [mcptape_bin, "tools", "lock", "-o", "live.json", "--", *PB_SERVER], cwd=tmp_path, capture_output=True
+    )
+    assert live.returncode == 0, live.stderr
+    probed = orjson.loads((tmp_path / "out" / "tools.lock.json").read_bytes())
+    locked = orjson.loads((tmp_path / "live.json").read_bytes())
+    assert probed["tools"] == locked["tools"] and probed["sha256"] == locked["sha256"]
+    assert [t["name"] for t in probed["tools"]] == ["deploy"]
+    diff = subprocess.run(
+        [mcptape_bin, "tools", "diff", "live.json", "out/tools.lock.json", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    # the one difference: the revision each negotiated (the probe asks for 2025-06-18)
+    changes = orjson.loads(diff.stdout)["changes"]
+    assert diff.returncode == 0 and [c["path"] for c in changes] == ["/protocolVersion"], diff.stdout
 
 
 def test_a_failing_server_exits_1_and_json_names_the_failure(tmp_path: Path, mcptape_bin: str) -> None:
@@ -170,6 +198,7 @@ def test_a_previous_probe_in_the_output_folder_is_replaced(tmp_path: Path, mcpta
         "mine.txt",
         "probe.json",
         "start.jsonl",
+        "tools.lock.json",
     ]
     assert (out / "probe.json").read_text() != "from an earlier run"
     assert (out / "start.jsonl").read_text() != "from an earlier run"

@@ -22,7 +22,8 @@ def fake_command(folder: Path, witness: Path) -> None:
 
 
 def test_a_stubbed_command_is_recorded_not_run(tmp_path: Path) -> None:
-    """The tool runs `pb-deploy`: under --stub it is an exec line (the baseline counts it), never run."""
+    """The tool runs `pb-deploy`: under --stub it is an exec line (the baseline counts it), never run;
+    a read-only tool that runs a command that may change state fails as declared read-only but wrote."""
     witness = tmp_path / "ran"
     fake_command(tmp_path / "bin", witness)
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
@@ -34,8 +35,11 @@ def test_a_stubbed_command_is_recorded_not_run(tmp_path: Path) -> None:
         env=env,
         timeout=120,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert orjson.loads(done.stdout)["baseline_calls"] == 1
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = orjson.loads(done.stdout)
+    assert report["baseline_calls"] == 1
+    start = next(c for c in report["cases"] if c["id"] == "start")
+    assert start["verdict"] == "FAIL" and start["reasons"][0].startswith("declared read-only but wrote: ")
     assert not witness.exists()
     records = [orjson.loads(line) for line in (tmp_path / "out" / "start.jsonl").read_bytes().splitlines()]
     stubbed = [orjson.loads(r["data"]) for r in records if r.get("ch") == "exec" and "data" in r]

@@ -5,12 +5,15 @@
     python pb_server.py --action http            # the tool acts by HTTP (through the proxy) not the tap
     python pb_server.py --close-on-reject        # strict, and ends the session after a bad line
     python pb_server.py --mutating               # deploy declares itself destructive (not read-only)
+    python pb_server.py --writes                 # deploy still says read-only, but its action writes
     python pb_server.py --delay 0.4              # each tools/call acts and answers 0.4 s later, in a
                                                  # thread of its own (pings are answered meanwhile)
 
 Its one tool, `deploy(target: string)`, reports its action on the executor tap with
-`mcptape.tap.executed("deploy", request_id=...)` (or sends `GET http://deploy.invalid/<target>`
-with `--action http`, or runs `pb-deploy <target>` from PATH with `--action command`). It declares
+`mcptape.tap.executed("deploy", request_id=..., kind="read")`, an honest read (with `--writes` the
+kind is `update`: a read-only tool that writes, which the check core's hint-read-only rule catches),
+or sends `GET http://deploy.invalid/<target>` with `--action http` (a read too), or runs
+`pb-deploy <target>` from PATH with `--action command` (a command may change state). It declares
 itself read-only (`readOnlyHint`: its one effect is that report), so the probe calls it;
 `--mutating` makes it say it is destructive. Strict means: each line is read as bytes with a size
 limit, decoded as UTF-8 without replacement, parsed as exactly one JSON object, checked as a
@@ -96,12 +99,14 @@ class Server:
         close_on_reject: bool = False,
         mutating: bool = False,
         delay: float = 0.0,
+        writes: bool = False,
     ) -> None:
         self.defect = defect
         self.action = action
         self.close_on_reject = close_on_reject
         self.mutating = mutating
         self.delay = delay
+        self.kind = "update" if writes else "read"  # what deploy's tap line says it did
         self.out = sys.stdout.buffer
         self.lock = threading.Lock()  # --delay: answers come from the tool calls' threads too
         self.rejected: bytes | None = None
@@ -280,7 +285,8 @@ class Server:
         ):
             raise Bad(-32602, "invalid arguments: exactly one string argument, target", rid)
         if self.rejected is not None:  # the inherit defect: the rejected line comes back
-            tap.executed("deploy", request_id=rid, retried=self.rejected.decode("utf-8", "replace"))
+            retried = self.rejected.decode("utf-8", "replace")
+            tap.executed("deploy", request_id=rid, kind=self.kind, retried=retried)
             self.rejected = None
         target = arguments["target"]
         if self.action == "http":
@@ -294,7 +300,7 @@ class Server:
             except OSError:
                 pass  # not on PATH
         else:
-            tap.executed("deploy", request_id=rid, target=target)
+            tap.executed("deploy", request_id=rid, kind=self.kind, target=target)
         self.result(rid, {"content": [{"type": "text", "text": f"deployed {target}"}]})
 
 
@@ -305,8 +311,9 @@ def main() -> None:
     parser.add_argument("--close-on-reject", action="store_true", help="exit after answering a bad line")
     parser.add_argument("--mutating", action="store_true", help="deploy declares destructiveHint")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before a tools/call acts")
+    parser.add_argument("--writes", action="store_true", help="deploy's tap line says kind update")
     args = parser.parse_args()
-    Server(args.defect, args.action, args.close_on_reject, args.mutating, args.delay).run()
+    Server(args.defect, args.action, args.close_on_reject, args.mutating, args.delay, args.writes).run()
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ marker, or, naming nothing, when it happened between the bad frame and the valid
 
 Verdicts: FAIL when the bad frame caused an action, was accepted (answered with a result), when the
 valid request after it made more calls than a valid call alone or carried the marker, when stdout
-held anything but protocol, or when the server hung. A warning when the server dropped the bad
+held anything but protocol, when the server hung, or when a call of a tool that declares
+`readOnlyHint: true` caused an action that may change state (the check core's `hint-read-only`
+finding: "declared read-only but wrote"). A warning when the server dropped the bad
 frame without a word (tolerant), accepted a well-formed but suspect frame (lenient cases: the
 oversized line is a valid call, so running it is what a valid call does), or did not exit when
 stdin closed.
@@ -36,6 +38,7 @@ SHOW = 120  # bytes of a raw line quoted in a reason
 # Steps after the bad frame: a session that ends there closed on the reject (a good outcome).
 AFTER_BAD = frozenset({PING_STEP, AFTER_STEP})
 STDERR_KEPT = 8192  # bytes of the server's stderr kept for the report
+WROTE = "declared read-only but wrote"  # a hint-read-only finding in a case's window
 
 
 @dataclass
@@ -146,6 +149,12 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         _judge_start(observed, seen, result)
     if out_errors:
         result.did = f"non-protocol bytes on stdout (out line {out_errors[0].line}); {result.did}"
+    wrote = [f for f in findings if f.rule == rules.HINT_READ_ONLY]
+    if wrote:
+        # The check core's promise rule (check/promises.py): a call of a tool that says readOnlyHint
+        # caused an action that may change state. The probe calls only such tools by default.
+        result.reasons.append(f"{WROTE}: {wrote[0].message}")
+        result.did = f"{result.did}; {WROTE} ({len(wrote)} call(s))"
     result.findings = [f for f in findings if f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged]
     if observed.lingered is not None:
         result.reasons.append(

@@ -114,6 +114,7 @@ def render_table(probe: ProbeResult) -> str:
         if result.transcript is not None:
             lines.append(f"  transcript: {result.transcript}   (mcptape check / mcptape view it)")
     lines.extend(reach_lines(probe))
+    lines.extend(lock_lines(probe))
     if probe.stale:
         lines.append("")
         lines.append(
@@ -156,6 +157,20 @@ def reach_lines(probe: ProbeResult) -> list[str]:
     return lines
 
 
+def lock_lines(probe: ProbeResult) -> list[str]:
+    """Where the tool surface the probe listed went (`tools.lock.json`), or why it did not."""
+    lock = probe.surface_lock
+    if lock is None:
+        return []
+    if lock.path is None:
+        return ["", f"tool surface: not locked ({escape_text(lock.why)})"]
+    return [
+        "",
+        f"tool surface: {lock.tools} tool{'s' if lock.tools != 1 else ''} listed, locked in {lock.path} "
+        "(as mcptape tools lock writes it; mcptape tools diff it against the committed lock)",
+    ]
+
+
 def _finding_text(finding: Finding) -> str:
     where = f"{finding.channel} line {finding.line} (byte {finding.offset})"
     return f"{finding.rule} at {where}: {escape_text(finding.message)}: {escape(finding.raw, 80)}"
@@ -188,6 +203,14 @@ def case_json(result: CaseResult) -> dict[str, Any]:
     }
 
 
+def _lock_json(probe: ProbeResult) -> dict[str, Any] | None:
+    lock = probe.surface_lock
+    if lock is None:
+        return None
+    path = str(lock.path) if lock.path is not None else None
+    return {"path": path, "tools": lock.tools, "why_not": lock.why or None}
+
+
 def to_json(probe: ProbeResult) -> dict[str, Any]:
     call = probe.call
     return {
@@ -198,6 +221,7 @@ def to_json(probe: ProbeResult) -> dict[str, Any]:
         "skipped_tools": [{"tool": name, "why": why} for name, why in probe.skipped_tools],
         "reach": probe.reach,
         "stale_baseline": [entry.to_json() for entry in probe.stale],
+        "tools_lock": _lock_json(probe),
         "allow_mutating": probe.plan.allow_mutating,
         "failed": probe.failed,
         "inconclusive": probe.inconclusive,

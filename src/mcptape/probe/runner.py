@@ -28,6 +28,7 @@ from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import NOT_TESTED, callable_tools
 from mcptape.probe.sessions import Progress, run_and_judge, run_case, run_inputs, share_processes
+from mcptape.probe.surfacelock import SurfaceLock, write_surface_lock
 from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
 from mcptape.textsafe import escape, escape_text
 
@@ -48,6 +49,7 @@ class ProbeResult:
     refused_tools: list[str] = field(default_factory=list)  # tools whose base arguments were refused
     reach: list[dict[str, Any]] = field(default_factory=list)  # per tool: the cases that named it
     stale: list[Entry] = field(default_factory=list)  # baseline entries that no longer happen
+    surface_lock: SurfaceLock | None = None  # the tool surface it listed, as tools.lock.json
 
     @property
     def failed(self) -> bool:
@@ -105,6 +107,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     baseline: int | None = None
     tools: list[dict[str, Any]] = []
     refused: str | None = None
+    surface_lock: SurfaceLock | None = None
     blocked = False
     linger = plan.timeout
     done = 0
@@ -137,6 +140,8 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         cases.remove(first)
         if observed.gone == "initialize":
             raise ServerDied(start_result)
+        if observed.tools is not None:
+            surface_lock = write_surface_lock(observed.path, plan.out_dir)
         if start_result.blocking:
             blocked = True
             total = done + len(cases)
@@ -220,6 +225,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         refused=refused,
         refused_tools=refused_tools,
         reach=plan.reach.table(order),
+        surface_lock=surface_lock,
     )
 
 
