@@ -59,7 +59,7 @@ class Hidden:
 
     @property
     def where(self) -> str:
-        return render_path(self.path)
+        return render_path(self.path) or "(the whole message)"
 
 
 def compare(old: Any, new: Any, rules: Sequence[Rule] = ()) -> tuple[list[Change], list[Hidden]]:

@@ -12,6 +12,10 @@ A rule is `[SCOPE:]PATH`:
     tools/call[get_current_time]:result.content[*].text   only the calls of that tool
     tools/call[echo]:result.content[*].text|uuid|time      only the UUIDs and times inside that text
 
+    notifications/message:count=0..2                       unsolicited log messages without a logger
+                                                           may come 0 to 2 times a session
+    notifications/resources/updated[file:///a]:count=1..3  ... and that resource's updates 1 to 3 times
+
 SCOPE is the method a message belongs to (a response belongs to the method of the request it
 answers), `*`, `exec` or `http`, optionally narrowed by `[TARGET]`: the tool or prompt `name`, or
 the resource `uri`, of the request (for a notification: its `logger`, `progressToken` or `uri`).
@@ -21,6 +25,14 @@ element or member), `|json` (parse this string as JSON and go on inside it). A r
 value it reaches, everything under it included, unless it ends in shapes (`|uuid`, `|time`, ...,
 see `mcptape.diff.shapes`): then it hides nothing whole, and every string at or under PATH is
 compared with those shapes replaced by a typed placeholder.
+
+`count=LOW..HIGH` is a rule of its own kind, for the notifications no request caused (see
+`mcptape.diff.sessions`: they are compared by content, as a multiset, never by position): it says
+how many of them one stream may send in a session. While both sessions are within the range, a
+notification of that stream that has no equal on the other side is not a difference (the rule
+hid it, and says so); outside it, it is. Without `[TARGET]` it counts the notifications of the
+method that have no stream (no `logger`, `progressToken` or `uri`); it never hides anything
+inside a message.
 """
 
 from __future__ import annotations
@@ -71,6 +83,18 @@ class Rule:
     origin: str = "--ignore"
     target: str | None = None  # `tools/call[NAME]`: only the messages of that tool, prompt or resource
     shapes: tuple[str, ...] = ()  # `|uuid|time`: mask these inside strings instead of hiding
+    counts: tuple[int, int] | None = None  # `count=LOW..HIGH`: how many unsolicited notifications
+
+    def counts_for(self, scope: str, stream: str | None) -> bool:
+        """Is this a `count=` rule for the unsolicited notifications of `scope`'s `stream` (None:
+        those without a stream)?"""
+        return self.counts is not None and self.scope == scope and self.target == stream
+
+    def allows(self, old: int, new: int) -> bool:
+        """Are both sessions' counts within this `count=` rule's range?"""
+        assert self.counts is not None
+        low, high = self.counts
+        return low <= old <= high and low <= new <= high
 
     def applies_to(self, scope: str, target: str | None = None) -> bool:
         """`*` covers every method; executor lines only take rules scoped `exec` or `http`; a rule
@@ -84,7 +108,9 @@ class Rule:
     def matches(self, path: Path) -> bool:
         """True when this rule reaches `path` exactly (so it hides `path` and all under it)."""
         pattern = self.pattern
-        return not self.shapes and len(path) == len(pattern) and _prefix(pattern, path)
+        return (
+            not self.shapes and self.counts is None and len(path) == len(pattern) and _prefix(pattern, path)
+        )
 
     def masks_at(self, path: Path) -> bool:
         """True when this rule masks its shapes in the strings at `path` (at or under its PATH)."""
@@ -129,6 +155,7 @@ def _prefix(pattern: Pattern, path: Path) -> bool:
     return True
 
 
+_COUNT = re.compile(r"count=(\d{1,9})\.\.(\d{1,9})")
 _SCOPE = re.compile(r"(?P<scope>[^\[\]:\"'\s|]+)(?:\[(?P<target>[^\]]*)\])?:(?P<path>.*)", re.DOTALL)
 
 
@@ -142,6 +169,9 @@ def parse_rule(text: str, origin: str = "--ignore") -> Rule:
     try:
         if target == "":
             raise ValueError("the [TARGET] after the method is empty")
+        count = _COUNT.fullmatch(rest.strip())
+        if count is not None:
+            return _count_rule(raw, scope, target, origin, int(count[1]), int(count[2]))
         rest, shapes = split_shapes(rest)
         pattern = parse_path(rest)
     except ValueError as exc:
@@ -150,6 +180,20 @@ def parse_rule(text: str, origin: str = "--ignore") -> Rule:
             hint='write it as METHOD[TOOL]:PATH, e.g. "tools/call[get_time]:result.content[*].text|time"',
         ) from None
     return Rule(raw, scope or ANY, pattern, origin, target, shapes)
+
+
+def _count_rule(raw: str, scope: str, target: str | None, origin: str, low: int, high: int) -> Rule:
+    if scope in (ANY, *EXECUTOR_SCOPES):
+        raise ValueError("count= names a notification method, e.g. notifications/message:count=0..2")
+    if low > high:
+        raise ValueError(f"count={low}..{high}: the range is empty")
+    return Rule(raw, scope, (), origin, target, (), (low, high))
+
+
+def count_rule_text(scope: str, target: str | None, low: int, high: int) -> str:
+    """The text of a `count=` rule (what the learner proposes)."""
+    head = scope if target is None else f"{scope}[{target}]"
+    return f"{head}:count={low}..{high}"
 
 
 def split_shapes(text: str) -> tuple[str, tuple[str, ...]]:

@@ -8,6 +8,13 @@ else the whole value. A place that differs from the recording but is the same in
 real difference, not noise, and is not learned, unless a shape explains it (a path, a date). Values
 that the server minted and the client sent back (the replay carries the new server's value over)
 are not noise either, and are set apart.
+
+Notifications no request caused (a timer's log message, a resource update) are matched by content,
+never by position (`mcptape.diff.loose`), so the learner never pairs two different messages to
+hide what differs between them. One that has no partner in a diff *between two replays* comes and
+goes with timing: its stream gets a `count=LOW..HIGH` rule, the range of counts seen in the
+recording and every replay. One without a partner only against the recording (the same in every
+replay) is a real difference, listed as unpaired, not learned.
 """
 
 from __future__ import annotations
@@ -19,12 +26,14 @@ from typing import Any
 import orjson
 
 from mcptape.diff.compare import MISSING, Change, compare
-from mcptape.diff.ignore import JSON, Path, Pattern, Rule, parse_rule, rule_text
+from mcptape.diff.ignore import JSON, Path, Pattern, Rule, count_rule_text, parse_rule, rule_text
 from mcptape.diff.sessions import Diff, Pair
 from mcptape.diff.shapes import NAMES, explain
 
 VARIES = "varies between the replays"
+COMES_AND_GOES = "comes and goes between the replays (sent by no request)"
 SHAPED = "differs from the recording only by"
+Stream = tuple[str, str | None]  # an unsolicited notification's method and stream, as a rule names them
 MIN_MINTED = 6  # a shorter string sent back is too common to tell a minted value by
 
 
@@ -90,12 +99,19 @@ def learn(
     already in force (never proposed twice)."""
     places: dict[tuple[Any, ...], Place] = {}
     lesson = Lesson()
-    unpaired: dict[str, None] = {}
+    unpaired: dict[str, Stream | None] = {}  # title -> the unsolicited stream it belongs to
+    came_and_went: dict[Stream, None] = {}  # unsolicited streams unpaired between two replays
+    seen: dict[Stream, list[Any]] = {}  # their unpaired messages' params
     for diffs, varies in ((against_recording, False), (between_replays, True)):
         for diff in diffs:
             for pair in diff.differing:
                 if pair.old is None or pair.new is None:
-                    unpaired[_title(pair)] = None
+                    stream = (pair.scope, pair.target) if pair.unsolicited else None
+                    unpaired[_title(pair)] = stream
+                    if stream is not None:
+                        if varies:
+                            came_and_went[stream] = None
+                        _add(seen.setdefault(stream, []), _params_of(pair.old or pair.new))
                     continue
                 for change in _leaves(pair.changes):
                     if change.path[:1] == ("request",):
@@ -105,9 +121,21 @@ def learn(
                     place.add(change.old, recorded=not varies, group=group)
                     place.add(change.new, group=group)
                     place.varies = place.varies or varies
+    counts = _counts([*against_recording, *between_replays])
+    taken = set(known)
+    counted: list[Proposal] = []  # after the rules of what varies inside messages
+    for stream in came_and_went:
+        rule = _count_rule(stream, counts.get(stream, [0]))
+        if rule is None:
+            continue
+        unpaired = {title: of for title, of in unpaired.items() if of != stream}
+        if rule.text not in taken:
+            taken.add(rule.text)
+            low, high = rule.counts or (0, 0)
+            why = f"{COMES_AND_GOES}: {low} to {high} a session"
+            counted.append(Proposal(rule, why, seen.get(stream, [])))
     lesson.unpaired = list(unpaired)
     echoed = [m for m in minted if len(m) >= MIN_MINTED]
-    taken = set(known)
     for place in places.values():
         if echoed and any(_holds(v, echoed) for v in place.values):
             lesson.minted.append(place)
@@ -118,7 +146,39 @@ def learn(
         elif proposal.rule.text not in taken:
             taken.add(proposal.rule.text)
             lesson.proposals.append(proposal)
+    lesson.proposals += counted
     return lesson
+
+
+def _counts(diffs: Sequence[Diff]) -> dict[Stream, list[int]]:
+    """How many unsolicited notifications of each stream each session of the diffs sent (0 for a
+    session that sent none of a stream another session sent)."""
+    per_diff = [
+        {(method, None if s is None else str(s)): n for (method, s), n in diff.unsolicited.items()}
+        for diff in diffs
+    ]
+    streams = {stream for counts in per_diff for stream in counts}
+    return {stream: [n for counts in per_diff for n in counts.get(stream, (0, 0))] for stream in streams}
+
+
+def _count_rule(stream: Stream, counts: Sequence[int]) -> Rule | None:
+    """`METHOD[STREAM]:count=LOW..HIGH` for a stream that came and went (None when the stream
+    cannot be named in a rule: a `]` in it)."""
+    method, target = stream
+    if target is not None and ("]" in target or not target):
+        return None
+    return parse_rule(count_rule_text(method, target, min(counts), max(counts)), "learned")
+
+
+def _params_of(item: Any) -> Any:
+    """What a notification says: its `params` (the whole value when it has none)."""
+    value = getattr(item, "value", None)
+    return value.get("params", value) if type(value) is dict else value
+
+
+def _add(values: list[Any], value: Any) -> None:
+    if not any(_same(value, v) for v in values):
+        values.append(value)
 
 
 def _propose(place: Place) -> Proposal | None:

@@ -5,10 +5,18 @@ classifier). Compared:
 
 * responses to the client's requests, paired by request id (the n-th request with an id is paired
   with the n-th in the other session) and compared as JSON values;
-* server notifications and server->client requests, per method, in order (a server request's own
-  id is not compared: it is the new server's to choose); notifications of one method that belong to
-  different streams (a `logger`, a `progressToken`, a resource `uri`) are paired per stream, so two
-  streams that interleave differently from run to run still pair up;
+* server->client requests, per method, in order (a server request's own id is not compared: it is
+  the new server's to choose);
+* notifications a request caused (progress for a `progressToken` the client sent), per method and
+  stream (the token), in order;
+* notifications no request caused (unsolicited: a log message, a resource update, a list change;
+  whatever a timer or another client may send at any time) per method and stream (a `logger`, a
+  resource `uri`), by content, as a multiset: one pairs with an equal one of the other session, or
+  one equal under the rules, or one that differs only by shapes that vary between runs (a uuid, a
+  time: the same message, whose differences are shown); never by position. One left without a
+  partner is a difference, unless a `count=LOW..HIGH` rule says that stream comes and goes and
+  both sessions are within its range. So a rule never hides a difference between two messages that
+  are not the same message;
 * executor calls (`exec`, `http`), per request they are attributed to, in order;
 * stdout cleanliness (lines that are not protocol), the other findings (`exec-after-reject`, ...)
   and the exit status; stderr only when asked (without it, the lines of its first 64 KiB that
@@ -22,28 +30,50 @@ calls on a channel one session did not watch (`diff.channels`) are listed, not c
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptape.check.analyze import Analyzer
 from mcptape.check.framing import lines_of
-from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Kind, Message
+from mcptape.check.model import ERR, IN, OUT, Analysis, ExecCall, Finding, Frame, Message
 from mcptape.check.rules import FRAME_RULES, INCOMPLETE_CAPTURE, UNANSWERED_REQUEST
 from mcptape.diff.channels import NOT_OBSERVED, why_unobserved
-from mcptape.diff.compare import Change, Hidden, compare
+from mcptape.diff.compare import MISSING, Change, Hidden, compare
 from mcptape.diff.ignore import BUILTIN, Rule, target_of
 from mcptape.diff.lines import multiset, stderr_changes
-from mcptape.diff.minted import Carried, Minted, carry, places, restore
+from mcptape.diff.loose import Group, match_loose
+from mcptape.diff.minted import Carried, carry, places, restore
+from mcptape.diff.side import (
+    EXECUTOR,
+    NOTIFICATION,
+    RESPONSE,
+    SERVER_REQUEST,
+    STDERR_KEPT,
+    STDERR_NOTED,
+    STDOUT_KEPT,
+    Key,
+    Side,
+    collect,
+)
 from mcptape.transcript.events import Event
 
-RESPONSE, NOTIFICATION, SERVER_REQUEST, EXECUTOR = "response", "notification", "server-request", "executor"
-STDERR_KEPT = 4 << 20  # bytes of stderr kept per side for --stderr
-STDERR_NOTED = 64 << 10  # ... without it: the first lines, for the note that names what differs
-STDOUT_KEPT = 10_000  # non-protocol stdout lines kept per side (a flooding server must not fill memory)
-
-Key = tuple[Any, ...]
+__all__ = [
+    "EXECUTOR",
+    "NOTIFICATION",
+    "RESPONSE",
+    "SERVER_REQUEST",
+    "STDERR_KEPT",
+    "STDERR_NOTED",
+    "STDOUT_KEPT",
+    "Diff",
+    "ExitInfo",
+    "Key",
+    "Pair",
+    "Side",
+    "collect",
+    "diff_events",
+    "diff_sides",
+]
 
 
 @dataclass
@@ -70,10 +100,12 @@ class Pair:
     carried: list[Carried] = field(default_factory=list)  # minted values, compared by presence
     unobserved: str | None = None  # why it was not compared: one session did not watch its channel
     target: str | None = None
+    unsolicited: bool = False  # a notification no request caused: paired by content (see above)
+    allowed: Rule | None = None  # the `count=` rule that lets it come and go (then it is not a difference)
 
     @property
     def differs(self) -> bool:
-        if self.unobserved is not None:
+        if self.unobserved is not None or self.allowed is not None:
             return False
         return self.old is None or self.new is None or bool(self.changes)
 
@@ -119,6 +151,8 @@ class Diff:
     new_analysis: Analysis | None = None
     notes: list[str] = field(default_factory=list)  # lines of the transcripts that could not be read
     unused_reported: bool = True  # False: a run over many transcripts tells the unused rules once
+    # unsolicited notifications per (method, stream): (old count, new count), for `count=` rules
+    unsolicited: dict[Group, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def differing(self) -> list[Pair]:
@@ -162,93 +196,6 @@ class Diff:
         )
 
 
-class Side:
-    """What one session says, collected from the check core's callbacks."""
-
-    def __init__(self) -> None:
-        self.requests: dict[Any, int] = {}  # client request id -> requests seen with it
-        self.request_msgs: dict[Key, Message] = {}
-        self.items: dict[Key, tuple[str, str, Message | ExecCall]] = {}  # key -> (kind, scope, message)
-        self.order: list[Key] = []
-        self.per_method: Counter[tuple[str, str, Any]] = Counter()
-        self.per_exec: Counter[tuple[str, Any]] = Counter()
-        self.stdout: list[Frame] = []
-        self.stdout_dropped = 0  # non-protocol lines past STDOUT_KEPT: counted, not compared
-        self.stderr = bytearray()
-        self.analysis = Analysis()
-        self.minted = Minted()
-        self.channels: set[str] = set()  # executor channels with at least one call
-
-    def add(self, key: Key, kind: str, scope: str, item: Message | ExecCall) -> None:
-        if key not in self.items:
-            self.order.append(key)
-        self.items[key] = (kind, scope, item)
-        if type(item) is Message:
-            self.minted.server(key, scope, item)
-
-    def on_message(self, msg: Message) -> None:
-        for one in msg.items if msg.kind is Kind.BATCH else (msg,):
-            self._one(one)
-        if msg.channel == OUT and msg.rule is not None:
-            if len(self.stdout) < STDOUT_KEPT:
-                self.stdout.append(msg.frame)
-            else:
-                self.stdout_dropped += 1
-
-    def _one(self, msg: Message) -> None:
-        kind = msg.kind
-        if msg.channel == IN:
-            if kind is Kind.REQUEST and msg.id is not None:
-                n = self.requests.get(msg.id, 0) + 1
-                self.requests[msg.id] = n
-                self.request_msgs[("id", msg.id, n)] = msg
-            self.minted.client(msg)
-            return
-        if (
-            kind is Kind.RESPONSE
-            or kind is Kind.ERROR_RESPONSE
-            or (
-                kind is Kind.INVALID and msg.method is None and type(msg.value) is dict and msg.id is not None
-            )
-        ):
-            rid = msg.id
-            n = self.requests.get(rid, 0)
-            key: Key = ("id", rid, n)
-            request = self.request_msgs.get(key)
-            scope = request.method if request is not None and request.method else "?"
-            self.add(key, RESPONSE, scope, msg)
-        elif msg.method is not None and kind in (Kind.NOTIFICATION, Kind.REQUEST, Kind.INVALID):
-            what = NOTIFICATION if kind is Kind.NOTIFICATION or msg.id is None else SERVER_REQUEST
-            stream = _stream(msg.value) if what == NOTIFICATION else None
-            self.per_method[(what, msg.method, stream)] += 1
-            n = self.per_method[(what, msg.method, stream)]
-            key = (what, msg.method, n) if stream is None else (what, msg.method, n, stream)
-            self.add(key, what, msg.method, msg)
-
-    def on_exec(self, call: ExecCall) -> None:
-        ch = call.frame.channel
-        self.channels.add(ch)
-        self.per_exec[(ch, call.attributed_to)] += 1
-        self.add(
-            (EXECUTOR, ch, call.attributed_to, self.per_exec[(ch, call.attributed_to)]), EXECUTOR, ch, call
-        )
-
-    def feed(self, events: Iterable[Event], *, keep_stderr: bool) -> None:
-        analyzer = Analyzer(on_message=self.on_message, on_exec=self.on_exec)
-        for event in events:
-            if event.ch == ERR and len(self.stderr) < (STDERR_KEPT if keep_stderr else STDERR_NOTED):
-                self.stderr += event.data
-            analyzer.feed(event)
-        self.analysis = analyzer.finish()
-
-
-def collect(events: Iterable[Event], *, keep_stderr: bool = False) -> Side:
-    """Read one session's events through the check core."""
-    side = Side()
-    side.feed(events, keep_stderr=keep_stderr)
-    return side
-
-
 def diff_sides(
     old: Side,
     new: Side,
@@ -263,6 +210,8 @@ def diff_sides(
     result = Diff(rules=list(all_rules), stderr_compared=stderr)
     result.old_analysis, result.new_analysis = old.analysis, new.analysis
     keys = list(old.order) + [k for k in new.order if k not in old.items]
+    loose = {k: g for side in (old, new) for g, ks in side.unsolicited.items() for k in ks}
+    groups_done: set[Group] = set()
     blind = (unobserved[0] - old.channels, unobserved[1] - new.channels)
     minted_at = places(old.minted.uses, new.minted.uses)
     carried_at: dict[Key, list[Carried]] = {}
@@ -274,6 +223,16 @@ def diff_sides(
             for carried in carried_at[key]:
                 mapping.setdefault(carried.new, carried.old)
     for key in keys:
+        group = loose.get(key)
+        if group is not None:
+            if group not in groups_done:
+                groups_done.add(group)
+                result.pairs.extend(_loose_pairs(old, new, group, all_rules, mapping))
+                result.unsolicited[group] = (
+                    len(old.unsolicited.get(group, ())),
+                    len(new.unsolicited.get(group, ())),
+                )
+            continue
         o = old.items.get(key)
         n = new.items.get(key)
         kind, scope, _ = o if o is not None else n  # type: ignore[misc]
@@ -332,16 +291,38 @@ def diff_events(
     )
 
 
-def _stream(value: Any) -> str | int | None:
-    """The stream a notification belongs to: its `logger`, `progressToken` or resource `uri`."""
-    params = value.get("params") if type(value) is dict else None
-    if type(params) is not dict:
-        return None
-    for name in ("logger", "progressToken", "uri"):
-        stream = params.get(name)
-        if type(stream) is str or type(stream) is int:
-            return stream
-    return None
+def _loose_pairs(
+    old: Side, new: Side, group: Group, rules: Sequence[Rule], mapping: dict[str, str]
+) -> list[Pair]:
+    """The pairs of one stream of unsolicited notifications, matched by content (`diff.loose`);
+    those left without a partner are allowed by the stream's `count=` rule while both sessions'
+    counts are within its range."""
+    method, stream = group
+    target = None if stream is None else str(stream)
+    old_keys = old.unsolicited.get(group, [])
+    new_keys = new.unsolicited.get(group, [])
+    old_msgs = [old.items[k][2] for k in old_keys]
+    new_msgs = [new.items[k][2] for k in new_keys]
+    olds = [_value(m, NOTIFICATION) for m in old_msgs]
+    news = [restore(_value(m, NOTIFICATION), mapping) for m in new_msgs]
+    scoped = [r for r in rules if r.counts is None and r.applies_to(method, target)]
+    counted = next((r for r in rules if r.counts_for(method, target)), None)
+    allowed = counted if counted is not None and counted.allows(len(olds), len(news)) else None
+    pairs = []
+    for i, j in match_loose(olds, news, scoped):
+        key = old_keys[i] if i is not None else new_keys[j]  # type: ignore[index]
+        pair = Pair(NOTIFICATION, method, key, target=target, unsolicited=True)
+        pair.old = old_msgs[i] if i is not None else None
+        pair.new = new_msgs[j] if j is not None else None
+        if i is not None and j is not None:
+            pair.changes, pair.hidden = compare(olds[i], news[j], scoped)
+        elif allowed is not None:
+            pair.allowed = allowed
+            a = olds[i] if i is not None else MISSING
+            b = news[j] if j is not None else MISSING
+            pair.hidden = [Hidden(allowed, (), a, b)]
+        pairs.append(pair)
+    return pairs
 
 
 def _params(request: Message | None) -> Any:
