@@ -25,6 +25,7 @@ Examples:
   mcptape probe --tool get_current_time --args '{"timezone": "UTC"}' -- uvx mcp-server-time
   mcptape probe --from session.jsonl -- uvx mcp-server-time
   mcptape probe --allow-mutating -- node dist/index.js /tmp/scratch-copy
+  mcptape probe --url http://127.0.0.1:8000/mcp -- python server.py --port 8000
 
 No frame names a tool that is not marked readOnlyHint (not even a hard input a tolerant server
 might run), so the probe changes no data; such tools are reported "not tested", and
@@ -162,12 +163,18 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
     "--case", "only", multiple=True, metavar="ID", help="Run only this case (repeatable; start always runs)."
 )
 @click.option(
+    "--url",
+    metavar="URL",
+    help="Probe a Streamable HTTP server at URL (on this machine) with the hard inputs of HTTP; "
+    "-- CMD starts it first (executor tap and HTTP sink on), without CMD it must be running.",
+)
+@click.option(
     "--client",
     is_flag=True,
     help="Probe a client instead: CMD is a client that takes the server command as its last "
     "arguments; each hard output is played by `mcptape serve` of --from TRANSCRIPT (docs/serve.md).",
 )
-@click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
+@click.argument("command", nargs=-1, required=False, metavar="-- CMD [ARGS]...")
 def probe_command(
     out_dir: str,
     as_json: bool,
@@ -190,13 +197,15 @@ def probe_command(
     stubs: tuple[str, ...] = (),
     baseline_file: str | None = None,
     write_baseline: str | None = None,
+    url: str | None = None,
 ) -> None:
     """Probe a stdio MCP server against the hard inputs: the release gate in one command.
 
     A clean start (handshake, tools/list, one valid call) under production-like variations must
     keep stdout protocol-only; each hard input, sent after a valid handshake, must cause zero
     executor calls and zero HTTP attempts; a valid request after a rejected one must execute only
-    itself. Progress goes to stderr; the report (table, or --json) to stdout.
+    itself. Progress goes to stderr; the report (table, or --json) to stdout. With --url, the
+    hard inputs of Streamable HTTP go to the server at URL (docs/probe.md, "Streamable HTTP").
     """
     from mcptape.commands.ciformats import check_destinations, github, write_outputs
     from mcptape.commands.cireports import probe_report
@@ -206,10 +215,15 @@ def probe_command(
     from mcptape.probe.recorded import recorded_calls
     from mcptape.probe.report import render_table, to_json
     from mcptape.probe.runner import run_probe
+    from mcptape.probe.surfacelock import LOCK_NAME
 
     if as_json and output_format == "github":
         raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
     mode = "json" if as_json else output_format
+    if client and url is not None:
+        raise UsageError("--url probes a server, --client a client", hint="keep one")
+    if not command and url is None:
+        raise UsageError("no server to probe", hint="give the server's command after --, or --url URL")
     if client:
         if allow_mutating or stubs or baseline_file or write_baseline:
             raise UsageError(
@@ -228,12 +242,18 @@ def probe_command(
             jobs=jobs,
             only=only,
         )
-    if not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
+    if command and not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)
     recorded = recorded_calls(Path(from_transcript)) if from_transcript is not None else []
     extra = _corpus(Path(corpus)) if corpus is not None else []
     known = {case.id for case in [*CASES, *extra]} | {TOOLS}
+    if url is not None:
+        from mcptape.probe.http.cases import HTTP_BY_ID
+
+        if corpus is not None:
+            raise UsageError("--corpus frames are stdio lines", hint="drop --corpus with --url")
+        known = {"start", *HTTP_BY_ID}
     unknown = [c for c in only if c not in known]
     if unknown:
         raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
@@ -247,7 +267,7 @@ def probe_command(
         out.mkdir(parents=True, exist_ok=True)
         # A previous probe's results in DIR would mix with this run's (a case not run this time,
         # an old probe.json after a Ctrl-C): remove the files a probe writes, by name, nothing else.
-        for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json"]:
+        for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json", LOCK_NAME, "http.jsonl"]:
             (out / name).unlink(missing_ok=True)
         for old in [*out.glob("tools-*.jsonl"), *out.glob("corpus-*.jsonl")]:
             old.unlink(missing_ok=True)
@@ -269,7 +289,12 @@ def probe_command(
         allow_mutating=allow_mutating,
         stubs=list(stubs),
     )
-    result = run_probe(plan)
+    if url is not None:
+        from mcptape.probe.http.gate import chosen_cases, run_http_probe
+
+        result = run_http_probe(plan, url, chosen_cases([c for c in only if c != "start"]))
+    else:
+        result = run_probe(plan)
     if baseline_file is not None:
         result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
     if write_baseline is not None:

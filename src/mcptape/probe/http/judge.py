@@ -1,0 +1,278 @@
+"""The verdicts of an HTTP probe: the answers the probe read, held against `cases.Expect`, and the
+executor and HTTP lines the check core read from the transcript, attributed by the times the probe
+kept (`run`): a line between a hard input and the valid request after it is the hard input's (or
+names the valid request's id), a line after that is the valid request's. A call of a tool declaring
+`readOnlyHint` that caused an action that may change state is the check core's `hint-read-only`
+finding: "declared read-only but wrote", a failure (the same rule as the stdio probe's judge).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcptape.check import rules
+from mcptape.check.analyze import analyze_file
+from mcptape.check.model import HTTP, ExecCall, Finding, Kind
+from mcptape.probe.cases import START, Call, Case, title_for
+from mcptape.probe.driver import same_id
+from mcptape.probe.http.cases import HttpCase
+from mcptape.probe.http.client import Answer
+from mcptape.probe.judge import SHOW, WROTE, CaseResult, call_names
+from mcptape.probe.observed import Verdict
+from mcptape.textsafe import escape
+
+START_CASE = Case("start", START, "clean start over Streamable HTTP: initialize, tools/list, {request}")
+SSE = "text/event-stream"
+
+
+@dataclass
+class StartRun:
+    """What the clean start saw."""
+
+    t0: float
+    t_call: float = 0.0
+    t_end: float = 0.0
+    initialize: Answer | None = None
+    wire: Any = None
+    tools: list[dict[str, Any]] | None = None
+    call: Call | None = None
+    call_answer: Answer | None = None
+    call_error: str | None = None
+    refused: str | None = None
+    tried: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CaseRun:
+    """What one hard input saw: its answer, the valid request's after it, and when each was sent."""
+
+    http: HttpCase
+    marker: str
+    t_bad: float = 0.0
+    t_after: float = 0.0
+    t_end: float = 0.0
+    answer: Answer | None = None
+    after: Answer | None = None
+    after_id: Any = None
+    deleted: int | None = None
+    na: str | None = None
+
+
+@dataclass
+class Evidence:
+    """The transcript as the check core read it: every executor/HTTP line and every finding."""
+
+    calls: list[ExecCall]
+    findings: list[Finding]
+    stderr: bytes
+
+    @classmethod
+    def read(cls, path: Path) -> Evidence:
+        calls: list[ExecCall] = []
+        _, analysis = analyze_file(str(path), on_exec=calls.append)
+        return cls(calls, list(analysis.findings), bytes(analysis.stderr.head[:8192]))
+
+    def between(self, start: float, end: float) -> list[ExecCall]:
+        return [c for c in self.calls if start <= c.frame.t < end]
+
+    def wrote(self, start: float, end: float) -> list[Finding]:
+        return [f for f in self.findings if f.rule == rules.HINT_READ_ONLY and start <= (f.t or 0.0) < end]
+
+
+def _counts(calls: list[ExecCall]) -> tuple[int, int]:
+    http = sum(1 for c in calls if c.frame.channel == HTTP)
+    return len(calls) - http, http
+
+
+def judge_start(run: StartRun, evidence: Evidence, path: Path) -> CaseResult:
+    result = CaseResult(START_CASE, Verdict.PASS, "", transcript=path, title=title_for(START_CASE, run.call))
+    result.stderr = evidence.stderr
+    parts: list[str] = []
+    init = run.initialize
+    if init is None or run.wire is None:
+        said = _status(init)
+        result.reasons.append(f"initialize was not answered with a result ({said})")
+        result.blocking = True
+        result.did = f"initialize: {said}"
+        result.verdict = Verdict.FAIL
+        return result
+    parts.append(f"handshake ok ({run.wire.version})")
+    parts.append(f"session {'minted' if run.wire.session else 'none (stateless)'}")
+    if run.refused is not None:
+        result.reasons.append(run.refused)
+        result.blocking = True
+    if run.tools is not None:
+        parts.append(f"{len(run.tools)} tools")
+    if run.call is not None and run.call_answer is not None:
+        made = evidence.between(run.t_call, run.t_end)
+        result.baseline = len(made)
+        parts.append(f"{run.call.tool or 'tools/list'} made {len(made)} executor/HTTP calls")
+        if run.tried:
+            parts.append(f"refused before it: {', '.join(run.tried)}")
+        if run.call_error is not None:
+            result.reasons.append(
+                f"warning: the valid call {run.call.tool} was refused ({run.call_error}); the hard "
+                "inputs built from it cannot be judged: give arguments it accepts with --tool NAME "
+                "--args JSON, or --from TRANSCRIPT"
+            )
+    wrote = evidence.wrote(run.t0, run.t_end)
+    if wrote:
+        result.reasons.append(f"{WROTE}: {wrote[0].message}")
+        parts.append(WROTE)
+    result.findings = [
+        f
+        for f in evidence.findings
+        if run.t0 <= (f.t or 0.0) < run.t_end and f.rule != rules.EXEC_AFTER_REJECT
+    ]
+    result.did = "; ".join(parts)
+    _settle(result)
+    return result
+
+
+def judge_case(
+    run: CaseRun, evidence: Evidence, path: Path, call: Call | None, baseline: int | None
+) -> CaseResult:
+    hc = run.http
+    case = hc.case
+    result = CaseResult(
+        case, Verdict.PASS, "", transcript=path, marker=run.marker, title=title_for(case, call)
+    )
+    if run.na is not None:
+        result.verdict, result.did = Verdict.NA, run.na
+        return result
+    parts: list[str] = []
+    answer = run.answer or Answer()
+    accepted = _answer(hc, answer, run.marker, result, parts)
+    bad = [c for c in evidence.between(run.t_bad, run.t_after) if not same_id(call_names(c), run.after_id)]
+    late = [c for c in evidence.between(run.t_bad, run.t_end) if same_id(call_names(c), run.after_id)]
+    after = [c for c in evidence.between(run.t_after, run.t_end) if c not in bad] + [
+        c for c in late if c not in bad
+    ]
+    after = list({id(c): c for c in after}.values())
+    result.executed, result.http = _counts(bad)
+    ran_as_valid = case.lenient and accepted and (baseline is None or len(bad) <= baseline)
+    if bad and ran_as_valid:
+        parts.append(f"ran it as the valid call it is ({len(bad)} calls)")
+    elif bad:
+        first = bad[0].frame
+        parts.append(f"executed it ({result.executed} exec, {result.http} http)")
+        result.reasons.append(
+            f"the bad request caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
+            f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
+        )
+    _after(run, result, parts, after, baseline)
+    wrote = evidence.wrote(run.t_bad, run.t_end)
+    if wrote:
+        result.reasons.append(f"{WROTE}: {wrote[0].message}")
+        parts.append(WROTE)
+    # The check core reads the whole file as one session: an action after any refused request is
+    # `exec-after-reject` there. Kept only for the actions this case's bad request caused.
+    flagged = set() if ran_as_valid else {c.frame.event for c in bad}
+    result.findings = [
+        f
+        for f in evidence.findings
+        if run.t_bad <= (f.t or 0.0) < run.t_end and (f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged)
+    ]
+    result.seconds = run.t_end - run.t_bad
+    result.did = "; ".join(parts)
+    _settle(result)
+    return result
+
+
+def _answer(hc: HttpCase, answer: Answer, marker: str, result: CaseResult, parts: list[str]) -> bool:
+    """Judge the status and the body of the answer to the hard input; True when the server ran it."""
+    expect, status = hc.expect, answer.status
+    if status is None:
+        parts.append(_status(answer))
+        result.reasons.append(
+            f"hung: {_status(answer)}" if answer.timed_out else f"no answer: {_status(answer)}"
+        )
+        return False
+    message = answer.answer_to(marker)
+    ran = message is not None and message.kind is Kind.RESPONSE and not _is_error(message.value)
+    if hc.stream:
+        if status in expect.statuses:
+            parts.append(f"HTTP {status}")
+        elif 200 <= status < 300 and answer.media == SSE:
+            parts.append(f"HTTP {status}, an event stream")
+        elif 200 <= status < 300:
+            parts.append(f"HTTP {status} ({answer.media or 'no Content-Type'})")
+            result.reasons.append(f"answered a GET with HTTP {status} {answer.media!r}: {expect.spec}")
+        else:
+            parts.append(f"HTTP {status}")
+            result.reasons.append(f"warning: answered HTTP {status}; {expect.spec}")
+        return False
+    if 200 <= status < 300 and ran:
+        parts.append(f"accepted it (HTTP {status}, a result)")
+        if expect.accepted is Verdict.FAIL:
+            result.reasons.append(f"accepted it (HTTP {status}, answered with a result): {expect.spec}")
+        elif expect.accepted is Verdict.WARN:
+            result.reasons.append(f"warning: accepted it (HTTP {status}): {expect.spec}")
+        return True
+    if 200 <= status < 300:
+        parts.append(f"HTTP {status} without a result")
+        result.reasons.append(
+            f"warning: answered HTTP {status} (no result for it): the specification asks for an "
+            "HTTP error status"
+        )
+        return False
+    parts.append(f"refused it (HTTP {status})")
+    if status in expect.statuses or (expect.any_error and 400 <= status < 500):
+        return False
+    if 400 <= status < 500:
+        named = " or ".join(str(s) for s in sorted(expect.statuses))
+        result.reasons.append(
+            f"warning: refused it with HTTP {status} where the specification names {named}: {expect.spec}"
+        )
+    else:
+        result.reasons.append(f"warning: answered HTTP {status}: a server error or a redirect, not a refusal")
+    return False
+
+
+def _after(
+    run: CaseRun, result: CaseResult, parts: list[str], after: list[ExecCall], baseline: int | None
+) -> None:
+    answer = run.after
+    if answer is None:
+        return
+    message = answer.answer_to(run.after_id)
+    if message is None:
+        result.reasons.append(
+            f"the valid request after it got no answer ({_status(answer)}): the server stopped serving"
+        )
+        parts.append("next request unanswered")
+        return
+    parts.append(f"next request ran alone ({len(after)} calls)")
+    if baseline is not None and len(after) > baseline:
+        result.reasons.append(
+            f"the valid request after it made {len(after)} executor/HTTP calls (a valid call alone "
+            f"makes {baseline})"
+        )
+
+
+def _is_error(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return True
+    inner = value.get("result")
+    return "error" in value or (isinstance(inner, dict) and inner.get("isError") is True)
+
+
+def _status(answer: Answer | None) -> str:
+    if answer is None:
+        return "not sent"
+    if answer.status is not None:
+        return f"HTTP {answer.status}"
+    if answer.timed_out:
+        return f"no answer within {answer.waited:.1f}s"
+    return f"no answer ({answer.refused or 'the connection closed'})"
+
+
+def _settle(result: CaseResult) -> None:
+    """The verdict from the reasons: a failure unless every reason is a warning."""
+    fails = [r for r in result.reasons if not r.startswith("warning: ")]
+    if fails:
+        result.verdict = Verdict.FAIL
+    elif result.reasons and result.verdict is not Verdict.NA:
+        result.verdict = Verdict.WARN
