@@ -30,9 +30,10 @@ TOLERANT = [PYTHON, str(SERVERS / "pb_http_server.py")]
 SESSION_CASES = ("http-no-session", "http-foreign-session", "http-after-delete")
 
 
-def _probe(out: Path, command: list[str], port: int) -> ProbeResult:
+def _probe(out: Path, command: list[str], port: int, cases: tuple[str, ...] = ()) -> ProbeResult:
     plan = Plan([*command], out, timeout=10, start_timeout=60)
-    return run_http_probe(plan, f"http://127.0.0.1:{port}/mcp", chosen_cases([]), progress=lambda _: None)
+    chosen = chosen_cases(cases)
+    return run_http_probe(plan, f"http://127.0.0.1:{port}/mcp", chosen, progress=lambda _: None)
 
 
 def _rows(result: ProbeResult) -> dict[str, CaseResult]:
@@ -114,6 +115,17 @@ def test_a_tolerant_server_fails_each_must_and_warns_on_each_dubious_tolerance(t
     )
     # a lenient case that ran the valid request inside it did what a valid call does: a warning, no failure
     assert "ran it as the valid call it is (1 calls)" in rows["http-text-plain"].did
+
+
+def test_a_read_only_tool_that_writes_fails_over_http_too(tmp_path: Path) -> None:
+    """The tolerant server's lookup says readOnlyHint but its tap says kind update: the clean start
+    and the case that called it fail as declared read-only but wrote (the check core's rule)."""
+    port = free_port()
+    result = _probe(tmp_path, [*TOLERANT, str(port), "--writes"], port, ("http-no-protocol-version",))
+    rows = _rows(result)
+    for case in ("start", "http-no-protocol-version"):
+        assert rows[case].verdict is Verdict.FAIL, (case, rows[case].reasons)
+        assert any(r.startswith("declared read-only but wrote: ") for r in rows[case].reasons)
 
 
 def test_the_http_transcript_is_one_check_and_tools_lock_read(tolerant: ProbeResult) -> None:

@@ -1,9 +1,10 @@
 """A deliberately tolerant Streamable HTTP MCP server, for `probe --url`'s tests (standard library).
 
-    python pb_http_server.py PORT
+    python pb_http_server.py PORT [--writes]
 
 One tool, `lookup(key: string)`, declared read-only, reports an honest read on the executor tap
-(`mcptape.tap.executed("lookup", request_id=..., kind="read")`), so every request it runs is seen.
+(`mcptape.tap.executed("lookup", request_id=..., kind="read")`), so every request it runs is seen;
+`--writes` makes that line say kind `update`: a read-only tool that writes.
 Tolerant everywhere a strict server refuses: it runs the first JSON object found anywhere in a body
 (after decoding it with replacement characters), every element of a JSON array, whatever the
 Content-Type; it mints a session id at `initialize` but serves requests without one, with a foreign
@@ -21,6 +22,7 @@ from typing import Any
 
 from mcptape import tap
 
+WRITES = "--writes" in sys.argv
 TOOL = {
     "name": "lookup",
     "description": "Look a key up (reads only).",
@@ -60,7 +62,7 @@ def handle(message: Any) -> dict[str, Any] | None:
         named = params.get("arguments")
         arguments: dict[str, Any] = named if isinstance(named, dict) else {}
         key = arguments.get("key")
-        tap.executed("lookup", request_id=rid, kind="read", key=key)
+        tap.executed("lookup", request_id=rid, kind="update" if WRITES else "read", key=key)
         result = {"content": [{"type": "text", "text": f"value of {key}"}]}
     elif method == "ping":
         result = {}
