@@ -35,9 +35,10 @@ def shown_rows(app: ViewerApp) -> list[int]:
 
 
 async def test_an_sdk_session_over_http_shows_its_exchanges(sdk_http_transcript: Path) -> None:
-    """The SDK's session: the header names the upstream, the verdict is clean, rows say which
-    exchange carried them; a progress event's detail shows its exchange's request and response heads
-    and the stream's events under the tool call; `c` shows the raw HTTP records alone, escaped."""
+    """The SDK's session: the header names the upstream, the verdict is clean; listed by record (`z`),
+    rows say which exchange carried them; a progress event's detail shows its exchange's request and
+    response heads and the stream's events under the tool call; `c` shows the raw HTTP records alone,
+    escaped."""
     app = ViewerApp(TranscriptIndex(sdk_http_transcript))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -45,7 +46,9 @@ async def test_an_sdk_session_over_http_shows_its_exchanges(sdk_http_transcript:
         assert "verdict: clean (no findings)" in text
         assert "sdk.jsonl — HTTP http://127.0.0.1:" in text and "/mcp → http://127.0.0.1:" in text
         assert " exchange " in text.splitlines()[3]  # the column header
-        assert "server/discover #1   x1 POST /mcp 200 json" in text
+        assert "server/discover #1   x1 POST /mcp 200 json" in text  # the exchange's row
+        await pilot.press("z")  # by record (test_http_by_exchange.py: by exchange)
+        text = screen_text(app)
         assert "http request        POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:" in text
 
         progress = [r for r in shown_rows(app) if app.model.describe(r).label == "notifications/progress"]
@@ -100,11 +103,15 @@ async def test_the_viewer_opens_on_the_first_http_finding(tmp_path: Path) -> Non
 async def test_server_everything_over_streamable_http_is_viewed(everything_http_transcript: Path) -> None:
     """@modelcontextprotocol/server-everything recorded in its Streamable HTTP mode: clean, and the
     long-running tool call's detail lists its SSE stream under it: three progress events (with the
-    event ids the server gave) and the answer; the GET stream is a row of its own."""
+    event ids the server gave) and the answer; listed by exchange, the GET stream is one row; by
+    record, its rows name it."""
     app = ViewerApp(TranscriptIndex(everything_http_transcript))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "verdict: clean (no findings)" in screen_text(app)
+        folded = [app.model.line(r, 200)[0] for r in shown_rows(app)]
+        assert len([line for line in folded if " GET /mcp 200 sse " in line and "▸ exchange" in line]) == 1
+        await pilot.press("z")
         call = next(
             r for r in shown_rows(app) if "trigger-long-running-operation(" in app.model.describe(r).preview
         )

@@ -233,6 +233,7 @@ class ViewerApp(FilterActions):
         if move is not None:
             self.reason = move.reason
             if move.row is not None:
+                self.reveal(move.row)
                 self.messages.select_row(move.row)
             self.header_widget.set(reason=self.reason)
 
@@ -251,6 +252,7 @@ class ViewerApp(FilterActions):
         if move is not None:
             self.reason = move.reason
             if move.row is not None:
+                self.reveal(move.row)
                 self.messages.select_row(move.row)
         shown = self._focused_list().current_row
         if shown is not None:
@@ -315,6 +317,8 @@ class ViewerApp(FilterActions):
         target = self.messages
         if self.stderr_pane and self.model.facts is not None and self.model.facts.channel_of(row) == "err":
             target = self.stderr_list
+        else:
+            self.reveal(row)
         if not target.view.contains(row):
             self.channel_filter = 0
             self.method_filter = None

@@ -34,6 +34,8 @@ APP_BINDINGS: list[Binding] = [
     Binding("e", "toggle_stderr", "Stderr pane", id="view.stderr"),
     Binding("x", "toggle_hex", "Hex", id="detail.hex"),
     Binding("d", "toggle_detail", "Detail pane", id="view.detail"),
+    Binding("enter", "toggle_exchange", "Open exchange", id="exchange.toggle", show=False),
+    Binding("z", "by_exchange", "By exchange/record", id="view.exchanges", show=False),
 ]
 
 LIST_BINDINGS: list[Binding] = [

@@ -84,6 +84,7 @@ class FilterActions(App[None]):
         if keep_row is None:  # the list was empty: back to the row shown before it emptied
             keep_row = self.anchor_row
         self.anchor_row = keep_row
+        self.model.folding.open_for(keep_row)  # a row folded into its exchange: open the exchange
         self.messages.set_view(self.model.build_view(self._row_filters()), keep_row, center=center)
         if self.stderr_pane:
             stderr_view = self.model.build_view(self._row_filters(stderr=True))
@@ -107,6 +108,8 @@ class FilterActions(App[None]):
         columns = Text(header_text(layout_for(width, len(self.model.index), http=self.model.http)))
         if labels:
             columns.append(f"   [filter: {'; '.join(labels)}]", style="bold yellow")
+        elif self.model.folding.folded is not None:
+            columns.append("  [by exchange: enter opens, z by record]", style="dim")
         self.query_one("#columns", Static).update(columns)
 
     def on_message_list_resized(self, event: MessageList.Resized) -> None:
@@ -165,6 +168,36 @@ class FilterActions(App[None]):
             return
         self.tool_filter = text.strip() or None
         self._apply_filters(keep_row=self.messages.current_row)
+
+    def reveal(self, row: int) -> None:
+        """Before the cursor goes to `row`: open the exchange it is folded into."""
+        if self.model.folding.open_for(row):
+            self._apply_filters(keep_row=row, center=False)
+
+    def action_toggle_exchange(self) -> None:
+        """Open or close the HTTP exchange under the cursor (listed by exchange)."""
+        if not self.model.http:
+            self.notify("not an HTTP transcript: rows are not grouped by exchange")
+            return
+        if self.model.folding.folded is None:
+            self.notify("listed by record: z lists by exchange (a filter lists rows one by one)")
+            return
+        keep = self.model.folding.toggle(self.messages.current_row)
+        if keep is None:
+            self.notify("this row belongs to no HTTP exchange")
+            return
+        self.messages.user_moved = True
+        self._apply_filters(keep_row=keep, center=False)
+
+    def action_by_exchange(self) -> None:
+        """List an HTTP transcript by exchange or by record."""
+        if not self.model.http:
+            self.notify("not an HTTP transcript: rows are not grouped by exchange")
+            return
+        folding = self.model.folding
+        folding.by_exchange = not folding.by_exchange
+        self._apply_filters(keep_row=self.messages.current_row)
+        self.notify("listed by exchange" if folding.by_exchange else "listed by record")
 
     def action_toggle_stderr(self) -> None:
         if not self._need_facts("the stderr pane"):

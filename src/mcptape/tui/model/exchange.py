@@ -61,6 +61,7 @@ class Head:
     status: int = 0
     media: str = ""
     problem: str | None = None  # not HTTP (h11 could not read it), or no end of head found
+    session: str = ""  # its Mcp-Session-Id header
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def _read_head(records: Iterator[tuple[int, bytes]], *, request: bool) -> Head |
         recorded = bytes(data).split(b"\r\n\r\n", 1)[0]  # the lines as they came, up to a blank one
         return Head(first, tuple(recorded.split(b"\r\n")), problem=problem)
     lines = tuple(bytes(data[: reader.body_start]).rstrip(b"\r\n").split(b"\r\n"))
-    return Head(first, lines, head.method, head.target, head.status, head.media)
+    session = head.get("mcp-session-id") or ""
+    return Head(first, lines, head.method, head.target, head.status, head.media, session=session)
 
 
 def _short_media(media: str) -> str:

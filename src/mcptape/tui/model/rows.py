@@ -53,6 +53,8 @@ class RowInfo:
     """HTTP transcripts: the exchange that carried the row (`x3 POST /mcp 200 sse`)..."""
     exchange_short: str = ""
     """... and without the path, for a narrow list (`x3 POST 200 sse`)."""
+    arrow: str = ""
+    """In place of the channel's arrow: `▸` / `▾` for a folded / opened HTTP exchange."""
 
 
 COMPACT_BELOW = 110
@@ -113,14 +115,15 @@ def row_text(info: RowInfo, layout: Layout = Layout()) -> str:
     if not layout.compact:
         cells.append(fit("" if info.t is None else f"{info.t:.3f}", 8, right=True))
     cells += [
-        ARROWS.get(info.ch, " "),
+        info.arrow or ARROWS.get(info.ch, " "),
         fit(info.ch, layout.channel_width),
         fit(info.label, layout.method_width),
     ]
     if layout.http:
         cells.append(fit(info.exchange_short if layout.compact else info.exchange, layout.exchange_width))
     if not layout.compact:
-        cells += [fit(_size(info.size), 6, right=True), fit(info.latency, 7, right=True)]
+        size = _size(info.size) if info.size or not info.arrow else ""
+        cells += [fit(size, 6, right=True), fit(info.latency, 7, right=True)]
     cells += [fit(info.status, layout.status_width), info.preview]
     return " ".join(cells)
 

@@ -23,6 +23,7 @@ from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.essence import essence
 from mcptape.tui.model.exchange import Exchanges, exchange_of
 from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
+from mcptape.tui.model.folding import Folding
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
 from mcptape.tui.model.surfaceview import drift_view, tools_table
@@ -71,6 +72,8 @@ class ViewerModel:
         """Rows that only end a line begun on an earlier row (a server that wrote its newline
         apart): not shown as rows of their own; the line's first row has their bytes."""
         self._pieces_seen: set[int] = set()
+        self.folding = Folding(self)
+        """An HTTP transcript is listed by exchange (`folding.py`; `z` lists it by record)."""
 
     @property
     def version(self) -> str | None:
@@ -81,6 +84,7 @@ class ViewerModel:
     def set_facts(self, facts: RowFacts) -> None:
         self.facts = facts
         self._messages.clear()
+        self.folding.rows.clear()
         self.exchanges.set_facts(facts)
         for row in facts.frame_start.keys() - self._pieces_seen:
             self._pieces_seen.add(row)
@@ -225,7 +229,8 @@ class ViewerModel:
 
     def line(self, row: int, width: int) -> tuple[str, str]:
         """A row as the message list draws it `width` cells wide: its text and its kind."""
-        info = self.describe(row)
+        x = self.folding.head_of(row)
+        info = self.describe(row) if x is None else self.folding.exchange_row(row, x)
         return row_text(info, layout_for(width, len(self.index), http=self.http)), info.kind
 
     def detail(self, row: int) -> Detail:
@@ -303,6 +308,11 @@ class ViewerModel:
         facts = self.facts
         if facts is None:
             return RowView(total)
+        if not filters.only_stderr:  # the main list (the stderr pane is never folded)
+            plain = not (filters.channels or filters.method or filters.tool or filters.findings_only)
+            folded = self.folding.build(facts, exclude_stderr=filters.exclude_stderr, plain=plain)
+            if folded is not None:
+                return folded
         order = facts.order
         hidden = self.newline_pieces
         if not filters.active and not hidden:
