@@ -23,8 +23,11 @@ from tests.check.helpers import (
     tools_list,
 )
 from tests.http.test_transport_rules import HTTP_RULES
-from tests.verdicts.test_modern import TABLES as MODERN_TABLES
+from tests.verdicts.test_modern import TABLES as MODERN_RULE_TABLES
+from tests.verdicts.test_modern_entry import TABLES as ENTRY_TABLES
 from tests.verdicts.test_promises import PROMISE_TABLES
+
+MODERN_TABLES = {**MODERN_RULE_TABLES, **ENTRY_TABLES}  # the 2026-07-28 rules, in two files
 
 # The required _meta of a 2026-07-28 request.
 MODERN = {

@@ -29,7 +29,8 @@ def req(rid: Any, method: str, params: dict[str, Any] | None = None, **m: Any) -
 
 
 def done(rid: Any, **fields: Any) -> bytes:
-    return result(rid, {"resultType": "complete", **fields})
+    """A complete result; `content` (which a CallToolResult requires) unless `fields` say otherwise."""
+    return result(rid, {"resultType": "complete", "content": [], **fields})
 
 
 CACHED = {"ttlMs": 0, "cacheScope": "public"}
@@ -37,7 +38,12 @@ LOG = "io.modelcontextprotocol/logLevel"
 SUB = "io.modelcontextprotocol/subscriptionId"
 ASK = {
     "resultType": "input_required",
-    "inputRequests": {"who": {"method": "elicitation/create", "params": {"message": "name?"}}},
+    "inputRequests": {
+        "who": {
+            "method": "elicitation/create",
+            "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}},
+        }
+    },
     "requestState": "sealed-1",
 }
 Table = list[tuple[str, list[tuple[str, bytes]], list[str]]]
@@ -65,7 +71,7 @@ DISCOVERED = [
 RESULT_TYPE: Table = [
     (
         "tools/call without resultType, after server/discover",
-        [*DISCOVERED, ("in", req(1, "tools/call", {"name": "t"})), ("out", result(1, {}))],
+        [*DISCOVERED, ("in", req(1, "tools/call", {"name": "t"})), ("out", result(1, {"content": []}))],
         ["missing-result-type"],
     ),
     (
@@ -74,7 +80,7 @@ RESULT_TYPE: Table = [
             ("in", req(1, "tools/call", {"name": "t"})),
             ("out", done(1)),
             ("in", req(2, "tools/call", {"name": "t"})),
-            ("out", result(2, {})),
+            ("out", result(2, {"content": []})),
         ],
         ["missing-result-type"],
     ),
@@ -211,10 +217,17 @@ SUBSCRIPTIONS: Table = [
 ]
 # "Implementations of this protocol version MUST NOT emit these codes: -32002 ... -32042"; "MUST NOT
 # emit any code from this sub-range that is not defined by this specification" (basic/index, Error codes)
+UNSUPPORTED = line(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32022, "message": "no", "data": {"supported": ["2026-07-28"], "requested": "x"}},
+    }
+)
 CODES: Table = [
     ("-32002", [("in", req(1, "resources/read")), ("out", error(1, -32002))], ["reserved-error-code"]),
     ("-32050", [("in", req(1, "tools/list")), ("out", error(1, -32050))], ["reserved-error-code"]),
-    ("-32022 is defined", [("in", req(1, "tools/list")), ("out", error(1, -32022))], []),
+    ("-32022 is defined", [("in", req(1, "tools/list")), ("out", UNSUPPORTED)], []),
     ("-32001 is legacy, allowed", [("in", req(1, "tools/list")), ("out", error(1, -32001))], []),
 ]
 # "Servers MUST NOT send InputRequiredResult responses on any other client requests"; "Servers MUST
@@ -245,6 +258,7 @@ MRTR_SHAPE: Table = [
         [],
     ),
 ]
+ANSWER = {"who": {"action": "accept", "content": {}}}
 RETRY_OK = [("in", req(1, "tools/call", {"name": "t"}, caps={"elicitation": {}})), ("out", result(1, ASK))]
 # "the client MUST echo back the exact value of that field"; "The JSON-RPC id MUST be different between
 # the initial request and the retry"; "They MUST NOT be used for any other request" (mrtr, client)
@@ -282,7 +296,7 @@ MRTR_RETRY: Table = [
         "same id",
         [
             *RETRY_OK,
-            ("in", req(1, "tools/call", {"name": "t", "requestState": "sealed-1"})),
+            ("in", req(1, "tools/call", {"name": "t", "requestState": "sealed-1", "inputResponses": ANSWER})),
             ("out", done(1)),
         ],
         ["retry-state"],
@@ -292,7 +306,7 @@ MRTR_RETRY: Table = [
         [
             *RETRY_OK,
             ("in", req(2, "prompts/get", {"name": "p", "requestState": "sealed-1"})),
-            ("out", done(2)),
+            ("out", done(2, messages=[])),
         ],
         ["retry-state"],
     ),
@@ -381,7 +395,7 @@ MRTR_KEYS: Table = [
                 req(
                     2,
                     "tools/call",
-                    {"name": "t", "requestState": "sealed-1", "inputResponses": {"other": {}}},
+                    {"name": "t", "requestState": "sealed-1", "inputResponses": {**ANSWER, "other": {}}},
                 ),
             ),
             ("out", done(2)),

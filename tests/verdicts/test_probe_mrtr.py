@@ -33,7 +33,8 @@ def test_a_server_that_verifies_its_state_refuses_both(tmp_path: Path) -> None:
 
 def test_a_server_that_trusts_any_state_and_acts_fails_both(tmp_path: Path) -> None:
     """The planted defect: the altered state is believed and the release runs: FAIL, naming the
-    action; check flags the acceptance in the same transcript."""
+    action; check flags both acceptances in the same transcript: the altered state an error, the one
+    issued for other arguments of the same tool a warning (a state crossing requests)."""
     result, _ = probe(tmp_path, [*MRTR, "--trust-state"], cases=["tools"], **RELEASE)
     cases = by_id(result)
     assert result.failed
@@ -42,7 +43,12 @@ def test_a_server_that_trusts_any_state_and_acts_fails_both(tmp_path: Path) -> N
         assert "executor call" in cases[case].reasons[0]
     _, analysis = analyze_file(str(tmp_path / "mrtr-1.jsonl"))
     accepted = [f for f in analysis.findings if f.rule == "accepted-request-state"]
-    assert [(f.severity.value, f.party) for f in accepted] == [("error", "server")]
+    assert sorted((f.severity.value, f.party) for f in accepted) == [
+        ("error", "server"),
+        ("warning", "server"),
+    ]
+    [crossing] = [f for f in accepted if f.severity.value == "warning"]
+    assert "with other arguments" in crossing.message
 
 
 def test_accepting_an_altered_state_fails_and_a_foreign_one_warns_even_without_an_action(

@@ -19,10 +19,12 @@ from typing import Any
 import orjson
 
 from mcptape.check import rules
+from mcptape.check.entry import Entry
 from mcptape.check.findings import finding
 from mcptape.check.model import IN, OUT, Finding, RequestId
 from mcptape.check.mrtr import Mrtr, Where, meta_of
 from mcptape.check.pairing import Pairing, Pending
+from mcptape.check.results import ERROR_TYPES, ResultRules, plain_call
 
 META_PREFIX = "io.modelcontextprotocol/"
 REQUIRED_META = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
@@ -97,6 +99,8 @@ class Modern:
         self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
         self.mrtr = Mrtr(self._find, emit)  # input_required answers and their retries (check/mrtr.py)
         self.suspects = self.mrtr.suspects  # retries whose state the answer will tell about
+        self.entry = Entry(self._find)  # required _meta, versions, server/discover (check/entry.py)
+        self.schema = ResultRules(self._find)  # results against the published schema (check/results.py)
         self.server_capabilities: dict[str, Any] | None = None
         # What the server has shown of its era: True once it answered server/discover or gave a
         # result a resultType (it speaks 2026-07-28); False once a result without one came first
@@ -126,14 +130,16 @@ class Modern:
         meta = params.get("_meta") if type(params) is dict else None
         if type(meta) is not dict:
             meta = {}
-        if REQUIRED_META[0] not in meta or REQUIRED_META[1] not in meta:
-            missing = [k for k in REQUIRED_META if k not in meta]
+        missing = [k for k in REQUIRED_META if k not in meta]
+        if missing:
             self._find(
                 rules.MISSING_META,
                 where,
                 f"{method} (request {rid!r}) lacks {', '.join(missing)} in params._meta",
                 rid,
             )
+        if self.entry.request(rid, meta, missing):  # its answer is judged (check/entry.py)
+            self.watched.setdefault(rid, None)
         if method in WATCHED_REQUESTS:
             if method in REMOVED_CLIENT:
                 self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
@@ -246,6 +252,9 @@ class Modern:
         error = value.get("error")
         if type(error) is dict:
             code = error.get("code")
+            self.entry.refused(rid, method, error, where, self.modern_server is True)
+            if code in ERROR_TYPES:
+                self.schema.error(code, value, where, rid)
             if code in RETIRED_CODES:
                 self._find(rules.ERROR_CODE, where, f"error code {code}, retired: {RETIRED_CODES[code]}", rid)
             elif type(code) is int and -32099 <= code <= -32020 and code not in DEFINED_CODES:
@@ -268,6 +277,8 @@ class Modern:
                 rules.RESULT_TYPE, where, f"the result of {method or 'a request'} has no resultType", rid
             )
             kind = "complete"
+        self.entry.served(rid, method, result, where)
+        self.schema.result(method, kind, result, where, rid)
         if kind == "complete" and method in CACHEABLE:
             ttl, scope = result.get("ttlMs"), result.get("cacheScope")
             valid_ttl = isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl >= 0
@@ -299,7 +310,7 @@ class Modern:
         if self.modern_server is False:
             return True
         if kind is not None or method == "server/discover":
-            self.modern_server = True
+            self._modern()
             return False
         self.modern_server = False
         self._find(
@@ -312,13 +323,24 @@ class Modern:
         )
         return True
 
-    def complete(self, rid: RequestId, pending: Pending | None, where: Where) -> None:
-        """A `complete` result no rule inspects: the server speaks 2026-07-28 (it gave a resultType),
-        and the state a rule kept for the request goes."""
+    def _modern(self) -> None:
+        """The server has shown it speaks 2026-07-28 (a result with a resultType)."""
+        self.modern_server = True
+        if self.entry.waiting:
+            self.entry.modern()
+
+    def complete(self, rid: RequestId, pending: Pending, result: dict[str, Any], where: Where) -> None:
+        """A `complete` result of a method without caching hints: the server speaks 2026-07-28 (it
+        gave a resultType), the result is judged against the schema, and the state a rule kept for
+        the request goes."""
         if self.modern_server is None:
-            self.modern_server = True
-        if rid in self.watched:
+            self._modern()
+        method = pending.method
+        if rid in self.watched:  # in the order `answer` judges: the state, the entry, the schema
             self.close(rid, pending, where)
+            self.entry.served(rid, method, result, where)
+        if method != "tools/call" or not plain_call(result, self.schema.meta):  # results.plain_call
+            self.schema.result(method, "complete", result, where, rid)
 
     def close(self, rid: RequestId, pending: Pending | None, where: Where) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from mcptape.check import rules
 from mcptape.check.findings import finding
 from mcptape.check.model import Finding, RequestId, Severity
@@ -33,6 +35,18 @@ def meta_of(params: Any) -> dict[str, Any]:
     """A request's `params._meta` (an empty dict when it has none)."""
     meta = params.get("_meta") if type(params) is dict else None
     return meta if type(meta) is dict else {}
+
+
+def salient(params: Any) -> bytes | None:
+    """A request's salient parameters beside its target: its `arguments` (a tool's, a prompt's),
+    in a canonical form ("a digest of its salient parameters", mrtr server requirements)."""
+    arguments = params.get("arguments") if type(params) is dict else None
+    if arguments is None:
+        return None
+    try:
+        return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 def target_of(method: str, params: Any) -> Any:
@@ -77,7 +91,8 @@ class Mrtr:
     def __init__(self, find: Find, emit: Callable[[Finding], None]) -> None:
         self._find = find
         self.emit = emit
-        self.states = Recent()  # issued requestState -> (request id, method, input keys asked, target)
+        # issued requestState -> (request id, method, input keys asked, target, salient arguments)
+        self.states = Recent()
         self.stateful = Recent()  # (method, target) the server issued a requestState for
         # Retries whose requestState the server did not issue for them, to a target that uses state:
         # (tampered, what the state is); judged by their answer (accepted-request-state).
@@ -102,7 +117,7 @@ class Mrtr:
                 rid,
             )
             return
-        original, original_method, asked, target = issued
+        original, original_method, asked, target, arguments = issued
         if type(original) is type(rid) and original == rid:
             self._find(
                 rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
@@ -122,6 +137,16 @@ class Mrtr:
                 f"{method} {target_of(method, params)!r}",
                 rid,
             )
+        elif arguments != salient(params):
+            self._find(
+                rules.MRTR_RETRY,
+                where,
+                f"a requestState issued for {method} {target!r} (request {original!r}) is used on a "
+                "request with other arguments: it is not a retry of that request",
+                rid,
+            )
+        else:  # a retry of the request the state was issued for: it answers what was asked
+            self._answers(rid, original, asked, params.get("inputResponses"), where)
         responses = params.get("inputResponses")
         if type(responses) is dict:
             extra = sorted(k for k in responses if k not in asked)
@@ -134,6 +159,21 @@ class Mrtr:
                     rid,
                 )
 
+    def _answers(
+        self, rid: RequestId, original: RequestId, asked: frozenset[str], responses: Any, where: Where
+    ) -> None:
+        """ "If a client receives an InputRequiredResult that contains the inputRequests field, the
+        client MUST construct the requested inputs before retrying" (mrtr, client requirements)."""
+        unanswered = sorted(k for k in asked if type(responses) is not dict or k not in responses)
+        if unanswered:
+            self._find(
+                rules.RETRY_MISSING_INPUT,
+                where,
+                f"the retry of request {original!r} does not answer inputRequests "
+                f"{', '.join(map(repr, unanswered[:5]))}: the client MUST construct the requested inputs",
+                rid,
+            )
+
     def _suspect(self, method: str, rid: RequestId, params: dict[str, Any], state: Any) -> None:
         """A retry whose state was not issued for this very request, to a target the server issues
         state for (one that does not use state may ignore a stray one): its answer will tell whether
@@ -142,10 +182,12 @@ class Mrtr:
         if (method, target) not in self.stateful:
             return
         issued = self.states.get(state) if type(state) is str else None
-        if issued is not None and issued[1] == method and issued[3] == target:
+        own = issued is not None and issued[1] == method and issued[3] == target
+        if own and issued[4] == salient(params):  # type: ignore[index]
             return  # its own state
         if issued is not None:
-            what = f"a requestState issued for {issued[1]} {issued[3]!r} (request {issued[0]!r})"
+            other = " with other arguments" if own else ""
+            what = f"a requestState issued for {issued[1]} {issued[3]!r}{other} (request {issued[0]!r})"
             self.suspects[rid] = (False, what)
         elif type(state) is str and self._altered(state):
             self.suspects[rid] = (True, "an altered copy of a requestState it issued")
@@ -227,5 +269,5 @@ class Mrtr:
                     )
         if type(state) is str:
             target = target_of(method, params)
-            self.states.add(state, (rid, method, frozenset(asked), target))
+            self.states.add(state, (rid, method, frozenset(asked), target, salient(params)))
             self.stateful.add((method, target))

@@ -50,6 +50,12 @@ MRTR_SHAPE = "input-required-shape"
 MRTR_RETRY = "retry-state"
 MRTR_INPUT_KEYS = "retry-input-keys"
 STATE_ACCEPTED = "accepted-request-state"
+RETRY_MISSING_INPUT = "retry-missing-input"
+# The revision's entry points and schema, judged at the server (check/entry.py, check/results.py).
+META_NOT_REFUSED = "meta-not-refused"
+UNSUPPORTED_VERSION = "unsupported-version"
+DISCOVER_MISSING = "discover-not-implemented"
+RESULT_SCHEMA = "result-schema"
 # The recording itself (party "capture"): what a CI gate must tell from a clean session.
 INCOMPLETE_CAPTURE = "incomplete-capture"
 # Promises against evidence (check/promises.py): a tool's annotations against its calls' actions.
@@ -218,6 +224,41 @@ _ALL += [
         STATE_ACCEPTED,
         Severity.ERROR,
         "a retry carrying an altered requestState, or one not issued for it, answered with a success",
+        "modern",
+        "server",
+    ),
+    Rule(
+        RETRY_MISSING_INPUT,
+        Severity.ERROR,
+        "a retry that does not answer every inputRequests key the server asked for",
+        "modern",
+        "client",
+    ),
+    Rule(
+        META_NOT_REFUSED,
+        Severity.ERROR,
+        "a 2026-07-28 request lacking a required _meta field served, or refused with a code but -32602",
+        "modern",
+        "server",
+    ),
+    Rule(
+        UNSUPPORTED_VERSION,
+        Severity.ERROR,
+        "a protocol version the server does not list served, or refused with a code other than -32022",
+        "modern",
+        "server",
+    ),
+    Rule(
+        DISCOVER_MISSING,
+        Severity.ERROR,
+        "server/discover answered -32601 (method not found) by a server that speaks 2026-07-28",
+        "modern",
+        "server",
+    ),
+    Rule(
+        RESULT_SCHEMA,
+        Severity.ERROR,
+        "a 2026-07-28 result (or -32020/-32021/-32022 error) outside the revision's published schema",
         "modern",
         "server",
     ),

@@ -314,7 +314,7 @@ class Session:
                     # input_required: the server needs the user's input before it may act
                     reason = modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
                 else:
-                    modern.complete(rid, pending, (OUT, line, offset, raw, t, index))
+                    modern.complete(rid, pending, result, (OUT, line, offset, raw, t, index))
             if reason is not None:
                 pass
             elif method == "tools/call":
