@@ -1,5 +1,6 @@
 """Shared recordings for the replay tests, each recorded once: a real SDK session with rp_server v1,
-and one with minted_server.py (an elicitation's sealed requestState and a random handle)."""
+one with minted_server.py (an elicitation's sealed requestState and a random handle), and one with
+rp_env.py (tools that show the server's environment, and a random nonce)."""
 
 from __future__ import annotations
 
@@ -78,4 +79,34 @@ def minted_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert seen.results["read"] == f"notes {seen.results['handle']}: groceries"
     sent = [orjson.loads(e.data) for e in open_transcript(path).events() if e.ch == "in"]
     assert any("requestState" in m.get("params", {}) for m in sent)  # a sealed MRTR round trip
+    return path
+
+
+ENV_SERVER = python_server(SERVERS / "rp_env.py")
+RECORDED = {"GREETING": "hello-from-the-recording", "TZ": "Europe/Paris"}  # in the recorded environment
+NONCE = ("tools/call[nonce]:result.content[*].text", "tools/call[nonce]:result.structuredContent.result")
+
+
+async def show_environment(client: Client) -> dict[str, Any]:
+    """env_names, GREETING, TZ, then a nonce."""
+    out: dict[str, Any] = {}
+    for key, call in (
+        ("names", ("env_names", {})),
+        ("greeting", ("getenv", {"name": "GREETING"})),
+        ("tz", ("getenv", {"name": "TZ"})),
+        ("nonce", ("nonce", {})),
+    ):
+        result = await client.call_tool(*call)
+        out[key] = result.content[0].text  # type: ignore[union-attr]
+    return out
+
+
+@pytest.fixture(scope="session")
+def env_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The SDK session with rp_env.py, recorded through `mcptape record` with RECORDED in the
+    server's environment (do not modify)."""
+    path = tmp_path_factory.mktemp("env") / "env.jsonl"
+    seen = sdk_session(ENV_SERVER, record_to=path, script=show_environment, env=dict(RECORDED))
+    assert seen.results["greeting"] == "GREETING=hello-from-the-recording"
+    assert "GREETING" in seen.results["names"].split(",") and seen.results["nonce"].startswith("nonce ")
     return path

@@ -105,6 +105,20 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     metavar="NAME",
     help="Replace command NAME on the server's PATH with a recording stub that exits 255 (repeatable).",
 )
+@click.option(
+    "--env",
+    "set_env",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set NAME in the server's environment (repeatable). The server otherwise gets the variable "
+    "names the transcript recorded: LANG, LC_* and TZ as recorded, the others with this process's "
+    "values, and nothing else (see docs/replay.md).",
+)
+@click.option(
+    "--inherit-env",
+    is_flag=True,
+    help="Give the server this process's whole environment, as before names were recorded (--env applies).",
+)
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
 @click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
 @click.option("--overwrite", is_flag=True, help="Replace the -o file if it exists (default: refuse).")
@@ -177,6 +191,8 @@ def replay_command(
     sarif: str | None = None,
     http_upstream: str | None = None,
     http_allow_remote: bool = False,
+    set_env: tuple[str, ...] = (),
+    inherit_env: bool = False,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -211,6 +227,8 @@ def replay_command(
         http_upstream=http_upstream,
         allow_remote=http_allow_remote,
         keep_dir=keep_dir,
+        set_env=set_env,
+        inherit_env=inherit_env,
     )
     command_given = list(command) or None
     if learn is not None:

@@ -227,7 +227,10 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         raise
     extra: dict[str, object] = {"http": {"upstream": upstream.url, "listen": proxy.url}}
     if child is not None:
+        from mcptape.transcript.envnames import HEADER_KEY, describe
+
         extra["pid"] = child.pid
+        extra[HEADER_KEY] = describe(os.environ)  # names only (values for LANG, LC_*, TZ)
         server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
     writer.header(new_header(list(opts.command), _cwd(), **extra))
     stop = threading.Event()

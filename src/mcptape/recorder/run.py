@@ -212,7 +212,9 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     else:
         writer = TranscriptWriter(fd, clock_start=t0)
     try:
-        extra: dict[str, object] = {"pid": child.pid}
+        from mcptape.transcript.envnames import HEADER_KEY, describe
+
+        extra: dict[str, object] = {"pid": child.pid, HEADER_KEY: describe(os.environ)}  # names only
         if effects is not None:
             listeners: dict[str, object] = {
                 "http_sink": effects.http.url if effects.http is not None and http is None else None,

@@ -72,6 +72,8 @@ def replay(
     announce: Callable[[Server], None] | None = None,
     http_upstream: str | None = None,
     allow_remote: bool = False,
+    set_env: Sequence[str] | Mapping[str, str] = (),
+    inherit_env: bool = False,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -93,6 +95,11 @@ def replay(
     A transcript recorded with `record --http-upstream` is replayed over HTTP (docs/http.md): the
     server is started as above and reached at the recorded URL, or at `http_upstream` (on loopback
     unless `allow_remote`; without a command, the server already running there is used).
+
+    The server gets the variable names the transcript recorded (LANG, LC_* and TZ with their
+    recorded values, the others with their values in `env`, default this process's environment),
+    `set_env` (`NAME=VALUE` strings or a mapping) on top; `inherit_env=True` gives it the whole of
+    `env` instead (see `mcptape.replay.environment`).
     """
     settings = ReplaySettings.resolve(
         config=config,
@@ -109,6 +116,8 @@ def replay(
         keep_dir=keep_dir,
         env=env,
         cwd=cwd,
+        set_env=set_env,
+        inherit_env=inherit_env,
     )
     return run_replay(path, command, settings, output=output, overwrite=overwrite, announce=announce)
 

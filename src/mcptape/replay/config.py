@@ -10,8 +10,17 @@ stderr = false
 
 The file is the nearest `mcptape.toml` or `pyproject.toml` at or above the current directory (in
 one folder, `mcptape.toml` wins); in `mcptape.toml` the same keys stand at the top level, without a
-table header. `mcptape replay --learn N --save` adds its rules to that file's `ignore`
-(`mcptape.replay.configfile`), creating `mcptape.toml` when there is none.
+table header. `mcptape replay --learn N --save` adds its rules to that file
+(`mcptape.replay.configfile`), creating `mcptape.toml` when there is none, scoped to the server
+they were learned from:
+
+[[tool.mcptape.learned]]                    # [[learned]] in mcptape.toml
+server = "rp-server"                        # the recording's serverInfo name, or:
+command = ["python", "-m", "my_server"]     # its recorded command (when it had no serverInfo)
+ignore = ["tools/call:result.content[*].text|json.datetime"]
+
+A learned table applies to a transcript whose recording names that server (`server`, else
+`command`, compared exactly); the top-level `ignore` applies to every one, as it always did.
 """
 
 from __future__ import annotations
@@ -25,8 +34,39 @@ from typing import Any
 from mcptape.diff.ignore import Rule, parse_rules
 from mcptape.errors import UsageError
 
-KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace"}
+KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace", "learned"}
+LEARNED_KNOWN = {"server", "command", "ignore"}
 OWN_FILE = "mcptape.toml"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a recording's server is: its serverInfo name (None: it gave none) and its recorded command."""
+
+    server: str | None
+    command: tuple[str, ...]
+
+
+@dataclass
+class Learned:
+    """Rules learned for one server (a `learned` table): they apply to its recordings only."""
+
+    server: str | None
+    command: tuple[str, ...] | None
+    rules: list[Rule] = field(default_factory=list)
+
+    def matches(self, identity: Identity) -> bool:
+        """By serverInfo name when the table names one, else by the recorded command, exactly."""
+        if self.server is not None:
+            return self.server == identity.server
+        return self.command is not None and self.command == identity.command
+
+    def describe(self) -> str:
+        return (
+            f"server {self.server!r}"
+            if self.server is not None
+            else f"command {shlex.join(self.command or ())}"
+        )
 
 
 @dataclass
@@ -40,6 +80,11 @@ class Config:
     step_timeout: float | None = None
     stderr: bool = False
     pace: str | None = None
+    learned: list[Learned] = field(default_factory=list)
+
+    def rules_for(self, identity: Identity) -> list[Rule]:
+        """The learned rules that apply to a recording of this server (in the file's order)."""
+        return [rule for table in self.learned if table.matches(identity) for rule in table.rules]
 
 
 def find_config(start: Path) -> Path | None:
@@ -127,7 +172,33 @@ def parse_section(section: dict[str, Any], path: Path) -> Config:
     if pace is not None and pace not in ("causal", "recorded"):
         raise UsageError(f'{where}: pace must be "causal" or "recorded"')
     config.pace = pace
+    config.learned = _learned(section.get("learned", []), where)
     return config
+
+
+def _learned(tables: Any, where: str) -> list[Learned]:
+    """The `learned` tables: each names a server (or a command) and its ignore rules."""
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise UsageError(f"{where}: learned must be tables ([[learned]] or [[tool.mcptape.learned]])")
+    out = []
+    for n, table in enumerate(tables, 1):
+        unknown = sorted(set(table) - LEARNED_KNOWN)
+        if unknown:
+            raise UsageError(
+                f"{where}: learned table {n}: unknown key {unknown[0]!r}",
+                hint=f"known keys: {', '.join(sorted(LEARNED_KNOWN))}",
+            )
+        server = table.get("server")
+        if server is not None and (not isinstance(server, str) or not server):
+            raise UsageError(f"{where}: learned table {n}: server must be a server name")
+        command = table.get("command")
+        argv = tuple(command_of(command, f"{where}: learned table {n}")) if command is not None else None
+        if server is None and argv is None:
+            raise UsageError(f"{where}: learned table {n} names no server", hint="give server or command")
+        scope = Learned(server, argv)
+        scope.rules = parse_rules(table.get("ignore", []), f"{where}, learned for {scope.describe()}")
+        out.append(scope)
+    return out
 
 
 def command_of(value: Any, where: str) -> list[str]:

@@ -1,15 +1,19 @@
 """Add ignore rules to the project's settings file, keeping everything else of it as it was.
 
-`mcptape replay --learn N --save` writes here. The file is the one replay reads
-(`config.find_config`), else a new `mcptape.toml` in the current directory. The edit is textual
-(comments, order and formatting stay): new rules go at the end of the `ignore` array, or a new
-`ignore` key goes after the `[tool.mcptape]` header, or a new `[tool.mcptape]` table at the end of
+`mcptape replay --learn N --save` writes here (`add_learned`): the file is the one replay reads
+(`config.find_config`), else a new `mcptape.toml` in the current directory. Learned rules go in the
+`learned` table of the server they were learned from (`[[learned]]` in mcptape.toml,
+`[[tool.mcptape.learned]]` in pyproject.toml): at the end of its `ignore` array, or in a new table
+at the end of the file. `add_rules` adds to the top-level `ignore` (every server's). The edit is
+textual (comments, order and formatting stay): new rules go at the end of an `ignore` array, or a
+new `ignore` key goes after its table's header, or a new `[tool.mcptape]` table at the end of
 pyproject.toml. The result is parsed again before it replaces the file (atomically, same mode); an
-edit that would not read back as the old rules plus the new ones is refused, never written.
+edit that would not read back as the old settings plus the new rules is refused, never written.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import tomllib
@@ -24,6 +28,10 @@ INDENT = "    "
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*mcptape[ \t]*\][ \t]*(?:#.*)?$", re.MULTILINE)
 _ANY_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 _IGNORE_KEY = re.compile(r"^[ \t]*(?:ignore|\"ignore\"|'ignore')[ \t]*=[ \t]*", re.MULTILINE)
+_LEARNED_OWN = re.compile(r"^[ \t]*\[\[[ \t]*learned[ \t]*\]\][ \t]*(?:#.*)?$", re.MULTILINE)
+_LEARNED_PYPROJECT = re.compile(
+    r"^[ \t]*\[\[[ \t]*tool[ \t]*\.[ \t]*mcptape[ \t]*\.[ \t]*learned[ \t]*\]\][ \t]*(?:#.*)?$", re.MULTILINE
+)
 
 
 def save_target(start: Path | None = None) -> Path:
@@ -53,6 +61,77 @@ def add_rules(path: Path, rules: Sequence[str]) -> list[str]:
         )
     _write(path, edited)
     return new
+
+
+def add_learned(path: Path, server: str | None, command: Sequence[str], rules: Sequence[str]) -> list[str]:
+    """Add `rules` to the learned table of the server named `server` (its serverInfo name; None:
+    the one whose recorded `command` this is), creating the table (and the file) when missing;
+    return the rules added (not those already there, nor those of the top-level `ignore`)."""
+    text = _read(path)
+    section = (section_of(tomllib.loads(text), path) if text else None) or {}
+    everyone = section.get("ignore", [])
+    tables = section.get("learned", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise UsageError(f"{path}: learned must be tables", hint="fix the file, then --save again")
+    index = next((i for i, t in enumerate(tables) if _same_scope(t, server, command)), None)
+    existing = list(tables[index].get("ignore", [])) if index is not None else []
+    new = [r for r in dict.fromkeys(rules) if r not in existing and r not in everyone]
+    if not new:
+        return []
+    expected = copy.deepcopy(section)
+    if index is None:
+        table: dict[str, Any] = {"server": server} if server is not None else {"command": list(command)}
+        expected.setdefault("learned", []).append({**table, "ignore": new})
+        edited = _append_table(text, path, table, new)
+    else:
+        expected["learned"][index]["ignore"] = [*existing, *new]
+        edited = _edit_table(text, path, index, len(tables), "ignore" in tables[index], new)
+    if (section_of(_parse(edited, path), path) or {}) != expected:
+        raise UsageError(
+            f"cannot add the rules to {path} by itself (its learned tables are written in a form it "
+            "does not edit)",
+            hint="add them to that server's learned ignore by hand: "
+            + ", ".join(toml_string(r) for r in new),
+        )
+    _write(path, edited)
+    return new
+
+
+def _same_scope(table: dict[str, Any], server: str | None, command: Sequence[str]) -> bool:
+    if server is not None:
+        return bool(table.get("server") == server)
+    return table.get("server") is None and table.get("command") == list(command)
+
+
+def _append_table(text: str, path: Path, table: dict[str, Any], new: Sequence[str]) -> str:
+    """A new learned table at the end of the file."""
+    header = "[[learned]]" if is_own_file(path) else "[[tool.mcptape.learned]]"
+    if not text and is_own_file(path):
+        text = "# mcptape settings (read by mcptape replay, mcptape diff and the pytest plugin)\n"
+    sep = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
+    if "server" in table:
+        scope = f"server = {toml_string(table['server'])}\n"
+    else:
+        scope = "command = [" + ", ".join(toml_string(a) for a in table["command"]) + "]\n"
+    return f"{text}{sep}{header}\n{scope}{_array_key(new)}"
+
+
+def _edit_table(text: str, path: Path, index: int, count: int, has_ignore: bool, new: Sequence[str]) -> str:
+    """Add to the ignore of the `index`-th learned table (of `count`, each under its own header)."""
+    pattern = _LEARNED_OWN if is_own_file(path) else _LEARNED_PYPROJECT
+    spans = _code_positions(text)
+    headers = [m for m in pattern.finditer(text) if any(a <= m.start() < b for a, b in spans)]
+    if len(headers) != count:
+        return text  # refused by the read-back check
+    start = headers[index].end() + 1 if headers[index].end() < len(text) else headers[index].end()
+    end = _next_header(text, start)
+    if not has_ignore:
+        prefix = "" if text[start - 1 : start] == "\n" else "\n"
+        return text[:start] + prefix + _array_key(new) + text[start:]
+    key = _code_match(_IGNORE_KEY, text, start, end)
+    if key is None or text[key.end() : key.end() + 1] != "[":
+        return text
+    return _append_items(text, key.end(), new)
 
 
 def _edit(text: str, path: Path, has_ignore: bool, new: Sequence[str]) -> str:

@@ -67,7 +67,10 @@ def learn_noise(
             f"--learn {runs}: learning needs 2 to {MAX_RUNS} replays",
             hint="3 is usually enough: --learn 3",
         )
-    before = list(settings.rules)
+    from mcptape.replay.scope import with_learned
+    from mcptape.transcript import open_transcript
+
+    before = list(with_learned(settings, open_transcript(path)).rules)  # as each replay will have them
     folder = Path(tempfile.mkdtemp(prefix="mcptape-learn-"))
     try:
         results: list[ReplayResult] = []

@@ -20,8 +20,11 @@ STEADY = "not learned, the same in every replay but not as recorded (accept it w
 MINTED = "not learned, values the server minted and the client sent back (carried over)"
 
 
-def render_learned(learned: Learned, saved: tuple[Path, list[str]] | None, *, save_to: Path | None) -> str:
-    """The text report. `saved` is (file, rules added) after `--save`; `save_to` the file it would use."""
+def render_learned(
+    learned: Learned, saved: tuple[Path, list[str]] | None, *, save_to: Path | None, scope: str = ""
+) -> str:
+    """The text report. `saved` is (file, rules added) after `--save`; `save_to` the file it would
+    use; `scope` the server the rules are saved for (`server 'rp-server'`)."""
     runs = learned.runs
     out = [
         f"mcptape replay --learn {len(runs)}: {escape_text(str(learned.transcript))} "
@@ -53,10 +56,15 @@ def render_learned(learned: Learned, saved: tuple[Path, list[str]] | None, *, sa
         path, added = saved
         kept = len(lesson.proposals) - len(added)
         note = f" ({kept} already there)" if kept else ""
-        out.append(f"saved {len(added)} rule(s) to {escape_text(str(path))}{note}")
+        out.append(f"saved {len(added)} rule(s) to {escape_text(str(path))}{_for(scope)}{note}")
     elif lesson.proposals and save_to is not None:
-        out.append(f"not saved: add --save to put them in {escape_text(str(save_to))}")
+        out.append(f"not saved: add --save to put them in {escape_text(str(save_to))}{_for(scope)}")
     return "\n".join(out) + "\n"
+
+
+def _for(scope: str) -> str:
+    """` for server 'rp-server'`: the rules apply to that server's recordings only."""
+    return f" for {escape_text(scope)}" if scope else ""
 
 
 def _places(out: list[str], heading: str, places: list[Place]) -> None:
@@ -76,7 +84,9 @@ def _values(values: list[Any]) -> str:
     return shown + (f" (+{more} more)" if more > 0 else "")
 
 
-def learned_to_json(learned: Learned, saved: tuple[Path, list[str]] | None) -> dict[str, Any]:
+def learned_to_json(
+    learned: Learned, saved: tuple[Path, list[str]] | None, *, scope: str = ""
+) -> dict[str, Any]:
     """The same report as one JSON document (values as JSON; a missing member is null)."""
     lesson = learned.lesson
     return {
@@ -97,6 +107,7 @@ def learned_to_json(learned: Learned, saved: tuple[Path, list[str]] | None) -> d
         "unpaired": list(lesson.unpaired),
         "same_after": learned.same_after,
         "saved": None if saved is None else {"file": str(saved[0]), "added": saved[1]},
+        "scope": scope or None,
     }
 
 

@@ -80,7 +80,14 @@ def render_not_compared(diff: Diff) -> list[str]:
 
 # What a replay (and a recording) sets in the server's environment, pointing at this run's own HTTP
 # sink and executor tap: a tool that shows its environment differs there from run to run.
-SET_BY_MCPTAPE = ("MCPTAPE_EXEC_FD", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+SET_BY_MCPTAPE = (
+    "MCPTAPE_EXEC_FD",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "NODE_USE_ENV_PROXY",
+)
 
 
 def environment_notes(diff: Diff) -> list[str]:

@@ -46,6 +46,8 @@ class _Settings:
     update: bool
     timeout: float | None
     keep_dir: str | None = None
+    set_env: tuple[str, ...] = ()
+    inherit_env: bool = False
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -82,6 +84,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="Keep the new sessions that differ under DIR (default: pytest's own temporary folder, "
         "of which pytest keeps the last 3 runs).",
+    )
+    group.addoption(
+        "--mcptape-env",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="Set NAME in the server's environment (repeatable; as replay --env).",
+    )
+    group.addoption(
+        "--mcptape-inherit-env",
+        action="store_true",
+        default=False,
+        help="Give the server pytest's whole environment instead of the recorded names "
+        "(as replay --inherit-env).",
     )
 
 
@@ -122,6 +138,8 @@ def _settings(config: pytest.Config, command: list[str] | None, cfg: Config) -> 
         bool(config.getoption("--mcptape-update")),
         config.getoption("--mcptape-step-timeout"),
         config.getoption("--mcptape-keep-dir"),
+        tuple(config.getoption("--mcptape-env")),
+        bool(config.getoption("--mcptape-inherit-env")),
     )
 
 
@@ -205,9 +223,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     settings = parent.config.stash.get(_KEY, None)
     if settings is None and parent.config.stash.get(_FALLBACK, False) and _is_transcript(file_path):
-        from mcptape.replay.config import Config
-
-        settings = parent.config.stash[_KEY] = _settings(parent.config, None, Config())
+        settings = parent.config.stash[_KEY] = _settings(parent.config, None, _fallback_config(parent.config))
     roots = settings.config.transcripts if settings is not None else []
     if roots and not _under(file_path, roots):
         return None
@@ -219,6 +235,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         parent.config.stash[_UNSERVED].append(file_path)
         return None
     return TranscriptFile.from_parent(parent, path=file_path)
+
+
+def _fallback_config(config: pytest.Config) -> Config:
+    """The settings file's rules (top-level and learned) when no server is configured: read once a
+    transcript is met, as `mcptape replay DIR` reads them."""
+    from mcptape.errors import MCPTapeError
+    from mcptape.replay.config import Config, load_config
+
+    found = _settings_file(config.invocation_params.dir)
+    try:
+        return load_config(pyproject=found) if found is not None else Config()
+    except MCPTapeError as exc:
+        raise pytest.UsageError(f"mcptape: {exc}") from None
 
 
 def _is_transcript(path: Path) -> bool:
@@ -296,6 +325,8 @@ class TranscriptItem(pytest.Item):
             ignore=settings.ignore,
             step_timeout=settings.timeout,
             keep_dir=settings.keep_dir if settings.keep_dir is not None else self._session_folder(),
+            set_env=settings.set_env,
+            inherit_env=settings.inherit_env,
         )
         result: ReplayResult = replay_with(self.path, settings.command, resolved)
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))

@@ -16,7 +16,9 @@ from mcptape.check.report import finding_json, raw_json
 from mcptape.diff.compare import MISSING, Change, Hidden
 from mcptape.diff.ignore import render_path
 from mcptape.diff.sessions import RESPONSE, STDOUT_KEPT, Diff, Pair
+from mcptape.replay.environment import Environment, environment_json, environment_lines
 from mcptape.replay.notes import MAX_LINES, render_not_compared, render_substitutions, stderr_lines
+from mcptape.replay.surfacechange import surface_json, surface_lines
 from mcptape.replay.titles import VALUE_LIMIT, pair_title, source_title, value_of
 from mcptape.replay.titles import show_value as show_value  # `render.show_value`, as before the split
 from mcptape.textsafe import escape, escape_text
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
     from mcptape.replay.outcome import Run
     from mcptape.replay.where import Server
+    from mcptape.surface.compare import Diff as SurfaceDiff
 
 
 class ReplayResult(Protocol):
@@ -50,6 +53,10 @@ class ReplayResult(Protocol):
     def server(self) -> Server | None: ...
     @property
     def same(self) -> bool: ...
+    @property
+    def environment(self) -> Environment | None: ...
+    @property
+    def surface(self) -> SurfaceDiff | None: ...
 
 
 MAX_PAIRS = 50
@@ -170,7 +177,9 @@ def render_replay(result: ReplayResult) -> str:
         label = "error" if issue.error else "warning"
         lines.append(f"{label} ({issue.kind}): {escape_text(issue.message)}")
     lines.extend(render_substitutions(run.substitutions))
+    lines.extend(surface_lines(result.surface))
     lines.extend(render_diff(result.diff))
+    lines.extend(environment_lines(result.environment, result.diff))
     analysis = result.diff.new_analysis
     if analysis is not None and analysis.stderr.size and (not run.completed or result.diff.exit_differs):
         head = bytes(analysis.stderr.head).splitlines()[-MAX_LINES:]
@@ -296,5 +305,7 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
         },
         "notes": result.notes,
     }
+    out["environment"] = environment_json(result.environment, result.diff)
+    out["surface"] = surface_json(result.surface)
     out["diff"] = diff_to_json(result.diff)
     return out

@@ -11,8 +11,10 @@ from typing import Any
 
 from mcptape.diff.sessions import Diff
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+from mcptape.replay.environment import Environment
 from mcptape.replay.outcome import Issue, Run, Substitution
 from mcptape.replay.where import Server
+from mcptape.surface.compare import Diff as SurfaceDiff
 from mcptape.transcript.events import Header
 
 
@@ -29,6 +31,8 @@ class ReplayResult:
     notes: list[str] = field(default_factory=list)
     kept: bool = True  # False when the temporary new session was removed (the sessions were the same)
     server: Server | None = None  # the command run, where, and where it came from
+    environment: Environment | None = None  # the server's environment (None: no server was started)
+    surface: SurfaceDiff | None = None  # the tool surfaces compared (None: neither session listed one)
 
     @property
     def issues(self) -> list[Issue]:

@@ -40,8 +40,10 @@ class ReplaySettings:
     http_upstream: str | None = None  # where an HTTP transcript is replayed (None: the recorded URL)
     allow_remote: bool = False  # let http_upstream name a host that is not loopback
     keep_dir: str | os.PathLike[str] | None = None
-    env: Mapping[str, str] | None = field(default=None, compare=False)
+    env: Mapping[str, str] | None = field(default=None, compare=False)  # the replayer's (None: os.environ)
     cwd: str | None = None  # where the server runs (None: the recorded folder for a recorded command)
+    set_env: Mapping[str, str] = field(default_factory=dict, compare=False)  # --env NAME=VALUE
+    inherit_env: bool = False  # the replayer's whole environment, not the recorded names
 
     @classmethod
     def resolve(
@@ -61,9 +63,17 @@ class ReplaySettings:
         keep_dir: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        set_env: Sequence[str] | Mapping[str, str] = (),
+        inherit_env: bool = False,
     ) -> ReplaySettings:
         """The options given, else the settings file's (`config=True`: the nearest one; a `Config`;
-        False: none), else the defaults. UsageError for a pace or a timeout out of range."""
+        False: none), else the defaults. UsageError for a pace or a timeout out of range, or an
+        `--env` item that is not NAME=VALUE. `env` is the environment the recorded names take their
+        values from (default: this process's); `set_env` the variables given; `inherit_env` passes
+        all of `env` (see `replay.environment`)."""
+        from mcptape.replay.environment import parse_assignments
+
+        assigned = dict(set_env) if isinstance(set_env, Mapping) else parse_assignments(set_env)
         cfg = config_of(config)
         pace = pace or (cfg.pace if cfg is not None and cfg.pace else CAUSAL)
         if pace not in (CAUSAL, RECORDED):
@@ -92,6 +102,8 @@ class ReplaySettings:
             keep_dir=keep_dir,
             env=env,
             cwd=cwd,
+            set_env=assigned,
+            inherit_env=inherit_env,
         )
 
 

@@ -19,9 +19,12 @@ from mcptape.diff.channels import NOT_OBSERVED, unobserved_channels
 from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import OutputError, UsageError
 from mcptape.replay.cassette import Player, cassette_player, unmatched_issues
+from mcptape.replay.environment import environment_for
 from mcptape.replay.outcome import EXECUTED_ACTIONS, UNMATCHED_SECRET, Issue, Run
 from mcptape.replay.result import ReplayResult
+from mcptape.replay.scope import with_learned
 from mcptape.replay.settings import ReplaySettings
+from mcptape.replay.surfacechange import surface_change
 from mcptape.replay.transport import HTTP, Job, check_fits, driver_for, transport_of
 from mcptape.replay.where import GIVEN, Server, server_for, session_folder, stubs_for
 from mcptape.share.outputs import same_file
@@ -43,9 +46,16 @@ def run_replay(
     """Replay the transcript at `path` against `command` (see `replay.api.replay`), over the
     transport it was recorded on, and diff the sessions."""
     original = open_recording(path)  # read again for each pass (plan, diff), never held whole
+    settings = with_learned(settings, original)  # the rules learned for this recording's server
     transport = transport_of(original.header)
     check_fits(Path(path), transport, settings)
     server = choose_server(original, command, settings, transport)
+    environment = None
+    if server.command:  # a server already running (over HTTP) has its own environment
+        environment = environment_for(
+            original.header.extra, settings.set_env, inherit=settings.inherit_env, here=settings.env
+        )
+        settings = dataclasses.replace(settings, env=environment.env)
     player = cassette_player(original.header.extra, original.events(), settings.http_match)
     from mcptape.share.unredact import load_unredactor
 
@@ -61,6 +71,7 @@ def run_replay(
         http=player.listener if player is not None else None,
     )
     run, new_transcript, diff = _drive_and_diff(transport, job, announce, temporary=output is None)
+    surface = surface_change(original, new_transcript, diff)  # its own line, not only a tools/list diff
     result = ReplayResult(
         original=Path(path),
         new=new_path,
@@ -70,6 +81,8 @@ def run_replay(
         diff=diff,
         notes=_notes(path, original) + _notes(new_path, new_transcript),
         server=server,
+        environment=environment,
+        surface=surface,
     )
     _run_issues(result, unredactor, player)
     if output is None and result.same:

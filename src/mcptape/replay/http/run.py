@@ -36,6 +36,7 @@ from mcptape.replay.http.plan import make_http_plan
 from mcptape.replay.outcome import Run
 from mcptape.replay.transport import Job
 from mcptape.textsafe import escape_text
+from mcptape.transcript.envnames import HEADER_KEY, describe
 from mcptape.transcript.files import open_output
 from mcptape.transcript.reader import open_transcript
 from mcptape.transcript.wire import HTTP_IN, STDOUT
@@ -164,6 +165,7 @@ class HttpReplay:
         }
         if server is not None:
             extra["pid"] = server.child.pid
+            extra[HEADER_KEY] = describe(os.environ if job.settings.env is None else job.settings.env)
         writer.header(new_header(job.server.command, job.server.cwd or str(Path.cwd()), **extra))
 
     def _drive(self, proxy: ReverseProxy, server: QuietServer | None, spool: Spool) -> str | None:

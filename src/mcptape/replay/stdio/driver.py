@@ -9,6 +9,7 @@ and the client sent back is replaced by the one the new server minted at the sam
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from mcptape.replay.outcome import (
 )
 from mcptape.replay.settings import CAUSAL, RECORDED
 from mcptape.replay.stdio.plan import Plan, Send
+from mcptape.transcript.envnames import HEADER_KEY, describe
 
 UNANSWERABLE = -32601
 
@@ -92,7 +94,10 @@ class StdioDriver:
             env=self.env,
             cwd=self.cwd,
             shutdown_timeout=self.shutdown_timeout,
-            header={"replay": self.header} if self.header else None,
+            header={
+                **({"replay": self.header} if self.header else {}),
+                HEADER_KEY: describe(os.environ if self.env is None else self.env),  # as record writes it
+            },
             http=self.http,
         )
         self.harness = harness
