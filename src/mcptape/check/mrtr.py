@@ -183,7 +183,7 @@ class Mrtr:
             return
         issued = self.states.get(state) if type(state) is str else None
         own = issued is not None and issued[1] == method and issued[3] == target
-        if own and issued[4] == salient(params):  # type: ignore[index]
+        if own and issued is not None and issued[4] == salient(params):
             return  # its own state
         if issued is not None:
             other = " with other arguments" if own else ""
