@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcptape.diff.ignore import parse_rule
 from mcptape.diff.sessions import diff_events
 from tests.replay.events import (
@@ -62,8 +64,10 @@ def test_a_missing_answer_and_an_extra_one_are_differences() -> None:
     ]
 
 
-def test_notifications_are_compared_per_method_in_order() -> None:
-    """Progress and log notifications interleaved differently are the same; a changed log text is not."""
+def test_notifications_are_compared_per_method_by_content() -> None:
+    """Progress and log notifications interleaved differently are the same; a changed log text is not:
+    a notification no request caused is matched by content (issue 27.11), so the old text is gone
+    and the new one is new."""
     log = notification("notifications/message", level="info", data="a")
     progress = notification("notifications/progress", progressToken=1, progress=1)
     old = base().answer(log).answer(progress).end()
@@ -72,12 +76,16 @@ def test_notifications_are_compared_per_method_in_order() -> None:
     changed = (
         base().answer(progress).answer(notification("notifications/message", level="info", data="b")).end()
     )
-    [pair] = diff_events(old.events, changed.events).differing
-    assert (pair.kind, pair.scope, [c.where for c in pair.changes]) == (
+    gone, added = diff_events(old.events, changed.events).differing
+    assert (gone.kind, gone.scope, added.kind, added.scope) == (
         "notification",
         "notifications/message",
-        ["params.data"],
+        "notification",
+        "notifications/message",
     )
+    assert (gone.new, added.old) == (None, None)
+    values: list[Any] = [gone.old.value if gone.old else None, added.new.value if added.new else None]
+    assert [value["params"]["data"] for value in values] == ["a", "b"]
 
 
 def test_server_requests_are_compared_without_their_id() -> None:
