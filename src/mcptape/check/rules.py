@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcptape.check import modernrules
 from mcptape.check.model import Severity
 
 
@@ -33,29 +34,28 @@ UNKNOWN_RESPONSE_ID = "unknown-response-id"
 UNANSWERED_REQUEST = "unanswered-request"
 SCHEMA_VIOLATION = "schema-violation"
 EXEC_AFTER_REJECT = "exec-after-reject"
-# The 2026-07-28 revision (check/modern.py); each cites its spec sentence in docs/check.md.
-MISSING_META = "missing-meta"
-REMOVED_METHOD = "removed-method"
-RESULT_TYPE = "missing-result-type"
-CACHE_HINTS = "cache-hints"
-LEGACY_SERVER = "legacy-server"
-UNREQUESTED_LOG = "unrequested-log"
-PROGRESS_AFTER_COMPLETION = "progress-after-completion"
-CANCEL_UNKNOWN = "cancel-unknown-request"
-SERVER_CANCEL = "server-cancel"
-ANSWER_AFTER_CANCEL = "answer-after-cancel"
-SUBSCRIPTION = "unrequested-notification"
-ERROR_CODE = "reserved-error-code"
-MRTR_SHAPE = "input-required-shape"
-MRTR_RETRY = "retry-state"
-MRTR_INPUT_KEYS = "retry-input-keys"
-STATE_ACCEPTED = "accepted-request-state"
-RETRY_MISSING_INPUT = "retry-missing-input"
-# The revision's entry points and schema, judged at the server (check/entry.py, check/results.py).
-META_NOT_REFUSED = "meta-not-refused"
-UNSUPPORTED_VERSION = "unsupported-version"
-DISCOVER_MISSING = "discover-not-implemented"
-RESULT_SCHEMA = "result-schema"
+# The 2026-07-28 revision: ids and rows in check/modernrules.py, the ids named here as well.
+ANSWER_AFTER_CANCEL = modernrules.ANSWER_AFTER_CANCEL
+CACHE_HINTS = modernrules.CACHE_HINTS
+CANCEL_UNKNOWN = modernrules.CANCEL_UNKNOWN
+DISCOVER_MISSING = modernrules.DISCOVER_MISSING
+ERROR_CODE = modernrules.ERROR_CODE
+LEGACY_SERVER = modernrules.LEGACY_SERVER
+META_NOT_REFUSED = modernrules.META_NOT_REFUSED
+MISSING_META = modernrules.MISSING_META
+MRTR_INPUT_KEYS = modernrules.MRTR_INPUT_KEYS
+MRTR_RETRY = modernrules.MRTR_RETRY
+MRTR_SHAPE = modernrules.MRTR_SHAPE
+PROGRESS_AFTER_COMPLETION = modernrules.PROGRESS_AFTER_COMPLETION
+REMOVED_METHOD = modernrules.REMOVED_METHOD
+RESULT_SCHEMA = modernrules.RESULT_SCHEMA
+RESULT_TYPE = modernrules.RESULT_TYPE
+RETRY_MISSING_INPUT = modernrules.RETRY_MISSING_INPUT
+SERVER_CANCEL = modernrules.SERVER_CANCEL
+STATE_ACCEPTED = modernrules.STATE_ACCEPTED
+SUBSCRIPTION = modernrules.SUBSCRIPTION
+UNREQUESTED_LOG = modernrules.UNREQUESTED_LOG
+UNSUPPORTED_VERSION = modernrules.UNSUPPORTED_VERSION
 # The recording itself (party "capture"): what a CI gate must tell from a clean session.
 INCOMPLETE_CAPTURE = "incomplete-capture"
 # Promises against evidence (check/promises.py): a tool's annotations against its calls' actions.
@@ -132,137 +132,7 @@ _ALL = [
     ),
 ]
 
-_ALL += [
-    Rule(MISSING_META, Severity.ERROR, "a 2026-07-28 request without a required _meta field", "modern"),
-    Rule(REMOVED_METHOD, Severity.ERROR, "a method or notification removed in 2026-07-28", "modern"),
-    Rule(RESULT_TYPE, Severity.ERROR, "a 2026-07-28 result without resultType", "modern", "server"),
-    Rule(
-        LEGACY_SERVER,
-        Severity.WARNING,
-        "a 2026-07-28 client that never sent server/discover, answered by a server of an earlier era",
-        "modern",
-        "client",
-    ),
-    Rule(
-        CACHE_HINTS,
-        Severity.ERROR,
-        "a cacheable 2026-07-28 result without ttlMs >= 0 and cacheScope public|private",
-        "modern",
-        "server",
-    ),
-    Rule(
-        UNREQUESTED_LOG,
-        Severity.ERROR,
-        "notifications/message no request asked for, or without the logging capability",
-        "modern",
-        "server",
-    ),
-    Rule(
-        PROGRESS_AFTER_COMPLETION,
-        Severity.ERROR,
-        "notifications/progress for a request that completed, or a token no request provided",
-        "modern",
-        "server",
-    ),
-    Rule(
-        CANCEL_UNKNOWN,
-        Severity.ERROR,
-        "notifications/cancelled for a request the client never sent",
-        "modern",
-        "client",
-    ),
-    Rule(
-        SERVER_CANCEL,
-        Severity.ERROR,
-        "a server's notifications/cancelled for anything but a subscriptions/listen request",
-        "modern",
-        "server",
-    ),
-    Rule(
-        ANSWER_AFTER_CANCEL,
-        Severity.WARNING,
-        "an answer well after the client cancelled the request (a race only within 100 ms)",
-        "modern",
-        "server",
-    ),
-    Rule(
-        SUBSCRIPTION,
-        Severity.ERROR,
-        "a change notification no open subscriptions/listen asked for, or without its subscriptionId",
-        "modern",
-        "server",
-    ),
-    Rule(
-        ERROR_CODE,
-        Severity.ERROR,
-        "a retired error code (-32002, -32042) or an undefined one of the MCP-reserved range",
-        "modern",
-        "server",
-    ),
-    Rule(
-        MRTR_SHAPE,
-        Severity.ERROR,
-        "an input_required answer where none is allowed, empty, or asking what the client cannot give",
-        "modern",
-        "server",
-    ),
-    Rule(
-        MRTR_RETRY,
-        Severity.ERROR,
-        "a retry whose requestState was never issued (altered), reuses the id, or serves another method",
-        "modern",
-        "client",
-    ),
-    Rule(
-        MRTR_INPUT_KEYS,
-        Severity.WARNING,
-        "a retry's inputResponses answers keys the server did not ask for",
-        "modern",
-        "client",
-    ),
-    Rule(
-        STATE_ACCEPTED,
-        Severity.ERROR,
-        "a retry carrying an altered requestState, or one not issued for it, answered with a success",
-        "modern",
-        "server",
-    ),
-    Rule(
-        RETRY_MISSING_INPUT,
-        Severity.ERROR,
-        "a retry that does not answer every inputRequests key the server asked for",
-        "modern",
-        "client",
-    ),
-    Rule(
-        META_NOT_REFUSED,
-        Severity.ERROR,
-        "a 2026-07-28 request lacking a required _meta field served, or refused with a code but -32602",
-        "modern",
-        "server",
-    ),
-    Rule(
-        UNSUPPORTED_VERSION,
-        Severity.ERROR,
-        "a protocol version the server does not list served, or refused with a code other than -32022",
-        "modern",
-        "server",
-    ),
-    Rule(
-        DISCOVER_MISSING,
-        Severity.ERROR,
-        "server/discover answered -32601 (method not found) by a server that speaks 2026-07-28",
-        "modern",
-        "server",
-    ),
-    Rule(
-        RESULT_SCHEMA,
-        Severity.ERROR,
-        "a 2026-07-28 result (or -32020/-32021/-32022 error) outside the revision's published schema",
-        "modern",
-        "server",
-    ),
-]
+_ALL += [Rule(*row) for row in modernrules.ROWS]
 
 _ALL += [
     Rule(
