@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,30 @@ def server_everything() -> list[str]:
     node = shutil.which("node")
     assert node and script.exists(), "run ./dev.sh test to install the npm test servers (needs node and npm)"
     return [node, str(script), "stdio"]
+
+
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder `name`, filled by `make` once per test run and shared by every xdist worker.
+
+    For an expensive run (a client probe, the docs' sandbox) that several tests read: the first
+    worker to ask makes it under the run's base temporary folder while holding a lock, the others
+    wait for it and read the same files. A `make` that fails is tried again by the next caller.
+    """
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # a worker's folder is popen-gwN under the run's
+    folder = base / f"once-{name}"
+    with open(base / f"once-{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (folder / ".made").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                make(folder)
+                (folder / ".made").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder
 
 
 @pytest.fixture

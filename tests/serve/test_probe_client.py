@@ -7,26 +7,22 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import orjson
+import pytest
 
 from mcptape.serve.injectcases import CASES
-from tests.serve.conftest import Recorded
-from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
+from tests.serve.conftest import ProbeRun, Recorded
+from tests.serve.helpers import PYTHON, mcptape
 
 VERDICTS = {"pass", "warning", "FAIL", "inconclusive", "n/a"}
 
 
-def test_probe_client_against_the_sdk_client_gives_a_verdict_per_case(
-    time_recording: Recorded, tmp_path: Path
-) -> None:
+@pytest.mark.timeout(300)  # the shared probe run (every case), perhaps made by this test
+def test_probe_client_against_the_sdk_client_gives_a_verdict_per_case(sdk_client_probe: ProbeRun) -> None:
     """A clean run, then ten cases: one row each in the table, the same in probe-client.json and in
     JUnit; valid traffic passes only when the client went on as if nothing happened; the exit code
     follows the verdicts."""
-    out, junit = tmp_path / "probe", tmp_path / "client.xml"
-    proc = mcptape(
-        "probe", "--client", "--from", time_recording.path, "-o", out, "--junit", junit,
-        "--step-timeout", "3", "-j", "2", "--", PYTHON, SDK_CLIENT, "--together",
-        timeout=180,
-    )  # fmt: skip
+    proc = sdk_client_probe  # `probe --client ... -o probe --junit c.xml ... -- python sdk_client.py`
+    out, junit = proc.cwd / "probe", proc.cwd / "c.xml"
     table = proc.stdout.decode()
     assert "case                    verdict  what the client did" in table, table
     document = orjson.loads((out / "probe-client.json").read_bytes())

@@ -16,7 +16,7 @@ import pytest
 from mcptape.serve.clientprobe import START
 from mcptape.serve.injectcases import CASES
 from tests.ci.sarif import assert_valid_sarif
-from tests.serve.conftest import Recorded
+from tests.serve.conftest import ProbeRun, Recorded
 from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
 
 LEVEL = {"FAIL": "error", "inconclusive": "error", "warning": "warning"}
@@ -43,21 +43,16 @@ def _bytes_of(record: dict[str, Any]) -> bytes:
     return base64.b64decode(record["b64"]) if "b64" in record else record["data"].encode()
 
 
-def test_the_client_probe_s_junit_and_sarif_follow_its_table(
-    time_recording: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.timeout(300)  # the shared probe run (every case), perhaps made by this test
+def test_the_client_probe_s_junit_and_sarif_follow_its_table(sdk_client_probe: ProbeRun) -> None:
     """Every case against the SDK client, with --junit and --sarif: the JUnit totals are the
     table's verdicts (FAIL a failure, inconclusive an error, n/a skipped), one SARIF result per case
     that did not pass, `client-probe/CASE` described by the case's title, located in the case's
     served transcript at the stdout record written when its hard output was played."""
-    monkeypatch.chdir(tmp_path)
-    proc = mcptape(
-        "probe", "--client", "--from", time_recording.path, "-o", "probe", "--junit", "c.xml",
-        "--sarif", "c.sarif", "--step-timeout", "3", "-j", "2", "--", PYTHON, SDK_CLIENT, "--together",
-        timeout=180,
-    )  # fmt: skip
+    proc = sdk_client_probe  # `probe --client ... -o probe --junit c.xml --sarif c.sarif ...`
+    where = proc.cwd  # where it ran: the paths in its reports are relative to it
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
-    played = orjson.loads((tmp_path / "probe" / "probe-client.json").read_bytes())["cases"]
+    played = orjson.loads((where / "probe" / "probe-client.json").read_bytes())["cases"]
     ids = [c["id"] for c in played]
     titles = {c["id"]: c["title"] for c in played}  # a pair case's title is the form it was played in
     assert all(
@@ -66,7 +61,7 @@ def test_the_client_probe_s_junit_and_sarif_follow_its_table(
     verdicts = _table_verdicts(proc.stdout.decode(), ids)
     assert proc.returncode == (1 if {"FAIL", "inconclusive"} & set(verdicts.values()) else 0)
 
-    root = ET.parse(tmp_path / "c.xml").getroot()
+    root = ET.parse(where / "c.xml").getroot()
     assert root.tag == "testsuites" and root.get("name") == "mcptape probe --client"
     tally = list(verdicts.values())
     assert root.get("tests") == str(len(ids)) == "11"
@@ -80,7 +75,7 @@ def test_the_client_probe_s_junit_and_sarif_follow_its_table(
         tags = {child.tag for child in case} - {"system-out", "system-err"}
         assert tags == ({JUNIT_TAG[verdicts[case_id]]} if verdicts[case_id] in JUNIT_TAG else set())
 
-    log = orjson.loads((tmp_path / "c.sarif").read_bytes())
+    log = orjson.loads((where / "c.sarif").read_bytes())
     assert_valid_sarif(log)
     run = log["runs"][0]
     assert run["tool"]["driver"]["fullName"] == "mcptape probe --client"
@@ -96,12 +91,12 @@ def test_the_client_probe_s_junit_and_sarif_follow_its_table(
         assert result["message"]["text"].startswith(f"{titles[case_id]}: {verdicts[case_id]}\ndid: ")
         physical = result["locations"][0]["physicalLocation"]
         assert physical["artifactLocation"]["uri"] == f"probe/client-{case_id}.jsonl"
-        served = orjson.loads((tmp_path / "probe" / f"client-{case_id}.report.json").read_bytes())
+        served = orjson.loads((where / "probe" / f"client-{case_id}.report.json").read_bytes())
         inject = served["inject"][0]
         if not inject["played"]:
             assert "region" not in physical
             continue
-        transcript = tmp_path / "probe" / f"client-{case_id}.jsonl"
+        transcript = where / "probe" / f"client-{case_id}.jsonl"
         line = physical["region"]["startLine"]
         record = _record_at(transcript, line)
         assert record["ch"] == "out" and record["t"] >= inject["at"]["t"] - 1e-6, record
