@@ -8,7 +8,8 @@ import base64
 import h11
 
 from mcptape.diff.minted import Use
-from mcptape.replay.http.wire import RecordedRequest, ResponseReader
+from mcptape.recorder.httpread import ResponseReader
+from mcptape.replay.http.wire import RecordedRequest
 from mcptape.replay.minted import substitute, with_id
 
 BODY = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{"h":"old-token-1234"}}}'

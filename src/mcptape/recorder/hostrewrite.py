@@ -10,6 +10,8 @@ came. A head not complete yet is held back until it is (at most h11's head limit
 
 from __future__ import annotations
 
+import ipaddress
+
 import h11
 
 MAX_HEAD = 1 << 20
@@ -71,7 +73,13 @@ class HostRewriter:
 
 
 def is_loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
+    """`localhost`, or an IP address on loopback (`127.0.0.0/8`, `::1`). A name is not resolved."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _with_host(head: bytes, authority: bytes) -> bytes:

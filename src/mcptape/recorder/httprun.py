@@ -15,9 +15,10 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from mcptape.errors import UsageError
+from mcptape.errors import MCPTapeError, UsageError
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.pumps import Pump
@@ -26,6 +27,7 @@ from mcptape.recorder.run import FORWARDED_SIGNALS, _cwd, _fill_closed_stdio, _i
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
+from mcptape.transcript.reader import open_transcript
 from mcptape.transcript.wire import HTTP_IN, STDOUT
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
@@ -274,3 +276,36 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
     if status is not None:
         return status.shell_code
     return 0 if failed is None or failed == "interrupted" else 1
+
+
+MAX_SAID = 300  # bytes of the server's last stderr line said in an error
+
+
+class QuietServer(Server):
+    """The server a replay started, its stdout, stderr and executor tap recorded and not passed on:
+    mcptape's stdout is the replay's report."""
+
+    def __init__(self, child: Child, spool: Spool, lifeline: Lifeline | None, timeout: float) -> None:
+        super().__init__(child, spool, lifeline, timeout)
+        self.pumps = [
+            Pump(ch, src, None, spool, on_eof=self._eof(ch), close_src=True)
+            for ch, src in ((STDOUT, child.stdout), ("err", child.stderr), ("exec", child.tap))
+        ]
+
+    def end_as_recorded(self, signum: int | None, grace: float) -> ExitStatus:
+        """Send the signal the recording ended with and give the server `grace` seconds to die of it
+        (a busy machine makes a graceful HTTP shutdown slow), then the shutdown order."""
+        if signum is not None:
+            self.signal(signum)
+            self.exited.wait(grace)
+        return self.stop(None)
+
+
+def last_stderr_line(path: Path) -> str:
+    """The last non-blank line the server wrote on its stderr (recorded in the new session)."""
+    try:
+        err = b"".join(e.data for e in open_transcript(path).events() if e.ch == "err")
+    except MCPTapeError:
+        return ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    return lines[-1][:MAX_SAID].decode("utf-8", "replace").strip() if lines else ""

@@ -3,7 +3,7 @@ deadline.
 
 The hard inputs of Streamable HTTP are requests a well-behaved client never sends (a body that is
 not JSON, a missing Content-Type, a foreign session id...), so the bytes are built here, header by
-header, and written on a socket; the answer is read by the replay's `ResponseReader` (h11, and the
+header, and written on a socket; the answer is read by the recorder's `ResponseReader` (h11, and the
 one SSE decoder), which hands over each JSON-RPC message it carries as the `out` line the recorder
 writes. Every wait is bounded: an answer not complete by the deadline is reported as such.
 """
@@ -20,7 +20,7 @@ import orjson
 
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, Message
-from mcptape.replay.http.wire import ResponseReader
+from mcptape.recorder.httpread import ResponseReader
 
 ACCEPT = "application/json, text/event-stream"
 JSON = "application/json"

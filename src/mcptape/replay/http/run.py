@@ -14,7 +14,6 @@ replay sends recorded requests, which may act, to whatever it reaches.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import signal
 import threading
@@ -22,14 +21,13 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from mcptape.errors import MCPTapeError, UsageError
-from mcptape.recorder.httprun import Server, parse_upstream, wait_for
-from mcptape.recorder.lifeline import Lifeline, watch
-from mcptape.recorder.pumps import Pump
+from mcptape.errors import UsageError
+from mcptape.recorder.hostrewrite import is_loopback
+from mcptape.recorder.httprun import QuietServer, last_stderr_line, parse_upstream, wait_for
+from mcptape.recorder.lifeline import watch
 from mcptape.recorder.reverse import ReverseProxy, Upstream
-from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.sideeffects import side_effects
-from mcptape.recorder.spawn import Child, spawn
+from mcptape.recorder.spawn import spawn
 from mcptape.recorder.spool import Spool
 from mcptape.replay.http.driver import HttpDriver
 from mcptape.replay.http.plan import make_http_plan
@@ -38,43 +36,11 @@ from mcptape.replay.transport import Job
 from mcptape.textsafe import escape_text
 from mcptape.transcript.envnames import HEADER_KEY, describe
 from mcptape.transcript.files import open_output
-from mcptape.transcript.reader import open_transcript
-from mcptape.transcript.wire import HTTP_IN, STDOUT
+from mcptape.transcript.wire import HTTP_IN
 from mcptape.transcript.writer import TranscriptWriter, new_header
 
-MAX_SAID = 300  # bytes of the server's last stderr line said in an error
 REMOTE_HINT = "replay against a server you run; --http-allow-remote sends the recorded requests there anyway"
 NO_URL_HINT = "give the URL the server listens on: --http-upstream http://127.0.0.1:PORT/mcp"
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost`, or an IP address on loopback (`127.0.0.0/8`, `::1`). A name is not resolved."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class QuietServer(Server):
-    """The server a replay started, its stdout, stderr and executor tap recorded and not passed on:
-    mcptape's stdout is the replay's report."""
-
-    def __init__(self, child: Child, spool: Spool, lifeline: Lifeline | None, timeout: float) -> None:
-        super().__init__(child, spool, lifeline, timeout)
-        self.pumps = [
-            Pump(ch, src, None, spool, on_eof=self._eof(ch), close_src=True)
-            for ch, src in ((STDOUT, child.stdout), ("err", child.stderr), ("exec", child.tap))
-        ]
-
-    def end_as_recorded(self, signum: int | None, grace: float) -> ExitStatus:
-        """Send the signal the recording ended with and give the server `grace` seconds to die of it
-        (a busy machine makes a graceful HTTP shutdown slow), then the shutdown order."""
-        if signum is not None:
-            self.signal(signum)
-            self.exited.wait(grace)
-        return self.stop(None)
 
 
 def upstream_url(job: Job) -> str:
@@ -215,16 +181,6 @@ class HttpReplay:
             return None
         signum = (ended.fields or {}).get("signal")
         return signum if type(signum) is int else signal.SIGINT
-
-
-def last_stderr_line(path: Path) -> str:
-    """The last non-blank line the server wrote on its stderr (recorded in the new session)."""
-    try:
-        err = b"".join(e.data for e in open_transcript(path).events() if e.ch == "err")
-    except MCPTapeError:
-        return ""
-    lines = [line for line in err.splitlines() if line.strip()]
-    return lines[-1][:MAX_SAID].decode("utf-8", "replace").strip() if lines else ""
 
 
 def _listen_authority(http: object) -> str | None:
