@@ -45,12 +45,18 @@ def test_a_report_that_cannot_be_written_to_stdout_is_one_error_line(args: list[
 
 
 def test_the_probe_keeps_its_files_when_stdout_cannot_be_written(tmp_path: Path) -> None:
-    """probe: probe.json and the case transcripts are written before the table fails to print."""
+    """probe: probe.json, the tool surface's lock and the case transcripts are written before the
+    table fails to print."""
     result = _run_into_dev_full(["probe", "-o", str(tmp_path), "--case", "debug-line", "--", *ECHO])
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines()[-1] == "Error: cannot write to stdout: No space left on device"
     assert "Traceback" not in result.stderr
-    assert {p.name for p in tmp_path.iterdir()} == {"probe.json", "start.jsonl", "debug-line.jsonl"}
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "probe.json",
+        "tools.lock.json",
+        "start.jsonl",
+        "debug-line.jsonl",
+    }
 
 
 def test_help_that_cannot_be_written_is_one_error_line() -> None:
