@@ -213,50 +213,72 @@ def diff_sides(
     loose = {k: g for side in (old, new) for g, ks in side.unsolicited.items() for k in ks}
     groups_done: set[Group] = set()
     blind = (unobserved[0] - old.channels, unobserved[1] - new.channels)
-    minted_at = places(old.minted.uses, new.minted.uses)
+    carried_at, mapping = _minted(old, new)
+    for key in keys:
+        group = loose.get(key)
+        if group is None:
+            result.pairs.append(_pair(old, new, key, all_rules, blind, carried_at, mapping))
+        elif group not in groups_done:
+            groups_done.add(group)
+            result.pairs.extend(_loose_pairs(old, new, group, all_rules, mapping))
+            result.unsolicited[group] = (
+                len(old.unsolicited.get(group, ())),
+                len(new.unsolicited.get(group, ())),
+            )
+    _compare_the_rest(old, new, result, stderr)
+    return result
+
+
+def _minted(old: Side, new: Side) -> tuple[dict[Key, list[Carried]], dict[str, str]]:
+    """Where each side's minted values were carried, and each value the new server minted -> the
+    recorded one (restored before comparing)."""
     carried_at: dict[Key, list[Carried]] = {}
-    mapping: dict[str, str] = {}  # a value the new server minted -> the recorded one
-    for key, paths in minted_at.items():
+    mapping: dict[str, str] = {}
+    for key, paths in places(old.minted.uses, new.minted.uses).items():
         o, n = old.items.get(key), new.items.get(key)
         if o is not None and n is not None:
             carried_at[key] = carry(_value(o[2], o[0]), _value(n[2], n[0]), key, paths)
             for carried in carried_at[key]:
                 mapping.setdefault(carried.new, carried.old)
-    for key in keys:
-        group = loose.get(key)
-        if group is not None:
-            if group not in groups_done:
-                groups_done.add(group)
-                result.pairs.extend(_loose_pairs(old, new, group, all_rules, mapping))
-                result.unsolicited[group] = (
-                    len(old.unsolicited.get(group, ())),
-                    len(new.unsolicited.get(group, ())),
-                )
-            continue
-        o = old.items.get(key)
-        n = new.items.get(key)
-        kind, scope, _ = o if o is not None else n  # type: ignore[misc]
-        if kind == RESPONSE and scope == "?" and n is not None:
-            scope = n[1]
-        pair = Pair(kind, scope, key, o[2] if o else None, n[2] if n else None)
+    return carried_at, mapping
+
+
+def _pair(
+    old: Side,
+    new: Side,
+    key: Key,
+    all_rules: Sequence[Rule],
+    blind: tuple[frozenset[str], frozenset[str]],
+    carried_at: dict[Key, list[Carried]],
+    mapping: dict[str, str],
+) -> Pair:
+    """The pair of one key (a message or an action matched by place), compared under the rules."""
+    o = old.items.get(key)
+    n = new.items.get(key)
+    kind, scope, _ = o if o is not None else n  # type: ignore[misc]
+    if kind == RESPONSE and scope == "?" and n is not None:
+        scope = n[1]
+    pair = Pair(kind, scope, key, o[2] if o else None, n[2] if n else None)
+    if kind == RESPONSE:
+        pair.request = old.request_msgs.get(key) or new.request_msgs.get(key)
+        pair.target = target_of(_params(pair.request))
+    elif kind == NOTIFICATION and len(key) == 4:
+        pair.target = str(key[3])
+    if kind == EXECUTOR:
+        pair.unobserved = why_unobserved(scope, pair.old is None, pair.new is None, blind)
+    if pair.old is not None and pair.new is not None:
+        pair.carried = carried_at.get(key, [])
+        scoped = [r for r in all_rules if r.applies_to(scope, pair.target)]
+        pair.changes, pair.hidden = compare(
+            _value(pair.old, kind), restore(_value(pair.new, kind), mapping), scoped
+        )
         if kind == RESPONSE:
-            pair.request = old.request_msgs.get(key) or new.request_msgs.get(key)
-            pair.target = target_of(_params(pair.request))
-        elif kind == NOTIFICATION and len(key) == 4:
-            pair.target = str(key[3])
-        if kind == EXECUTOR:
-            pair.unobserved = why_unobserved(scope, pair.old is None, pair.new is None, blind)
-        if pair.old is not None and pair.new is not None:
-            pair.carried = carried_at.get(key, [])
-            scoped = [r for r in all_rules if r.applies_to(scope, pair.target)]
-            pair.changes, pair.hidden = compare(
-                _value(pair.old, kind), restore(_value(pair.new, kind), mapping), scoped
-            )
-            if kind == RESPONSE:
-                pair.changes[:0] = _request_method_change(
-                    old.request_msgs.get(key), new.request_msgs.get(key)
-                )
-        result.pairs.append(pair)
+            pair.changes[:0] = _request_method_change(old.request_msgs.get(key), new.request_msgs.get(key))
+    return pair
+
+
+def _compare_the_rest(old: Side, new: Side, result: Diff, stderr: bool) -> None:
+    """What is compared as a whole: stdout that is not protocol, findings, exits, stderr."""
     result.stdout_added, result.stdout_removed = multiset(new.stdout, old.stdout, lambda f: f.raw)
     result.stdout_not_compared = (old.stdout_dropped, new.stdout_dropped)
     ours = [f for f in old.analysis.findings if _counted(f)]
@@ -270,7 +292,6 @@ def diff_sides(
     result.stderr_added, result.stderr_removed, result.stderr_numbers_only = stderr_changes(
         new_lines, old_lines, exact=stderr
     )
-    return result
 
 
 def diff_events(
