@@ -24,6 +24,14 @@ SERVERS = Path(__file__).resolve().parent / "servers"
 NODE_DIR = Path(__file__).resolve().parent / "node"
 PYTHON = sys.executable
 
+# A nested `python -m pytest` (a test of mcptape's own pytest plugins), without the plugins of this
+# virtualenv it never uses: hypothesis, syrupy and textual's snapshots cost 2-3 s of start-up each
+# time, in each of its xdist workers too.
+NESTED_PYTEST = (
+    PYTHON, "-m", "pytest", "-p", "no:cacheprovider",
+    "-p", "no:hypothesispytest", "-p", "no:syrupy", "-p", "no:textual-snapshot",
+)  # fmt: skip
+
 
 def console_script() -> str:
     """The installed `mcptape` script next to this interpreter (what an MCP client would run)."""

@@ -22,12 +22,13 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, console_script
+from tests.conftest import ROOT, console_script, once_per_run
 
 SHELLS = ("sh", "bash", "shell", "console")
 FENCE = re.compile(r"^```([a-z]*)[^\n]*\n(.*?)^```", re.M | re.S)
@@ -88,10 +89,14 @@ anyio.run(main)
 '''
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The names the docs use, made real once (each command gets a copy)."""
-    root = tmp_path_factory.mktemp("docs-sandbox")
+    """The names the docs use, made real once per test run, for every xdist worker (each command
+    gets a copy)."""
+    return once_per_run(tmp_path_factory, "docs-sandbox", _make_sandbox)
+
+
+def _make_sandbox(root: Path) -> None:
     subprocess.run(
         [console_script(), "demo", "--no-view"], cwd=root, check=True, capture_output=True, timeout=300
     )
@@ -110,7 +115,6 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "tests" / "transcripts").mkdir(parents=True)
     shutil.copy(demo / "demo-clean.jsonl", root / "tests" / "transcripts" / "greet.jsonl")
     (root / "home").mkdir()
-    return root
 
 
 def _run(command: str, sandbox: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -147,10 +151,18 @@ def _id(block: Block) -> str:
 def test_every_command_of_the_block_runs_as_written(block: Block, sandbox: Path, tmp_path: Path) -> None:
     """Each command exits 0 or 1: no usage error, no missing file or command."""
     assert block.commands, f"{_id(block)}: a shell block without a command"
-    for n, command in enumerate(block.commands):
+
+    def run(n: int, command: str) -> tuple[float, subprocess.CompletedProcess[str]]:
         started = time.monotonic()
         result = _run(command, sandbox, tmp_path / str(n))
-        print(f"{time.monotonic() - started:6.1f}s  {command}")
+        return time.monotonic() - started, result
+
+    # each command runs in its own copy of the sandbox, so they run side by side: most of a
+    # record's time is the wait for the demo server after its stdin closed
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(run, range(len(block.commands)), block.commands))
+    for command, (seconds, result) in zip(block.commands, runs, strict=True):
+        print(f"{seconds:6.1f}s  {command}")
         said = result.stdout[-2000:] + result.stderr[-2000:]
         # record exits with the server's code: the demo server outlives its closed stdin, so the
         # shutdown order's SIGTERM ends it (143), as the README says

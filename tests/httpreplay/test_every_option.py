@@ -8,11 +8,11 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 
+from tests.conftest import NESTED_PYTEST
 from tests.http.helpers import records
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
 
@@ -105,9 +105,9 @@ def test_the_pytest_plugin_runs_an_http_corpus(auto_tape: Tape, tmp_path: Path) 
 
     def run(*flags: str) -> subprocess.CompletedProcess[str]:
         server = shlex.join(notes_server(auto_tape.port, *flags))
-        args = ["-p", "no:cacheprovider", "-q", "-rf", str(folder), "--mcptape-server", server]
+        args = ["-q", "-rf", str(folder), "--mcptape-server", server]
         return subprocess.run(
-            [sys.executable, "-m", "pytest", *args],
+            [*NESTED_PYTEST, *args],
             cwd=tmp_path,
             capture_output=True,
             text=True,

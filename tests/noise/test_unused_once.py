@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from mcp import Client
 
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, SERVERS, console_script
+from tests.conftest import NESTED_PYTEST, PYTHON, SERVERS, console_script
 
 ECHO_SERVER = [PYTHON, str(SERVERS / "echo_tool.py")]
 CHANGED = [PYTHON, str(Path(__file__).with_name("retext.py")), "hi there", "ho there", "--", *ECHO_SERVER]
@@ -52,7 +51,7 @@ def test_the_pytest_plugin_says_it_once_in_its_summary_under_xdist(tmp_path: Pat
     folder = folder_of_two(tmp_path)
     options = ["--mcptape-server", shlex.join(CHANGED), "--mcptape-ignore", NOTHING]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", str(folder), *options],
+        [*NESTED_PYTEST, "-q", "-n", "2", str(folder), *options],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 
+from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import minted, rp
 
 
@@ -30,7 +30,7 @@ def corpus(tmp_path: Path, v1_tape: Path) -> Path:
 
 def run_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", *args],
+        [*NESTED_PYTEST, "-q", "-rf", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

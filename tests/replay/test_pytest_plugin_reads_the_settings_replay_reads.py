@@ -8,9 +8,9 @@ own project (with its pyproject.toml), and the rules the user's project had lear
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import rp
 from tests.replay.test_pytest_plugin import corpus
 
@@ -41,11 +41,7 @@ def test_the_projects_rules_apply_when_the_server_is_a_path_in_another_project(
     server = server_in_another_project(tmp_path)
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
+            *NESTED_PYTEST,
             "-q",
             "-rf",
             "transcripts",

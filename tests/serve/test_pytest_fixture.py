@@ -4,10 +4,10 @@ fails when the client asked something the recording cannot answer."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from tests.conftest import NESTED_PYTEST
 from tests.serve.conftest import Recorded
 from tests.serve.helpers import SDK_CLIENT
 
@@ -50,11 +50,7 @@ def test_the_fixture_passes_a_served_session_and_fails_an_unmatched_request(
     )
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
+            *NESTED_PYTEST,
             *plugin_args(),
             "-q",
             "-rf",
