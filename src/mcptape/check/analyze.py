@@ -1,6 +1,6 @@
 """The streaming analysis: events -> time order -> frames -> messages -> session -> findings.
 
-Memory does not depend on the transcript's length: a bounded reorder buffer, the framing state of
+Memory does not depend on the transcript's length: a bounded reorder buffer (reorder.py), the framing state of
 each channel, the requests in flight, a bounded memory of recently closed ids, the tool schemas of
 the session, the first findings (up to `max_findings`, the rest counted) and the first bytes of
 stderr. A whole good line takes a fast path (one parse, no Frame or Message built unless a callback
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator
-from operator import itemgetter
 
 import orjson
 
@@ -30,7 +29,9 @@ from mcptape.check.model import (
     Frame,
     Kind,
     Message,
+    Watch,
 )
+from mcptape.check.reorder import BATCH, FLUSH, FLUSH_BYTES, KEEP_UNDER_PRESSURE, Reorder, ordered
 from mcptape.check.session import Session
 from mcptape.check.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, NOTE, Event, Header
@@ -42,15 +43,20 @@ from mcptape.transcript.reader import (
     open_transcript,
 )
 
-FLUSH = 4096  # records buffered before the oldest are processed
-KEEP = 2048  # records kept back, at least, for records of other channels written late
-FLUSH_BYTES = 64 << 20  # ... or once the buffered records hold this many bytes (large records)
-KEEP_UNDER_PRESSURE = 16  # records kept back then (a late record is a few records late)
-WINDOW = 0.5  # seconds: records older than the newest by this much are processed anyway
 STDERR_HEAD = 64 * 1024
-BATCH = FLUSH - KEEP  # records read at a time from a file (one drain per batch)
+# Re-exported: the reorder buffer's bounds (reorder.py), and `ordered` (the public API names it here).
+__all__ = [
+    "BATCH",
+    "FLUSH",
+    "KEEP_UNDER_PRESSURE",
+    "Analyzer",
+    "analyze",
+    "analyze_file",
+    "messages",
+    "ordered",
+    "reading_notes",
+]
 
-_by_time = itemgetter(0)
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _REQUEST, _RESPONSE = Kind.REQUEST, Kind.RESPONSE
@@ -67,6 +73,7 @@ class Analyzer:
     executor line, `on_finding(Finding)`, `on_pair(request event, response event, latency)`,
     `on_reject(response event, why)` for each answer that rejects a client request (a JSON-RPC
     error, a `tools/call` result with `isError: true`, arguments outside the declared schema).
+    `watch`: a `Watch` (model.py) that hears only the messages it names, at no cost to the others.
 
     `snapshot()` gives the analysis so far without ending this one (`view --follow`).
     """
@@ -82,15 +89,12 @@ class Analyzer:
         max_findings: int = 10_000,
         policy: str = "session",
         flush_bytes: int = FLUSH_BYTES,
+        watch: Watch | None = None,
     ) -> None:
-        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject)
+        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject, watch)
         self.session = Session(callbacks, max_findings=max_findings, policy=policy)
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
-        self.flush_bytes = flush_bytes
-        self._buffer: list[Record] = []
-        self._buffered = 0  # bytes of the byte-channel records added since the last drain
-        self._last_t: dict[str, float] = {}
-        self._last: tuple[float, int] | None = None  # (t, event index) of the last record fed
+        self.reorder = Reorder(flush_bytes)  # records in file order in, in time order out
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
         s = self.session  # an HTTP transcript's transport rules: cancels by close, tools for Mcp-Param-*
         self.transport = HttpTransport(s.emit, s.client.cancel, s.tools.schemas.get)
@@ -103,7 +107,12 @@ class Analyzer:
     @property
     def held(self) -> int:
         """Bytes of the byte records waiting in the reorder buffer (for tests and diagnostics)."""
-        return sum(len(r[2]) for r in self._buffer if not isinstance(r[2], dict))
+        return self.reorder.held
+
+    @property
+    def flush_bytes(self) -> int:
+        """The reorder buffer's bound in bytes (what `Transcript.batches` should read at most)."""
+        return self.reorder.flush_bytes
 
     # -- input -----------------------------------------------------------------------------
     def feed(self, event: Event) -> None:
@@ -112,52 +121,15 @@ class Analyzer:
 
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
         """Add one record: `payload` is the text or bytes of a byte channel, else its fields."""
-        last = self._last_t.get(ch)
-        if last is not None and t < last:
-            t = last  # a channel's own order is exact; never let a clock glitch reorder it
-        else:
-            self._last_t[ch] = t
-        self._last = (t, index)
-        buffer = self._buffer
-        buffer.append((t, ch, payload, index))
-        if not isinstance(payload, dict):
-            self._buffered += len(payload)
-        if len(buffer) >= FLUSH or self._buffered >= self.flush_bytes:
-            self._drain()
+        if self.reorder.push(t, ch, payload, index):
+            self._run(self.reorder.take())
 
     def feed_records(self, records: list[Record], size: int) -> None:
         """Add records in file order, `size` the bytes their byte records carry, each channel's
         times already non-decreasing: what `Transcript.batches` gives (feed a file through one
         form, `feed`/`push` or this, not both)."""
-        if records:
-            last = records[-1]
-            self._last = (last[0], last[3])
-        buffer = self._buffer
-        buffer += records
-        self._buffered += size
-        if len(buffer) >= FLUSH or self._buffered >= self.flush_bytes:
-            self._drain()
-
-    def _drain(self, *, final: bool = False) -> None:
-        """Process the buffered records that no record still to come can precede.
-
-        Normally the newest KEEP records wait (a record of another channel may still come before
-        them); when the buffer holds FLUSH_BYTES or more (large records), only the newest
-        KEEP_UNDER_PRESSURE do, so memory stays bounded whatever the records' size."""
-        buffer = self._buffer
-        buffer.sort(key=_by_time)
-        if final:
-            cut = len(buffer)
-        else:
-            keep = KEEP_UNDER_PRESSURE if self._buffered >= self.flush_bytes else KEEP
-            horizon = buffer[-1][0] - WINDOW
-            cut = max(0, len(buffer) - keep)
-            while cut < len(buffer) and buffer[cut][0] <= horizon:
-                cut += 1
-        self._buffered = 0  # the records kept back are not counted again: at most `keep` of them
-        batch = buffer[:cut]
-        del buffer[:cut]
-        self._run(batch)
+        if self.reorder.extend(records, size):
+            self._run(self.reorder.take())
 
     def torn(self, problem: Problem) -> None:
         """The transcript's last line was cut short (the reader's `Problem`): `finish` says the
@@ -167,7 +139,7 @@ class Analyzer:
     def finish(self) -> Analysis:
         """Process what is buffered, close the streams, report what stayed unanswered, and whether
         the capture is complete (an `exit` record, no torn last line)."""
-        self._drain(final=True)
+        self._run(self.reorder.take(final=True))
         for framer in self.framers.values():
             last = framer.close()
             if last is not None:
@@ -178,7 +150,9 @@ class Analyzer:
 
     def _capture(self) -> None:
         """`incomplete-capture` (check/capture.py), kept even past the bound on findings."""
-        found = capture_finding(self.session.result.exited or self.transport.ended, self._torn, self._last)
+        found = capture_finding(
+            self.session.result.exited or self.transport.ended, self._torn, self.reorder.last
+        )
         if found is not None:
             kept = self.session.findings
             if len(self.session.result.findings) >= kept.limit:
@@ -204,7 +178,7 @@ class Analyzer:
         for found in self.session.result.findings:  # frozen values: shared
             memo[id(found)] = found
         twin = copy.deepcopy(self, memo)
-        twin._drain(final=True)
+        twin._run(twin.reorder.take(final=True))
         for framer in twin.framers.values():
             framer.drop_partial()
         return twin.session.close()
@@ -220,6 +194,8 @@ class Analyzer:
         accept, answer, client_request = session.accept, session.answer, session.client_request
         counts = session.result.messages
         on_message = session.callbacks.on_message
+        watch = session.callbacks.watch
+        watched, waiting = (watch.methods, watch.answers) if watch is not None else ((), ())
         for record in batch:
             t, ch, payload, index = record
             if ch == OUT:
@@ -248,6 +224,10 @@ class Analyzer:
                     if on_message is not None:
                         frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
                         on_message(Message(frame, kind, method, rid, value))
+                    # `rid` is an int, a str or None here (shape's gate), so `in waiting` cannot raise
+                    if watch is not None and (method in watched if method is not None else rid in waiting):
+                        frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
+                        watch.feed(Message(frame, kind, method, rid, value))
                     if kind is _RESPONSE and ch == OUT:
                         counts[OUT] += 1
                         answer(kind, rid, value, line, offset, text, t, index)
@@ -315,24 +295,6 @@ class Analyzer:
             err.truncated = True
 
 
-def ordered(events: Iterable[Event], window: int = KEEP) -> Iterator[Event]:
-    """Events in time order across channels (file order within a channel), with a bounded buffer."""
-    buf: list[tuple[float, int, Event]] = []
-    last_t: dict[str, float] = {}
-    for seq, event in enumerate(events):
-        t = max(event.t, last_t.get(event.ch, event.t))
-        last_t[event.ch] = t
-        buf.append((t, seq, event))
-        if len(buf) >= 2 * window:
-            buf.sort(key=_by_time)
-            for item in buf[:window]:
-                yield item[2]
-            del buf[:window]
-    buf.sort(key=_by_time)
-    for item in buf:
-        yield item[2]
-
-
 def analyze(
     events: Iterable[Event],
     *,
@@ -375,13 +337,20 @@ def analyze_file(
     on_pair: Callable[[int, int, float], None] | None = None,
     policy: str = "session",
     progress: Callable[[int], None] | None = None,
+    watch: Watch | None = None,
 ) -> tuple[Header, Analysis]:
     """Read and analyse a transcript file; raises TranscriptError when it cannot be read.
 
-    `progress(bytes read)` is called now and then on a long file (for a progress line)."""
+    `progress(bytes read)` is called now and then on a long file (for a progress line); `watch`
+    hears only the messages it names (see `Analyzer`)."""
     transcript = open_transcript(path)
     analyzer = Analyzer(
-        on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
+        on_message=on_message,
+        on_exec=on_exec,
+        on_finding=on_finding,
+        on_pair=on_pair,
+        policy=policy,
+        watch=watch,
     )
     for batch in transcript.batches(BATCH, analyzer.flush_bytes):
         analyzer.feed_records(batch.records, batch.size)

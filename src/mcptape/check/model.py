@@ -7,11 +7,11 @@ the JSON output, replay's diff and the TUI can share them. Channels are the tran
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from enum import StrEnum
 from math import frexp
-from typing import Any
+from typing import Any, Protocol
 
 IN, OUT, ERR, EXEC, HTTP = "in", "out", "err", "exec", "http"
 PROTOCOL_CHANNELS = (OUT, IN)
@@ -216,6 +216,23 @@ class Stderr:
     truncated: bool = False
 
 
+class Watch(Protocol):
+    """A listener for a few messages only, where `on_message` would hear every line (and cost a
+    Frame and a Message each): the analysis hands `feed` every request or notification whose method
+    is in `methods`, every answer whose id is in `answers` (both read as the analysis goes, so
+    `answers` may grow and shrink), and every message that leaves the fast path (batches, rejected
+    or fragmented lines: the watch filters those itself). What `check` watches the tool surface with
+    (surface.findings.SessionSurface), at no cost to the other lines."""
+
+    @property
+    def methods(self) -> Container[str]: ...
+
+    @property
+    def answers(self) -> Container[RequestId]: ...
+
+    def feed(self, message: Message) -> None: ...
+
+
 @dataclass(slots=True)
 class Callbacks:
     """What an analysis tells its caller as it goes (each optional; see `Analyzer`)."""
@@ -227,6 +244,8 @@ class Callbacks:
     """(request event index, response event index, latency in seconds)"""
     on_reject: Callable[[int, str], None] | None = None
     """(response event index, why): an answer rejected a client request"""
+    watch: Watch | None = None
+    """the few messages a `Watch` asks for (see `Watch`)"""
 
 
 @dataclass

@@ -101,6 +101,9 @@ class Session:
         on_message = self.callbacks.on_message
         if on_message is not None:
             on_message(msg)
+        watch = self.callbacks.watch
+        if watch is not None:  # off the fast path: the watch filters what it hears itself
+            watch.feed(msg)
         if msg.rule is not None:
             self._reject(msg)
         if msg.kind is Kind.BATCH:

@@ -249,7 +249,7 @@ def _check_one(
     started = time.monotonic()
     surface = SessionSurface()  # the tool surface, watched as the analysis goes (docs/tools.md)
     try:
-        header, analysis = analyze_file(file, policy=policy, progress=progress, on_message=surface.feed)
+        header, analysis = analyze_file(file, policy=policy, progress=progress, watch=surface)
     finally:
         if progress is not None:
             sys.stderr.write("\r\x1b[K")  # erase the progress line before the report

@@ -15,25 +15,41 @@ the server (it declared the surface).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from mcptape.check import rules
 from mcptape.check.findings import finding, frame_ref
-from mcptape.check.model import OUT, SERVER, Finding, Frame, Message, Severity
+from mcptape.check.model import OUT, SERVER, Finding, Frame, Message, RequestId, Severity
 from mcptape.surface.compare import compare
-from mcptape.surface.drift import Drift, DriftWatch
-from mcptape.surface.model import GATING, KIND_OF_NOUN, Change, Surface
+from mcptape.surface.drift import ANNOUNCEMENTS, Drift, DriftWatch
+from mcptape.surface.extract import HANDSHAKES
+from mcptape.surface.model import GATING, KIND_OF_METHOD, KIND_OF_NOUN, Change, Surface
 from mcptape.surface.model import Severity as ChangeSeverity
 
 LEVEL = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 SHOWN_CHANGES = 5  # a finding's message names this many changes, then counts the rest
+# The methods whose messages DriftWatch reads: the listings and handshakes asked, the announcements.
+WATCHED = frozenset({*KIND_OF_METHOD, *HANDSHAKES, *ANNOUNCEMENTS})
 
 
 class SessionSurface:
-    """What a session declares, watched message by message (see the module's docstring)."""
+    """What a session declares, watched message by message (see the module's docstring).
+
+    A `check.model.Watch`: pass it as `analyze_file(..., watch=surface)` and the analysis hands it
+    only the listing and handshake requests, their answers and the list_changed notifications (the
+    messages `DriftWatch` reads), not every line."""
 
     __slots__ = ("watch",)
 
+    methods = WATCHED
+
     def __init__(self) -> None:
         self.watch = DriftWatch()
+
+    @property
+    def answers(self) -> Container[RequestId]:
+        """The ids of the listing and handshake requests still waiting for their answer."""
+        return self.watch.extractor.asked
 
     def feed(self, message: Message) -> None:
         self.watch.feed(message)
