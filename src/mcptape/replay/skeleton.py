@@ -70,7 +70,9 @@ def run_replay(
         transform=_per_line(unredactor.line) if unredactor.by_digest else None,
         http=player.listener if player is not None else None,
     )
-    run, new_transcript, diff = _drive_and_diff(transport, job, announce, temporary=output is None)
+    run, new_transcript, diff = _drive_and_diff(
+        transport, job, announce, unredactor, temporary=output is None
+    )
     surface = surface_change(original, new_transcript, diff)  # its own line, not only a tools/list diff
     result = ReplayResult(
         original=Path(path),
@@ -115,12 +117,19 @@ def choose_server(
 
 
 def _drive_and_diff(
-    transport: str, job: Job, announce: Callable[[Server], None] | None, *, temporary: bool
+    transport: str,
+    job: Job,
+    announce: Callable[[Server], None] | None,
+    unredactor: Unredactor,
+    *,
+    temporary: bool,
 ) -> tuple[Run, Transcript, Diff]:
     """Make the driver (it checks what it needs), say which server runs when it was not given, run
     it, then diff the recording against the new session, streamed (a server that flooded its stdout
-    made a transcript as large as the flood). A temporary session is removed when anything fails,
-    Ctrl-C included."""
+    made a transcript as large as the flood), with the `--secret` values it echoed behind their
+    placeholders again. A temporary session is removed when anything fails, Ctrl-C included."""
+    from mcptape.share.unredact import hiding
+
     try:
         driver = driver_for(transport, job)
         if announce is not None and job.server.origin != GIVEN and job.server.command:
@@ -132,7 +141,7 @@ def _drive_and_diff(
         new_transcript = open_recording(job.new_path)
         diff = diff_events(
             job.transcript.events(),
-            new_transcript.events(),
+            hiding(new_transcript.events(), unredactor),
             list(job.settings.rules),
             stderr=job.settings.stderr,
             unobserved=(unobserved_channels(job.transcript.header.extra), NOT_OBSERVED),

@@ -25,7 +25,7 @@ from mcptape.share.rules import (
     plausible,
 )
 
-MIN_LEARNT = 6  # shorter values are replaced where found, but not searched for everywhere
+MIN_LEARNT = 6  # shorter values are searched for as whole words only, and never in JSON structure
 _ALL_IDS = frozenset(BUILTIN_IDS)
 _TRIGGER_WORDS = tuple((word, rule_id) for rule_id, words in PATTERN_TRIGGERS.items() for word in words)
 _JSON_ESCAPED = re.compile(r'["\\/\x00-\x1f\x7f-\U0010ffff]')  # chars a JSON encoder may escape
@@ -40,6 +40,7 @@ class Hit:
     label: str
     learn: bool
     value: str = ""
+    short: bool = False  # a seen value shorter than MIN_LEARNT: never replaced in a JSON line's structure
 
 
 class Finder:
@@ -48,6 +49,7 @@ class Finder:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self._learnt: dict[str, str] = {}  # value -> label
+        self._short: dict[str, str] = {}  # a value shorter than MIN_LEARNT -> label (whole words only)
         self._literal: re.Pattern[str] | None = None
         self._dirty = False
         self._user_kv = _user_key_pattern(rules.extra_keys)
@@ -60,16 +62,20 @@ class Finder:
         self._marks: list[int] | None = None
 
     def learn(self, value: str, label: str) -> None:
-        """Replace `value` wherever it appears from now on (values shorter than 6 are not searched)."""
-        if len(value) < MIN_LEARNT or value in self._learnt or PLACEHOLDER.fullmatch(value):
+        """Replace `value` wherever it appears from now on, whatever its length: a rule found it
+        where a secret is given explicitly (under a secret key, after a secret flag, in a token's
+        shape). A value shorter than MIN_LEARNT (`pw1`) is searched for as a whole word only (no
+        letter, digit or `_` around it) and never in the structure of a JSON line (a number there
+        stays: an id `1` is not the password `1`)."""
+        if not value or value in self._learnt or value in self._short or PLACEHOLDER.fullmatch(value):
             return
-        self._learnt[value] = label
+        (self._short if len(value) < MIN_LEARNT else self._learnt)[value] = label
         self._dirty = True
 
     @property
     def version(self) -> int:
         """Grows whenever a new secret value is learnt (a line redacted before may now redact more)."""
-        return len(self._learnt)
+        return len(self._learnt) + len(self._short)
 
     def prepare(self, text: str) -> bool:
         """Pick the patterns this line can match (cheap substring tests); False when none can."""
@@ -97,6 +103,8 @@ class Finder:
                     if value in text:
                         literal = True
                         break
+                else:
+                    literal = any(value in text for value in self._short)
         self._use_literal = literal
         self._marks = self._trigger_marks(text, low, ids, hidden)
         if ids or literal or self.rules.patterns or self._user_kv is not None:
@@ -158,7 +166,11 @@ class Finder:
                     hits.append(Hit(s, e, f"user-pattern:{n}", True))
         if self._use_literal and self._literal is not None:
             for m in self._literal.finditer(text):
-                hits.append(Hit(m.start(), m.end(), self._learnt.get(m.group(), "seen"), False))
+                value = m.group()
+                if value in self._short:
+                    hits.append(Hit(m.start(), m.end(), self._short[value], False, short=True))
+                else:
+                    hits.append(Hit(m.start(), m.end(), self._learnt.get(value, "seen"), False))
         if not hits:
             return []
         guarded = [m.span() for m in PLACEHOLDER.finditer(text)]
@@ -169,7 +181,13 @@ class Finder:
                 continue
             if merged and hit.start < merged[-1].end:
                 last = merged[-1]
-                merged[-1] = Hit(last.start, max(last.end, hit.end), last.label, last.learn or hit.learn)
+                merged[-1] = Hit(
+                    last.start,
+                    max(last.end, hit.end),
+                    last.label,
+                    last.learn or hit.learn,
+                    short=last.short and hit.short,
+                )
             else:
                 merged.append(hit)
         out = []
@@ -182,8 +200,13 @@ class Finder:
 
     def _rebuild_literal(self) -> None:
         values = sorted(self._learnt, key=len, reverse=True)
-        self._literal = re.compile("|".join(re.escape(v) for v in values)) if values else None
-        self._escapable = any(_JSON_ESCAPED.search(v) for v in values)
+        short = sorted(self._short, key=len, reverse=True)
+        parts = [re.escape(v) for v in values]
+        if short:
+            words = "|".join(re.escape(v) for v in short)
+            parts.append(rf"(?<![0-9A-Za-z_])(?:{words})(?![0-9A-Za-z_])")
+        self._literal = re.compile("|".join(parts)) if parts else None
+        self._escapable = any(_JSON_ESCAPED.search(v) for v in (*values, *short))
         self._dirty = False
 
     def secret_key(self, name: str) -> bool:

@@ -19,12 +19,13 @@ import hashlib
 import hmac
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 KEY_ENV = "MCPTAPE_REDACT_KEY"
 DIGEST_CHARS = 16
+SHORT = 6  # a value shorter than this is matched as a whole word only (share.finder's MIN_LEARNT)
 PLACEHOLDER = re.compile(r"\[redacted:([0-9a-f]{16})\]")
 
 
@@ -105,6 +106,7 @@ class Unredactor:
     key: bytes
     by_digest: dict[str, str] = field(default_factory=dict)
     unmatched: list[str] = field(default_factory=list)
+    _hider: tuple[re.Pattern[str], dict[str, str]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -136,6 +138,23 @@ class Unredactor:
             out.by_digest[d] = value
         return out
 
+    def hide(self, data: bytes) -> bytes:
+        """The other way: `data` (what the new server said in a replay) with every verified value
+        replaced by its placeholder, as the transcript has it, so a server that echoes the secret
+        it was given answers what it answered when it was recorded. A value is found as it is and
+        JSON-escaped (inside a string); one shorter than 6 characters as a whole word only."""
+        if not self.by_digest:
+            return data
+        if self._hider is None:
+            self._hider = _hider(self.by_digest)
+        pattern, forms = self._hider
+        text = data.decode("utf-8", "surrogateescape")
+        if pattern.search(text) is None:
+            return data
+        structure = _structure(text)  # where a short value is a number or a name, not the secret
+        hidden = pattern.sub(lambda m: m.group() if structure(m) else forms[m.group()], text)
+        return data if hidden == text else hidden.encode("utf-8", "surrogateescape")
+
     def line(self, data: bytes) -> bytes:
         """`data` with every verified placeholder replaced by its value (JSON-escaped inside strings;
         outside a string, a value holding a newline is not put back, so lines stay lines)."""
@@ -161,6 +180,51 @@ class Unredactor:
             return data
         parts.append(text[pos:])
         return "".join(parts).encode("utf-8", "surrogateescape")
+
+
+def _hider(by_digest: Mapping[str, str]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One regex for every verified value (raw and JSON-escaped), and the placeholder of each form."""
+    forms: dict[str, str] = {}
+    for d, value in by_digest.items():
+        for form in (value, _json_escape(value)):
+            forms.setdefault(form, f"[redacted:{d}]")
+    ordered = sorted(forms, key=len, reverse=True)
+    words = [
+        rf"(?<![0-9A-Za-z_]){re.escape(f)}(?![0-9A-Za-z_])" if len(f) < SHORT else re.escape(f)
+        for f in ordered
+    ]
+    return re.compile("|".join(words)), forms
+
+
+def _structure(text: str) -> Callable[[re.Match[str]], bool]:
+    """Whether a match of `hide` is a short value standing in a JSON line's structure (an id `1`
+    is not the password `1`): there it stays, as the redactor leaves it (`share.finder`)."""
+    from mcptape.share.jsonscan import string_spans
+
+    lines: dict[int, tuple[bool, list[tuple[int, int]]]] = {}  # line start -> (is JSON, its strings)
+
+    def check(m: re.Match[str]) -> bool:
+        if len(m.group()) >= SHORT:
+            return False
+        start = text.rfind("\n", 0, m.start()) + 1
+        if start not in lines:
+            end = text.find("\n", start)
+            line = text[start:] if end < 0 else text[start:end]
+            lines[start] = (_is_json(line), string_spans(line))
+        valid, spans = lines[start]
+        return valid and not _within(spans, m.start() - start)
+
+    return check
+
+
+def _is_json(line: str) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(line)
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
+        return False
+    return True
 
 
 def _within(spans: list[tuple[int, int]], pos: int) -> bool:

@@ -307,6 +307,8 @@ class Redactor:
         valid = _is_json(text)
         for offset, hits, gap in gaps:
             for hit in hits:
+                if valid and hit.short:
+                    continue  # a short value in a JSON line's structure is a number, an id: not it
                 if valid:  # the whole number the secret is part of becomes one quoted placeholder
                     for num in _NUMBER.finditer(gap):
                         if num.start() <= hit.start and hit.end <= num.end():

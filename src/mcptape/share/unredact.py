@@ -13,12 +13,13 @@ environment when set.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from mcptape.errors import UsageError
 from mcptape.share.placeholder import Unredactor
 from mcptape.transcript import open_transcript
+from mcptape.transcript.events import Event
 
 
 def parse_secret(arg: str) -> tuple[str, str]:
@@ -45,6 +46,21 @@ def redaction_info(path: str | os.PathLike[str]) -> dict[str, Any] | None:
                 found.update(extra["found"])
         merged["found"] = found
     return merged
+
+
+def hiding(events: Iterable[Event], unredactor: Unredactor) -> Iterator[Event]:
+    """A replay's new session with every verified `--secret` value put back behind its placeholder
+    (`Unredactor.hide`): the diff then compares it with the redacted recording both ways."""
+    if not unredactor.by_digest:
+        yield from events
+        return
+    for event in events:
+        if event.fields is None:
+            data = event.data
+            hidden = unredactor.hide(data)
+            if hidden is not data:
+                event = Event(event.t, event.ch, raw=hidden, index=event.index)
+        yield event
 
 
 def load_unredactor(
