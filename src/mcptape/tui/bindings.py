@@ -55,6 +55,8 @@ DIFF_BINDINGS: list[Binding] = [
     Binding("left_square_bracket", "difference(-1)", "Prev difference", id="diff.previous", key_display="["),
     Binding("f", "only_differing", "Differences only", id="diff.only_differing"),
     Binding("d", "toggle_detail", "Detail pane", id="view.detail"),
+    Binding("enter", "toggle_exchange", "Open exchange", id="exchange.toggle", show=False),
+    Binding("z", "by_exchange", "By exchange/pair", id="view.exchanges", show=False),
 ]
 """The diff viewer's keys (`mcptape view OLD NEW`); the list keys are the same as the viewer's."""
 

@@ -164,11 +164,16 @@ def pair_detail(pair: Pair) -> Spans:
     return out
 
 
-def session_summary(diff: Diff, old_name: str, new_name: str) -> tuple[str, str]:
-    """The header's two lines: which sessions, how they ended; what differs overall."""
+def session_summary(
+    diff: Diff, old_name: str, new_name: str, exchanges: str | None = None, *, heads_differ: bool = False
+) -> tuple[str, str]:
+    """The header's two lines: which sessions, how they ended; what differs overall. Two HTTP
+    transcripts: `exchanges` says how many exchanges differ, and `heads_differ` (a status or a header
+    differs) makes them DIFFERENT even when every message is the same."""
     first = f"OLD {safe_text(old_name)} ({diff.exit_old}) ⇄ NEW {safe_text(new_name)} ({diff.exit_new})"
     differing = len(diff.differing)
-    parts = [f"{len(diff.pairs)} pairs, {differing} differ"]
+    parts = [] if exchanges is None else [exchanges]
+    parts.append(f"{len(diff.pairs)} pairs, {differing} differ")
     if diff.stdout_added or diff.stdout_removed:
         parts.append(f"non-protocol stdout +{len(diff.stdout_added)} −{len(diff.stdout_removed)}")
     if diff.findings_added or diff.findings_removed:
@@ -177,7 +182,7 @@ def session_summary(diff: Diff, old_name: str, new_name: str) -> tuple[str, str]
         parts.append("exit status differs")
     if diff.stderr_added or diff.stderr_removed:
         parts.append(f"stderr +{len(diff.stderr_added)} −{len(diff.stderr_removed)}")
-    verdict = "same" if diff.same else "DIFFERENT"
+    verdict = "same" if diff.same and not heads_differ else "DIFFERENT"
     return first, f"{verdict}: " + " · ".join(parts)
 
 
