@@ -76,8 +76,17 @@ def _mtime(path: Path) -> int:
         return 0
 
 
-def view_diff(diff: Diff, old_name: str, new_name: str, *, keys: dict[str, str] | None = None) -> None:
+def view_diff(
+    diff: Diff,
+    old_name: str,
+    new_name: str,
+    *,
+    keys: dict[str, str] | None = None,
+    paths: tuple[Path, Path] | None = None,
+) -> None:
     """Open the diff viewer on a diff replay computed (blocks until the user quits).
+
+    `paths`: the two transcripts; two HTTP ones are listed by exchange (status, headers, session).
 
     `keys` is a keymap (`bindings.load_keymap`); without one the user's default keymap file applies
     (a broken one is a note on stderr).
@@ -97,7 +106,7 @@ def view_diff(diff: Diff, old_name: str, new_name: str, *, keys: dict[str, str] 
         except MCPTapeError as exc:
             sys.stderr.write(f"note: {exc}; the diff viewer uses its default keys\n")
             keys = {}
-    app = DiffApp(diff, old_name, new_name)
+    app = DiffApp(diff, old_name, new_name, paths=paths)
     if keys:
         app.set_keymap(keys)
     app.run()
@@ -193,4 +202,4 @@ def view_command(
     diff = diff_files(transcript, other, ignore=ignore, config=not no_config)
     keys = load_keymap(keymap)
     _require_terminal(f"mcptape diff {transcript} {other}")
-    view_diff(diff, transcript.name, other.name, keys=keys)
+    view_diff(diff, transcript.name, other.name, keys=keys, paths=(transcript, other))
