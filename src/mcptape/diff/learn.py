@@ -97,46 +97,18 @@ def learn(
     """Rules for what varied. `minted` are strings the server minted and the client sent back
     (they differ in what the client sent from one session to another); `known` the texts of rules
     already in force (never proposed twice)."""
-    places: dict[tuple[Any, ...], Place] = {}
-    lesson = Lesson()
-    unpaired: dict[str, Stream | None] = {}  # title -> the unsolicited stream it belongs to
-    came_and_went: dict[Stream, None] = {}  # unsolicited streams unpaired between two replays
-    seen: dict[Stream, list[Any]] = {}  # their unpaired messages' params
+    gathered = _Gathered()
     for diffs, varies in ((against_recording, False), (between_replays, True)):
         for diff in diffs:
             for pair in diff.differing:
-                if pair.old is None or pair.new is None:
-                    stream = (pair.scope, pair.target) if pair.unsolicited else None
-                    unpaired[_title(pair)] = stream
-                    if stream is not None:
-                        if varies:
-                            came_and_went[stream] = None
-                        _add(seen.setdefault(stream, []), _params_of(pair.old or pair.new))
-                    continue
-                for change in _leaves(pair.changes):
-                    if change.path[:1] == ("request",):
-                        continue  # the request's method (two unrelated sessions), not a value
-                    place = _place(places, pair, change.path)
-                    group = (pair.key, change.path)
-                    place.add(change.old, recorded=not varies, group=group)
-                    place.add(change.new, group=group)
-                    place.varies = place.varies or varies
-    counts = _counts([*against_recording, *between_replays])
+                gathered.add(pair, varies)
+    lesson = Lesson()
     taken = set(known)
-    counted: list[Proposal] = []  # after the rules of what varies inside messages
-    for stream in came_and_went:
-        rule = _count_rule(stream, counts.get(stream, [0]))
-        if rule is None:
-            continue
-        unpaired = {title: of for title, of in unpaired.items() if of != stream}
-        if rule.text not in taken:
-            taken.add(rule.text)
-            low, high = rule.counts or (0, 0)
-            why = f"{COMES_AND_GOES}: {low} to {high} a session"
-            counted.append(Proposal(rule, why, seen.get(stream, [])))
-    lesson.unpaired = list(unpaired)
+    counts = _counts([*against_recording, *between_replays])
+    counted = _count_proposals(gathered, counts, taken)  # after the rules of what varies inside messages
+    lesson.unpaired = list(gathered.unpaired)
     echoed = [m for m in minted if len(m) >= MIN_MINTED]
-    for place in places.values():
+    for place in gathered.places.values():
         if echoed and any(_holds(v, echoed) for v in place.values):
             lesson.minted.append(place)
             continue
@@ -148,6 +120,53 @@ def learn(
             lesson.proposals.append(proposal)
     lesson.proposals += counted
     return lesson
+
+
+@dataclass
+class _Gathered:
+    """What the differing pairs of every diff say: the places whose values differ, and the
+    messages left unpaired (by title), with the unsolicited streams they belong to."""
+
+    places: dict[tuple[Any, ...], Place] = field(default_factory=dict)
+    unpaired: dict[str, Stream | None] = field(default_factory=dict)  # title -> its unsolicited stream
+    came_and_went: dict[Stream, None] = field(default_factory=dict)  # unpaired between two replays
+    seen: dict[Stream, list[Any]] = field(default_factory=dict)  # their unpaired messages' params
+
+    def add(self, pair: Pair, varies: bool) -> None:
+        """One differing pair; `varies`: of a diff between two replays (not against the recording)."""
+        if pair.old is None or pair.new is None:
+            stream = (pair.scope, pair.target) if pair.unsolicited else None
+            self.unpaired[_title(pair)] = stream
+            if stream is not None:
+                if varies:
+                    self.came_and_went[stream] = None
+                _add(self.seen.setdefault(stream, []), _params_of(pair.old or pair.new))
+            return
+        for change in _leaves(pair.changes):
+            if change.path[:1] == ("request",):
+                continue  # the request's method (two unrelated sessions), not a value
+            place = _place(self.places, pair, change.path)
+            group = (pair.key, change.path)
+            place.add(change.old, recorded=not varies, group=group)
+            place.add(change.new, group=group)
+            place.varies = place.varies or varies
+
+
+def _count_proposals(gathered: _Gathered, counts: dict[Stream, list[int]], taken: set[str]) -> list[Proposal]:
+    """A count rule for each unsolicited stream that came and went between replays; its messages
+    are then no longer listed as unpaired."""
+    counted: list[Proposal] = []
+    for stream in gathered.came_and_went:
+        rule = _count_rule(stream, counts.get(stream, [0]))
+        if rule is None:
+            continue
+        gathered.unpaired = {title: of for title, of in gathered.unpaired.items() if of != stream}
+        if rule.text not in taken:
+            taken.add(rule.text)
+            low, high = rule.counts or (0, 0)
+            why = f"{COMES_AND_GOES}: {low} to {high} a session"
+            counted.append(Proposal(rule, why, gathered.seen.get(stream, [])))
+    return counted
 
 
 def _counts(diffs: Sequence[Diff]) -> dict[Stream, list[int]]:
