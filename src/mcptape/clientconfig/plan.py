@@ -91,37 +91,51 @@ def wrap(
                 raise ConfigError(f'server "{entry.name}": {reason}')
             outcome.lines.append(f"{entry.name}: not wrapped: {reason}")
             continue
-        if entry.kind == "stdio":
-            edits.extend(wrap_stdio(doc, entry, launcher, record_args))
-            outcome.lines.append(f"{entry.name}: wrapped (stdio): recording to {out_dir}")
-        else:
-            assert listen is not None
-            edits.extend(wrap_http(entry, listen))
-            url = entry.node.get("url") or entry.node.get("serverUrl")
-            assert url is not None
-            proxy = [*launcher, "record", "--http-upstream", url.scalar, "--listen", listen, "-o", out_dir]
-            outcome.proxies.append(proxy)
-            new_url = http_proxy_url(url.scalar, listen)
-            outcome.lines.append(f"{entry.name}: wrapped (HTTP): the client now connects to {new_url}")
+        edits.extend(_wrap_one(doc, entry, outcome, launcher, out_dir, listen))
         wrapped_now.append(entry)
-    if not wrapped_now:
-        return outcome
-    outcome.text = jsonc.splice(text, edits)
+    if wrapped_now:
+        outcome.text = jsonc.splice(text, edits)
+        _say_what_changed(outcome, doc, key, wrapped_now, launcher, record_args)
+    return outcome
+
+
+def _wrap_one(
+    doc: jsonc.Document, entry: Entry, outcome: Outcome, launcher: list[str], out_dir: str, listen: str | None
+) -> list[Edit]:
+    """The edits that wrap one server; its line (and, for HTTP, the proxy to run) go to `outcome`."""
+    if entry.kind == "stdio":
+        outcome.lines.append(f"{entry.name}: wrapped (stdio): recording to {out_dir}")
+        return wrap_stdio(doc, entry, launcher, ["-o", out_dir])
+    assert listen is not None
+    url = entry.node.get("url") or entry.node.get("serverUrl")
+    assert url is not None
+    proxy = [*launcher, "record", "--http-upstream", url.scalar, "--listen", listen, "-o", out_dir]
+    outcome.proxies.append(proxy)
+    new_url = http_proxy_url(url.scalar, listen)
+    outcome.lines.append(f"{entry.name}: wrapped (HTTP): the client now connects to {new_url}")
+    return wrap_http(entry, listen)
+
+
+def _say_what_changed(
+    outcome: Outcome,
+    doc: jsonc.Document,
+    key: str,
+    wrapped_now: list[Entry],
+    launcher: list[str],
+    record_args: list[str],
+) -> None:
+    """Each wrapped entry's record (old and new text, for `unwrap` and the diff shown)."""
     new_doc = read(outcome.text)
     new_table = server_table(new_doc, key)
     for entry in wrapped_now:
         new_node = new_table.get(entry.name)
         assert new_node is not None
-        outcome.changed[entry.name] = _record(
-            doc, entry, new_doc.text[new_node.start : new_node.end], launcher, record_args
-        )
+        changed = _record(doc, entry, new_doc.text[new_node.start : new_node.end], launcher, record_args)
+        outcome.changed[entry.name] = changed
         if entry.kind == "http":
-            assert listen is not None
-            outcome.changed[entry.name].new_url = new_node.value(new_doc.text).get("url") or (
-                new_node.value(new_doc.text).get("serverUrl")
-            )
-            outcome.changed[entry.name].proxy = outcome.proxies[-1]
-    return outcome
+            value = new_node.value(new_doc.text)
+            changed.new_url = value.get("url") or value.get("serverUrl")
+            changed.proxy = outcome.proxies[-1]
 
 
 def _cannot_wrap(entry: Entry, text: str, listen: str | None) -> str | None:
