@@ -37,20 +37,9 @@ def serve_http(
 ) -> Outcome:
     """Serve one recorded session over HTTP on `listen` until `stop` is set (by default: SIGINT or
     SIGTERM); `ready(url)` once it accepts connections. MCPTapeError for unreadable input, an
-    address it cannot listen on, an output it cannot write."""
-    stdio_cases = [case for case in options.inject if case not in HTTP_CASE_IDS]
-    if stdio_cases:
-        raise UsageError(
-            f"--inject is for stdio clients: {stdio_cases[0]}",
-            hint=f"over HTTP: {', '.join(HTTP_CASE_IDS)}",
-        )
-    http_cases, options = list(options.inject), replace(options, inject=[])
-    host, port = parse_listen(listen)
-    files = [file for path in paths for file in transcripts_in(path)]
-    try:
-        front = HttpFront(files, host, port, log, inject=http_cases)
-    except OSError as exc:
-        raise UsageError(f"--listen {listen}: cannot listen there ({exc.strerror or exc})") from None
+    address it cannot listen on, an output it cannot write. (Over 60 lines: the stdio session's
+    options are handed to its thread one by one, typed.)"""
+    front, options = _front(paths, options, listen, log)
     stop = stop if stop is not None else _on_signals()
     attached = threading.Event()
     result: dict[str, Any] = {}
@@ -97,6 +86,26 @@ def serve_http(
         raise result["error"]
     outcome: Outcome = result["outcome"]
     return outcome
+
+
+def _front(
+    paths: Sequence[Path], options: Options, listen: str, log: Callable[[str], None]
+) -> tuple[HttpFront, Options]:
+    """The HTTP front listening on `listen`, and the options of the stdio session behind it (the
+    HTTP hard outputs are the front's to inject; a stdio one is a usage error)."""
+    stdio_cases = [case for case in options.inject if case not in HTTP_CASE_IDS]
+    if stdio_cases:
+        raise UsageError(
+            f"--inject is for stdio clients: {stdio_cases[0]}",
+            hint=f"over HTTP: {', '.join(HTTP_CASE_IDS)}",
+        )
+    host, port = parse_listen(listen)
+    files = [file for path in paths for file in transcripts_in(path)]
+    try:
+        front = HttpFront(files, host, port, log, inject=list(options.inject))
+    except OSError as exc:
+        raise UsageError(f"--listen {listen}: cannot listen there ({exc.strerror or exc})") from None
+    return front, replace(options, inject=[])
 
 
 def _on_signals() -> threading.Event:
