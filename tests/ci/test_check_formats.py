@@ -53,7 +53,7 @@ def test_sarif_has_the_required_structure_and_a_result_per_finding_at_its_file_l
 
 def test_the_rules_carry_their_registry_description_help_and_level() -> None:
     """A SARIF rule is the registry's: its summary, a help that names its severity and party, its level."""
-    from mcptape.commands.cireports import registry_rules
+    from mcptape.commands.ci.findings import registry_rules
 
     rules = {rule.id: rule for rule in registry_rules()}
     assert rules.keys() == RULES.keys()

@@ -5,21 +5,8 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from mcptape.commands.ciformats import (
-    ANNOTATIONS_KEPT,
-    ERROR,
-    FAILURE,
-    SKIPPED,
-    Case,
-    Report,
-    Result,
-    Suite,
-    Where,
-    annotation,
-    github,
-    junit,
-    safe,
-)
+from mcptape.commands.ci.report import ERROR, FAILURE, SKIPPED, Case, Report, Result, Suite, Where, safe
+from mcptape.commands.ci.writers import ANNOTATIONS_KEPT, annotation, github, junit
 
 
 def test_an_annotation_escapes_data_and_properties_as_the_runner_reads_them() -> None:
@@ -40,7 +27,7 @@ def test_levels_map_to_the_three_workflow_commands_and_a_file_without_a_line() -
 def test_annotations_stop_at_the_kept_number_and_say_how_many_more() -> None:
     """A flood of findings gives ANNOTATIONS_KEPT lines and one notice with the rest's count."""
     report = Report("check", results=[Result("r", "error", "t", str(i)) for i in range(ANNOTATIONS_KEPT + 7)])
-    lines = github(report).splitlines()
+    lines = github(report).decode().splitlines()
     assert len(lines) == ANNOTATIONS_KEPT + 1
     assert (
         lines[-1]

@@ -120,7 +120,7 @@ def test_report_md_quotes_server_bytes_only_inside_code(tmp_path: Path) -> None:
 def test_junit_xml_text_uses_the_same_definition() -> None:
     """The CI formats' JUnit XML (read on CI pages) escapes a bidi control or a tag character too,
     not only the C0 controls XML cannot hold."""
-    from mcptape.commands.ciformats import xml_text
+    from mcptape.commands.ci.report import xml_text
 
     assert unsafe_chars(xml_text(SHOWCASE)) == []
     assert xml_text("plain\ntext\twith tabs") == "plain\ntext\twith tabs"

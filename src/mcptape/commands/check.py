@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 import click
 
 from mcptape.commands.output import write, write_json
+from mcptape.commands.outputs import Outputs, report_options
 from mcptape.errors import EXIT_ERROR, EXIT_FINDINGS
 
 if TYPE_CHECKING:
     from mcptape.check.model import Analysis, Finding
-    from mcptape.commands.cireports import Checked
+    from mcptape.commands.ci.check import Checked
     from mcptape.surface.findings import SessionSurface
     from mcptape.surface.model import Surface
 
@@ -34,13 +35,6 @@ Examples:
   mcptape check tapes/ --format github --sarif mcptape.sarif --junit mcptape.xml   # CI (docs/ci.md)""",
 )
 @click.argument("files", metavar="FILE|FOLDER...", nargs=-1, required=True)
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON object (schema in docs/check.md); with several files, one per line, each "
-    'with its "file" (or "file" and "error" when it cannot be read).',
-)
 @click.option(
     "--policy",
     type=click.Choice(["session", "request"]),
@@ -62,17 +56,13 @@ Examples:
     help="Only findings of this party count for the exit code (who broke the rule); an incomplete "
     "recording (party capture) always counts.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (one "
+@report_options(
+    json_help="Print one JSON object (schema in docs/check.md); with several files, one per line, "
+    'each with its "file" (or "file" and "error" when it cannot be read).',
+    format_help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (one "
     "::error/::warning/::notice line per finding, at its transcript line) and a summary line.",
+    each={"junit": "a test case per finding", "sarif": "a result per finding"},
 )
-@click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per finding).")
-@click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per finding).")
 @click.option(
     "--tools-lock",
     "tools_lock",
@@ -82,13 +72,10 @@ Examples:
 )
 def check_command(
     files: tuple[str, ...],
-    as_json: bool,
     policy: str,
+    outputs: Outputs,
     fail_on: str = "warning",
     party: str | None = None,
-    output_format: str = "text",
-    junit: str | None = None,
-    sarif: str | None = None,
     tools_lock: str | None = None,
 ) -> None:
     """Check transcripts: the first non-protocol line per direction, protocol violations,
@@ -100,22 +87,19 @@ def check_command(
     input (with several files: the worst of them; an unreadable one is reported and the others are
     still checked).
     """
-    mode = _mode(as_json, output_format)
+    mode = outputs.mode
     gate = (fail_on, party)
     lock = _read_lock(tools_lock)
     folders = [f for f in files if os.path.isdir(f)]
     if folders:
         files = _expand(files)
-    outputs = {"junit": junit, "sarif": sarif}
     ci: CiRun | None = None
-    if junit or sarif or mode == "github":
-        from mcptape.commands.ciformats import check_destinations
-
-        check_destinations(outputs, files)  # before any work: a typo fails at once
+    if outputs.report:
+        outputs.check(files)  # before any work: a typo fails at once
         ci = CiRun()
     if len(files) == 1 and not folders:
         ok = _check_one(files[0], mode, policy, gate=gate, ci=ci, lock=lock)
-        _ci_outputs(ci, outputs, gate, mode)
+        _ci_outputs(ci, outputs, gate)
         if not ok:
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
             raise SystemExit(EXIT_FINDINGS)
@@ -149,7 +133,7 @@ def check_command(
         passing = f"{below} passing with findings below the gate, " if below else ""
         summary = f"{clean} clean, {passing}{findings} with findings, {unreadable} unreadable"
         write(f"\n{len(files)} transcripts: {summary}\n")
-    _ci_outputs(ci, outputs, gate, mode)
+    _ci_outputs(ci, outputs, gate)
     if unreadable:
         raise SystemExit(EXIT_ERROR)
     if findings:
@@ -187,15 +171,6 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 FAILING = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info")}
 
 
-def _mode(as_json: bool, output_format: str) -> str:
-    """What stdout gets: text, json or github (`--json` is `--format json`)."""
-    if as_json and output_format == "github":
-        from mcptape.errors import UsageError
-
-        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
-    return "json" if as_json else output_format
-
-
 def counts(finding: Finding, gate: tuple[str, str | None]) -> bool:
     """Does `finding` fail the gate: severity at least `gate[0]`, of party `gate[1]` when given?
     A cut recording counts whatever the party: no gate may pass what it could not read whole."""
@@ -213,19 +188,14 @@ class CiRun:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _ci_outputs(
-    ci: CiRun | None, outputs: dict[str, str | None], gate: tuple[str, str | None], mode: str
-) -> None:
-    """Write --junit and --sarif, and the annotations of --format github, from what was checked."""
+def _ci_outputs(ci: CiRun | None, outputs: Outputs, gate: tuple[str, str | None]) -> None:
+    """Write the report's files (--junit, --sarif) and its stdout format (--format github) from what
+    was checked."""
     if ci is None:
         return
-    from mcptape.commands.ciformats import github, write_outputs
-    from mcptape.commands.cireports import check_report
+    from mcptape.commands.ci.check import check_report
 
-    report = check_report(ci.checked, ci.unreadable, lambda finding: counts(finding, gate))
-    write_outputs(report, outputs)
-    if mode == "github":
-        write(github(report))
+    outputs.write(check_report(ci.checked, ci.unreadable, lambda finding: counts(finding, gate)))
 
 
 def _check_one(
@@ -256,12 +226,10 @@ def _check_one(
             sys.stderr.flush()
     _add_surface_findings(analysis, surface, lock)
     if ci is not None:
-        from mcptape.commands.cireports import Checked
+        from mcptape.commands.ci.check import Checked
 
         ci.checked.append(Checked(file, analysis, header.command, time.monotonic() - started))
-    if mode == "github":
-        pass  # the annotations of every file, at the end (_ci_outputs)
-    elif mode == "json":
+    if mode == "json":
         from mcptape.textsafe import escape_controls
 
         document = to_json(analysis, header)
@@ -269,8 +237,9 @@ def _check_one(
             write_json({"file": escape_controls(file), **document}, indent=False)
         else:
             write_json(document)
-    else:
+    elif mode == "text":
         write(render_text(analysis, header, file))
+    # else a report format on stdout (--format github): every file's, at the end (_ci_outputs)
     counted = [f for f in analysis.findings if counts(f, gate)]
     if counted or (analysis.findings_truncated and analysis.errors_truncated):
         return Outcome.FAILING

@@ -1,5 +1,6 @@
 """`mcptape export TRANSCRIPT... --format otlp|har|html [-o FILE] [--endpoint URL]`: sessions where
-teams already look (docs/export.md). The formats are the rows of `mcptape.export.FORMATS`."""
+teams already look (docs/export.md). The formats are the rows of the one table,
+`commands/outputs.FORMATS`, that accept SESSIONS."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from pathlib import Path
 
 import click
 
+from mcptape.commands.outputs import FORMATS, SESSIONS, named
 from mcptape.errors import UsageError
-from mcptape.export import FORMATS, Session
+from mcptape.export import Session
 
 
 def _format_help() -> str:
-    return "; ".join(f"{name}: {row.summary}" for name, row in FORMATS.items())
+    return "; ".join(f"{name}: {FORMATS[name].summary}" for name in named(SESSIONS))
 
 
 @click.command(
@@ -33,7 +35,7 @@ unreadable transcript (nothing is written then).""",
 @click.option(
     "--format",
     "name",
-    type=click.Choice(list(FORMATS)),
+    type=click.Choice(named(SESSIONS)),
     required=True,
     help=_format_help(),
 )

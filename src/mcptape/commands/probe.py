@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 import orjson
 
 from mcptape.commands.options import Renamed, Seconds, line_bytes
 from mcptape.commands.output import json_text, write
+from mcptape.commands.outputs import Outputs, report_options
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE, Case
+
+if TYPE_CHECKING:
+    from mcptape.probe.runner import ProbeResult
 
 
 @click.command(
@@ -46,21 +50,11 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
     help="Directory for the transcripts (one per case) and probe.json; a previous probe's files "
     "there are replaced.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the report as JSON on stdout instead of the table."
-)
-@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report to FILE (a test case per case).")
-@click.option(
-    "--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per case that did not pass)."
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="What stdout gets: the table, JSON (as --json), or GitHub workflow annotations (a line per "
-    "case that did not pass and per server finding of those cases) and a summary line.",
+@report_options(
+    json_help="Print the report as JSON on stdout instead of the table.",
+    format_help="What stdout gets: the table, JSON (as --json), or GitHub workflow annotations (a line "
+    "per case that did not pass and per server finding of those cases) and a summary line.",
+    each={"junit": "a test case per case", "sarif": "a result per case that did not pass"},
 )
 @click.option(
     "--tool",
@@ -177,8 +171,7 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
 @click.argument("command", nargs=-1, required=False, metavar="-- CMD [ARGS]...")
 def probe_command(
     out_dir: str,
-    as_json: bool,
-    junit: str | None,
+    outputs: Outputs,
     tool: str | None,
     args_json: str | None,
     from_transcript: str | None,
@@ -191,8 +184,6 @@ def probe_command(
     only: tuple[str, ...],
     client: bool,
     command: tuple[str, ...],
-    sarif: str | None = None,
-    output_format: str = "text",
     allow_mutating: bool = False,
     stubs: tuple[str, ...] = (),
     baseline_file: str | None = None,
@@ -207,19 +198,11 @@ def probe_command(
     itself. Progress goes to stderr; the report (table, or --json) to stdout. With --url, the
     hard inputs of Streamable HTTP go to the server at URL (docs/probe.md, "Streamable HTTP").
     """
-    from mcptape.commands.ciformats import check_destinations, github, write_outputs
-    from mcptape.commands.cireports import probe_report
+    from mcptape.commands.outputs import check_destinations
     from mcptape.probe import baseline
-    from mcptape.probe.cases import CASES
     from mcptape.probe.plan import Plan
     from mcptape.probe.recorded import recorded_calls
-    from mcptape.probe.report import render_table, to_json
-    from mcptape.probe.runner import run_probe
-    from mcptape.probe.surfacelock import LOCK_NAME
 
-    if as_json and output_format == "github":
-        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
-    mode = "json" if as_json else output_format
     if client and url is not None:
         raise UsageError("--url probes a server, --client a client", hint="keep one")
     if not command and url is None:
@@ -232,21 +215,45 @@ def probe_command(
         from mcptape.commands.serve import probe_client
 
         probe_client(
-            list(command),
-            transcript=from_transcript,
-            out_dir=out_dir,
-            mode=mode,
-            junit=junit,
-            sarif=sarif,
-            timeout=timeout,
-            jobs=jobs,
-            only=only,
-        )
+            list(command), transcript=from_transcript, out_dir=out_dir, outputs=outputs,
+            timeout=timeout, jobs=jobs, only=only,
+        )  # fmt: skip
     if command and not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
         raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)
     recorded = recorded_calls(Path(from_transcript)) if from_transcript is not None else []
-    extra = _corpus(Path(corpus)) if corpus is not None else []
+    cases = _cases(only, Path(corpus) if corpus is not None else None, url)
+    outputs.check()  # before minutes of cases: a typo fails at once
+    check_destinations({"write-baseline": write_baseline}, [from_transcript] if from_transcript else [])
+    accepted = baseline.load(Path(baseline_file)) if baseline_file is not None else []
+    out = _fresh_folder(out_dir)
+    plan = Plan(
+        list(command), out, tool=tool, arguments=arguments, timeout=timeout,
+        start_timeout=start_timeout, idle=idle, jobs=jobs, oversize=oversize, cases=cases,
+        recorded=recorded, every_tool=not only or TOOLS in only, allow_mutating=allow_mutating,
+        stubs=list(stubs),
+    )  # fmt: skip
+    if url is not None:
+        from mcptape.probe.http.gate import chosen_cases, run_http_probe
+
+        result = run_http_probe(plan, url, chosen_cases([c for c in only if c != "start"]))
+    else:
+        from mcptape.probe.runner import run_probe
+
+        result = run_probe(plan)
+    if baseline_file is not None:
+        result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
+    if write_baseline is not None:
+        _write(Path(write_baseline), baseline.document(result.results, plan.reach.by_case, accepted))
+    _report(result, outputs, out)
+
+
+def _cases(only: tuple[str, ...], corpus: Path | None, url: str | None) -> list[Case]:
+    """The cases `--case` chose (start always runs), with a --corpus folder's; an unknown id is a
+    usage error naming the known ones."""
+    from mcptape.probe.cases import CASES
+
+    extra = _corpus(corpus) if corpus is not None else []
     known = {case.id for case in [*CASES, *extra]} | {TOOLS}
     if url is not None:
         from mcptape.probe.http.cases import HTTP_BY_ID
@@ -257,57 +264,40 @@ def probe_command(
     unknown = [c for c in only if c not in known]
     if unknown:
         raise UsageError(f"unknown case {unknown[0]!r}", hint=f"cases: {', '.join(sorted(known))}")
-    cases = [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
-    outputs = {"junit": junit, "sarif": sarif}
-    check_destinations(outputs)  # before minutes of cases: a typo fails at once
-    check_destinations({"write-baseline": write_baseline}, [from_transcript] if from_transcript else [])
-    accepted = baseline.load(Path(baseline_file)) if baseline_file is not None else []
+    return [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
+
+
+def _fresh_folder(out_dir: str) -> Path:
+    """The -o folder, made if missing, without a previous probe's files: a case not run this time
+    or an old probe.json after a Ctrl-C would mix with this run's (only the files a probe writes,
+    by name, are removed)."""
+    from mcptape.probe.cases import CASES
+    from mcptape.probe.surfacelock import LOCK_NAME
+
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
-        # A previous probe's results in DIR would mix with this run's (a case not run this time,
-        # an old probe.json after a Ctrl-C): remove the files a probe writes, by name, nothing else.
         for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json", LOCK_NAME, "http.jsonl"]:
             (out / name).unlink(missing_ok=True)
         for old in [*out.glob("tools-*.jsonl"), *out.glob("corpus-*.jsonl")]:
             old.unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
-    plan = Plan(
-        list(command),
-        out,
-        tool=tool,
-        arguments=arguments,
-        timeout=timeout,
-        start_timeout=start_timeout,
-        idle=idle,
-        jobs=jobs,
-        oversize=oversize,
-        cases=cases,
-        recorded=recorded,
-        every_tool=not only or TOOLS in only,
-        allow_mutating=allow_mutating,
-        stubs=list(stubs),
-    )
-    if url is not None:
-        from mcptape.probe.http.gate import chosen_cases, run_http_probe
+    return out
 
-        result = run_http_probe(plan, url, chosen_cases([c for c in only if c != "start"]))
-    else:
-        result = run_probe(plan)
-    if baseline_file is not None:
-        result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
-    if write_baseline is not None:
-        _write(Path(write_baseline), baseline.document(result.results, plan.reach.by_case, accepted))
+
+def _report(result: ProbeResult, outputs: Outputs, out: Path) -> NoReturn:
+    """DIR/probe.json, the report's files and stdout (the table, JSON or a report format), the exit."""
+    from mcptape.probe.report import render_table, to_json
+
     document = json_text(to_json(result)) + "\n"
     _write(out / "probe.json", document.encode())
-    report = probe_report(result) if junit or sarif or mode == "github" else None
-    if report is not None:
-        write_outputs(report, outputs)
-    if report is not None and mode == "github":
-        write(github(report))
-    else:
-        write(document if mode == "json" else render_table(result))
+    if outputs.report:
+        from mcptape.commands.ci.probe import probe_report
+
+        outputs.write(probe_report(result))
+    if not outputs.report_on_stdout:
+        write(document if outputs.json else render_table(result))
     raise SystemExit(EXIT_OK if result.passed else EXIT_FINDINGS)
 
 

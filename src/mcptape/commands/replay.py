@@ -9,11 +9,12 @@ import click
 
 from mcptape.commands.options import Seconds
 from mcptape.commands.output import write, write_json
+from mcptape.commands.outputs import Outputs, report_options
 from mcptape.errors import EXIT_OK, UsageError
 from mcptape.textsafe import escape_controls
 
 if TYPE_CHECKING:
-    from mcptape.commands.cireplay import Replayed
+    from mcptape.commands.ci.replay import Replayed
     from mcptape.replay.settings import ReplaySettings
 
 IGNORE_HELP = (
@@ -56,7 +57,6 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     type=click.Path(path_type=Path),
     help="Write the new session here (default: a temporary file, kept only when the sessions differ).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
     "--pace",
     type=click.Choice(["causal", "recorded"]),
@@ -155,22 +155,17 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     help="For a transcript recorded with --http-cassette: what makes a request the recorded one "
     "(default method,url,body; also scheme, host, port, path, query, headers, header:NAME).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (a line per "
-    "difference, at its transcript line) and a summary line.",
+@report_options(
+    json_help="Print the result as JSON.",
+    format_help="What stdout gets: the report, JSON (as --json), or GitHub workflow annotations (a line "
+    "per difference, at its transcript line) and a summary line.",
+    each={"junit": "a test case per transcript", "sarif": "a result per difference"},
 )
-@click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per transcript).")
-@click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per difference).")
 def replay_command(
     transcript: Path,
     command: tuple[str, ...],
     output: Path | None,
-    as_json: bool,
+    outputs: Outputs,
     pace: str | None,
     step_timeout: float | None,
     shutdown_timeout: float,
@@ -186,9 +181,6 @@ def replay_command(
     keep_dir: Path | None,
     secrets: tuple[str, ...],
     http_match: str | None,
-    output_format: str = "text",
-    junit: str | None = None,
-    sarif: str | None = None,
     http_upstream: str | None = None,
     http_allow_remote: bool = False,
     set_env: tuple[str, ...] = (),
@@ -206,12 +198,8 @@ def replay_command(
     as the new server minted them, and listed. A transcript recorded with record --http-upstream is
     replayed over HTTP, against the same command, at the URL it recorded.
     """
-    mode = "json" if as_json else output_format
-    outputs = {"junit": junit, "sarif": sarif}
-    ci = junit is not None or sarif is not None or mode == "github"
-    _refuse_conflicts(
-        transcript, output, learn, save, update, view, ci, as_json and output_format == "github"
-    )
+    mode = outputs.mode
+    _refuse_conflicts(transcript, output, learn, save, update, view, outputs.report)
     from mcptape.replay.settings import ReplaySettings
 
     settings = ReplaySettings.resolve(
@@ -238,18 +226,16 @@ def replay_command(
             learn_and_report(transcript, command_given, learn, save, mode == "json", settings, _announce)
         )
     replayed: list[Replayed] | None = None
-    if ci:
-        from mcptape.commands.ciformats import check_destinations
-
-        check_destinations(outputs, [str(transcript)] if not transcript.is_dir() else [])
+    if outputs.report:
+        outputs.check([str(transcript)] if not transcript.is_dir() else [])
         replayed = []
     if transcript.is_dir():
         from mcptape.commands.replayfolder import replay_folder
 
         code = replay_folder(transcript, command_given, settings, mode, update, replayed, _announce)
-        _ci_outputs(replayed, outputs, mode)
+        _ci_outputs(replayed, outputs)
         raise SystemExit(code)
-    _replay_one(transcript, command_given, settings, output, overwrite, mode, update, view, replayed, outputs)
+    _replay_one(transcript, command_given, settings, output, overwrite, update, view, replayed, outputs)
 
 
 def _refuse_conflicts(
@@ -260,13 +246,10 @@ def _refuse_conflicts(
     update: bool,
     view: bool,
     ci: bool,
-    json_and_github: bool,
 ) -> None:
     """Options that do not go together, refused before any work."""
     if save and learn is None:
         raise UsageError("--save keeps what --learn N learned", hint="add --learn 3")
-    if json_and_github:
-        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
     if learn is not None and (output is not None or update or view or ci):
         raise UsageError(
             "--learn runs its own replays: it does not take -o, --update, --view, --junit, --sarif "
@@ -282,11 +265,10 @@ def _replay_one(
     settings: ReplaySettings,
     output: Path | None,
     overwrite: bool,
-    mode: str,
     update: bool,
     view: bool,
     replayed: list[Replayed] | None,
-    outputs: dict[str, str | None],
+    outputs: Outputs,
 ) -> None:
     """Replay one transcript (over the transport it was recorded on), report, exit."""
     from mcptape.replay.api import replay_with
@@ -294,14 +276,13 @@ def _replay_one(
     result = replay_with(
         transcript, command, settings, output=output, overwrite=overwrite, announce=_announce
     )
-    as_json = mode == "json"
-    if mode != "github":
-        emit(result.to_json() if as_json else result.render(), as_json)
+    if not outputs.report_on_stdout:
+        emit(result.to_json() if outputs.json else result.render(), outputs.json)
     if replayed is not None:
-        from mcptape.commands.cireplay import Replayed
+        from mcptape.commands.ci.replay import Replayed
 
         replayed.append(Replayed(str(transcript), result))
-        _ci_outputs(replayed, outputs, mode)
+        _ci_outputs(replayed, outputs)
     if view:
         from mcptape.commands.view import view_diff
 
@@ -310,22 +291,21 @@ def _replay_one(
         view_diff(result.diff, str(transcript), new_name, paths=paths)
     if update and not result.same:
         result.update()
-        click.echo(f"updated {escape_controls(str(transcript))} with the new session", err=mode != "text")
+        click.echo(
+            f"updated {escape_controls(str(transcript))} with the new session", err=outputs.mode != "text"
+        )
         raise SystemExit(EXIT_OK)
     raise SystemExit(result.exit_code)
 
 
-def _ci_outputs(replayed: list[Replayed] | None, outputs: dict[str, str | None], mode: str) -> None:
-    """Write --junit and --sarif, and the annotations of --format github, from the replays."""
+def _ci_outputs(replayed: list[Replayed] | None, outputs: Outputs) -> None:
+    """Write the report's files (--junit, --sarif) and its stdout format (--format github) from the
+    replays."""
     if replayed is None:
         return
-    from mcptape.commands.ciformats import github, write_outputs
-    from mcptape.commands.cireplay import replay_report
+    from mcptape.commands.ci.replay import replay_report
 
-    report = replay_report(replayed)
-    write_outputs(report, outputs)
-    if mode == "github":
-        write(github(report))
+    outputs.write(replay_report(replayed))
 
 
 def _announce(server: Any) -> None:

@@ -15,7 +15,7 @@ from mcptape.commands.output import write, write_json
 from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from mcptape.commands.cireplay import Replayed
+    from mcptape.commands.ci.replay import Replayed
     from mcptape.diff.unused import UnusedRules
     from mcptape.replay.settings import ReplaySettings
 
@@ -71,7 +71,7 @@ def _folder_entry(
 ) -> str:
     """Replay one transcript of a folder and say how it went: `same`, `different`, `unreadable` or
     `not run` (its own recorded command cannot run here, or it does not fit what was asked)."""
-    from mcptape.commands.cireplay import Replayed
+    from mcptape.commands.ci.replay import Replayed
     from mcptape.errors import SpawnError, TranscriptError
     from mcptape.replay.api import replay_with
     from mcptape.replay.transport import TransportMismatch

@@ -6,13 +6,16 @@ from __future__ import annotations
 import secrets
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from mcptape.commands.options import Seconds
 from mcptape.serve.httpinject import HTTP_CASE_IDS
 from mcptape.serve.injectcases import CASES
+
+if TYPE_CHECKING:
+    from mcptape.commands.outputs import Outputs
 
 CASE_IDS = tuple(case.id for case in CASES)
 
@@ -192,20 +195,16 @@ def probe_client(
     *,
     transcript: str | None,
     out_dir: str,
-    mode: str,
-    junit: str | None,
-    sarif: str | None,
+    outputs: Outputs,
     timeout: float,
     jobs: int,
     only: tuple[str, ...],
 ) -> NoReturn:
     """`mcptape probe --client --from TRANSCRIPT -- CLIENT...`: every hard output against a client
-    command that takes the server command as its last arguments. stdout gets the table, JSON
-    (`mode` "json") or GitHub annotations ("github"); --junit and --sarif through the one CI writer.
+    command that takes the server command as its last arguments. stdout gets the table, JSON or a
+    report format (`outputs.mode`); the report's files are written as `outputs` asks.
     Exit 0 when no case failed or was inconclusive (warnings allowed), 1 when one did, 2 on a
     usage error."""
-    from mcptape.commands.ciclient import client_probe_report
-    from mcptape.commands.ciformats import check_destinations, github, write_outputs
     from mcptape.commands.output import json_text, write
     from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
     from mcptape.serve.clientprobe import ClientPlan, run_client_probe
@@ -223,8 +222,7 @@ def probe_client(
     if unknown:
         raise UsageError(f"unknown client case {unknown[0]!r}", hint=f"cases: {', '.join(CASE_IDS)}")
     load_pool([Path(transcript)])  # an unreadable or answerless transcript: exit 2 before any run
-    outputs = {"junit": junit, "sarif": sarif}
-    check_destinations(outputs, [transcript])  # a typo fails before the client runs
+    outputs.check([transcript])  # a typo fails before the client runs
     out = Path(out_dir).absolute()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -241,13 +239,12 @@ def probe_client(
     result = run_client_probe(plan)
     document = json_text(to_json(result)) + "\n"
     _save(out / "probe-client.json", document.encode())
-    if junit or sarif or mode == "github":
-        report = client_probe_report(result)
-        write_outputs(report, outputs)
-        if mode == "github":
-            write(github(report))
-    if mode != "github":
-        write(document if mode == "json" else render_table(result))
+    if outputs.report:
+        from mcptape.commands.ci.client import client_probe_report
+
+        outputs.write(client_probe_report(result))
+    if not outputs.report_on_stdout:
+        write(document if outputs.json else render_table(result))
     raise SystemExit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 

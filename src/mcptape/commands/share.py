@@ -141,7 +141,7 @@ def report_command(
 
 def _html_report(transcript: Path, page: Path) -> None:
     """report.html: the bundle's (redacted) transcript as one self-contained HTML page (export's)."""
-    from mcptape.export import FORMATS
+    from mcptape.commands.outputs import FORMATS
     from mcptape.export.session import load
     from mcptape.share.outputs import write_file
 

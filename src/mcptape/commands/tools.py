@@ -2,7 +2,7 @@
 
 The work is in `mcptape.surface`; this module wires it: a transcript, a lock file, a stdio server
 under the harness or a Streamable HTTP URL as the source; the lock written whole or not at all;
-the diff as text, JSON, GitHub annotations, JUnit and SARIF (the one writer, `ciformats`).
+the diff as text, JSON, and every report format (`commands/outputs.py`; the report: `ci/tools.py`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import click
 
 from mcptape.commands.options import Seconds
 from mcptape.commands.output import write, write_json
+from mcptape.commands.outputs import Outputs, report_options
 from mcptape.errors import EXIT_FINDINGS, UsageError
 from mcptape.textsafe import escape_controls
 
 if TYPE_CHECKING:
-    from mcptape.commands.ciformats import Report, Where
     from mcptape.harness import Harness
     from mcptape.surface.compare import Diff
     from mcptape.surface.model import Surface
@@ -213,14 +213,10 @@ change not accepted, 2 usage error or unreadable input.""",
 )
 @click.argument("base", metavar="BASE")
 @click.argument("new", metavar="NEW")
-@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON (as --format json).")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="What stdout gets: the report, JSON, or GitHub workflow annotations and a summary line.",
+@report_options(
+    json_help="Print the changes as JSON (as --format json).",
+    format_help="What stdout gets: the report, JSON, or GitHub workflow annotations and a summary line.",
+    each={"junit": "a test case per change", "sarif": "a result per change"},
 )
 @click.option(
     "--accept",
@@ -228,17 +224,7 @@ change not accepted, 2 usage error or unreadable input.""",
     metavar="FILE",
     help="Reviewed changes that do not fail (JSON; see docs/tools.md).",
 )
-@click.option("--junit", metavar="FILE", help="Also write JUnit XML to FILE (a test case per change).")
-@click.option("--sarif", metavar="FILE", help="Also write SARIF 2.1.0 to FILE (a result per change).")
-def diff_command(
-    base: str,
-    new: str,
-    as_json: bool,
-    output_format: str,
-    accept_file: str | None,
-    junit: str | None,
-    sarif: str | None,
-) -> None:
+def diff_command(base: str, new: str, outputs: Outputs, accept_file: str | None) -> None:
     """Diff two tool surfaces (each a lock file or a transcript): every change is breaking,
     suspicious or compatible; a description rewritten to address the model is named."""
     from mcptape.surface.accept import is_accepted, read_accepted
@@ -246,14 +232,7 @@ def diff_command(
     from mcptape.surface.model import GATING
     from mcptape.surface.report import diff_json, diff_text
 
-    if as_json and output_format == "github":
-        raise UsageError("--json and --format github both choose what stdout gets", hint="keep one")
-    mode = "json" if as_json else output_format
-    outputs = {"junit": junit, "sarif": sarif}
-    if junit or sarif:
-        from mcptape.commands.ciformats import check_destinations
-
-        check_destinations(outputs, [base, new, *([accept_file] if accept_file else [])])
+    outputs.check([base, new, *([accept_file] if accept_file else [])])
     accepted = read_accepted(accept_file) if accept_file else []
     old_surface, new_surface = load(base), load(new)
     _notes(old_surface, " (base)")
@@ -263,17 +242,14 @@ def diff_command(
     failing = sum(
         1 for change, ok in zip(diff.changes, taken, strict=True) if change.severity in GATING and not ok
     )
-    if mode == "json":
+    if outputs.mode == "json":
         write_json(diff_json(diff, taken, base, new, failing))
-    elif mode == "text":
+    elif outputs.mode == "text":
         write(diff_text(diff, taken, base, new, failing))
-    if junit or sarif or mode == "github":
-        from mcptape.commands.ciformats import github, write_outputs
+    if outputs.report:
+        from mcptape.commands.ci.tools import tools_diff_report
 
-        report = ci_report(diff, taken, base, new, failing, (old_surface, new_surface))
-        write_outputs(report, outputs)
-        if mode == "github":
-            write(github(report))
+        outputs.write(tools_diff_report(diff, taken, base, new, failing, (old_surface, new_surface)))
     if failing:
         raise SystemExit(EXIT_FINDINGS)
 
@@ -306,72 +282,3 @@ def drift_command(transcript: str, as_json: bool) -> None:
         write(drift_text(drifts, transcript))
     if any(drift.severity != INFO for drift in drifts):
         raise SystemExit(EXIT_FINDINGS)
-
-
-# -- the CI formats -----------------------------------------------------------------------------
-RULES = {
-    "breaking": ("a change that may break a client that worked before", "error"),
-    "suspicious": ("text the model reads changed, or a change that could not be compared", "warning"),
-    "compatible": ("a change nothing that worked before depends on", "note"),
-}
-
-
-def ci_report(
-    diff: Diff, accepted: list[bool], base: str, new: str, failing: int, surfaces: tuple[Surface, Surface]
-) -> Report:
-    """The diff as the CI formats' `Report`: a test case and a result per change, each located at
-    the definition's line in NEW (or BASE, for a removed one)."""
-    from mcptape.commands.ciformats import FAILURE, PASSED, Case, Report, Result, Rule, Suite
-    from mcptape.surface.model import GATING
-    from mcptape.surface.report import summary, title
-
-    places = (_places(base, surfaces[0]), _places(new, surfaces[1]))
-    suite = Suite(f"tools diff {base} -> {new}")
-    report = Report(
-        "tools diff", suites=[suite], summary=f"mcptape tools diff: {summary(diff, accepted, failing)}"
-    )
-    report.rules = [
-        Rule(f"tools-{name}", summary_, f"{summary_} (see docs/tools.md).", level)
-        for name, (summary_, level) in RULES.items()
-    ]
-    for change, ok in zip(diff.changes, accepted, strict=True):
-        key = (change.kind, change.name)
-        where = places[1].get(key) or places[0].get(key)
-        heading = f"{title(change)} {escape_controls(change.path) or ''}".strip()
-        message = (
-            change.detail
-            + (f"\nwords: {change.words}" if change.words else "")
-            + (" (accepted)" if ok else "")
-        )
-        gating = change.severity in GATING and not ok
-        level = RULES[change.severity.value][1] if not ok else "note"
-        report.results.append(
-            Result(
-                f"tools-{change.severity.value}", level, f"{change.severity.value}: {heading}", message, where
-            )
-        )
-        suite.cases.append(
-            Case(
-                heading,
-                "mcptape.tools",
-                FAILURE if gating else PASSED,
-                change.detail if gating else "",
-                message,
-                change.severity.value,
-                where=where,
-            )
-        )
-    return report
-
-
-def _places(path: str, surface: Surface) -> dict[tuple[str, str], Where]:
-    """Where each definition is in its file (its line when known: see `Definition.line`)."""
-    from mcptape.commands.ciformats import Where
-    from mcptape.surface.compare import SERVER
-    from mcptape.surface.model import KINDS
-
-    found: dict[tuple[str, str], Where] = {(SERVER, ""): Where(path)}
-    for kind in KINDS:
-        for name, definition in surface.of_kind(kind).items():
-            found[(kind.noun, name)] = Where(path, definition.line)
-    return found

@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 from mcptape.errors import UsageError
-from mcptape.export.spans import Attribute, Event, Span, Trace
+from mcptape.export.session import Session
+from mcptape.export.spans import Attribute, Event, Span, Trace, trace
 from mcptape.version import __version__
 
 INSTALL_HINT = "pip install 'mcptape[otlp]' (the official opentelemetry-proto package)"
@@ -82,6 +83,11 @@ def document(traces: list[Trace]) -> dict[str, Any]:
 
 def json_bytes(traces: list[Trace]) -> bytes:
     return orjson.dumps(document(traces)) + b"\n"
+
+
+def sessions_json(sessions: list[Session]) -> bytes:
+    """The OTLP JSON of a trace per session (a row of `commands/outputs.FORMATS`)."""
+    return json_bytes([trace(s) for s in sessions])
 
 
 _IDS = ("traceId", "spanId", "parentSpanId")

@@ -1,4 +1,4 @@
-"""What `replay` found, as a `ciformats.Report`: a suite per transcript, one test case (failed when the
+"""What `replay` found, as a `Report` (`ci/report.py`): a suite per transcript, one test case (failed when the
 sessions differ, an error when the transcript cannot be read), and a result per difference: a
 message changed, missing or added, a stdout line new or gone, a finding new (with its check rule id,
 in the new session) or gone, the exit status, stderr, the replay's own errors. A difference is
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.model import Frame
-from mcptape.commands.ciformats import ERROR, FAILURE, PASSED, Case, Report, Result, Rule, Suite, Where
-from mcptape.commands.cireports import SHOWN, file_line, finding_result, registry_rules
+from mcptape.commands.ci.findings import SHOWN, file_line, finding_result, registry_rules
+from mcptape.commands.ci.report import ERROR, FAILURE, PASSED, Case, Report, Result, Rule, Suite, Where
 from mcptape.textsafe import escape, escape_controls
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""What `probe --client` found, as a `ciformats.Report` (the one CI-format writer's input).
+"""What `probe --client` found, as a `Report` (`ci/report.py`).
 
 * JUnit: one suite, a test case per case (classname `mcptape.probe.client`): FAIL is a `<failure>`,
   inconclusive an `<error type="inconclusive">`, n/a and not run `<skipped>`, the rest's words in
@@ -17,8 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mcptape.commands.ciformats import ERROR, FAILURE, SKIPPED, Case, Report, Result, Rule, Suite, Where
-from mcptape.commands.cireports import file_line
+from mcptape.commands.ci.findings import file_line
+from mcptape.commands.ci.report import ERROR, FAILURE, SKIPPED, Case, Report, Result, Rule, Suite, Where
 from mcptape.errors import TranscriptError
 from mcptape.serve.clientprobe import START, ClientProbe, ClientResult
 from mcptape.serve.clientreport import summary_line

@@ -1,9 +1,5 @@
-"""The one writer of the CI formats: JUnit XML, SARIF 2.1.0 and GitHub workflow annotations.
-
-`check`, `replay` and `probe` each describe what they found as a `Report` (`commands/cireports.py`
-builds it from their results): JUnit suites of test cases (what a CI counts as passed or failed),
-and results (one per finding: a rule, a level, a message, a place in a transcript file), with the
-rules they cite. The three formats are pure functions of a `Report`:
+"""The writers of the CI formats, pure functions of a `Report` (`report.py`) to bytes: JUnit XML,
+SARIF 2.1.0 and GitHub workflow annotations. Each is a row of `commands/outputs.FORMATS`.
 
 * `junit(report)`: `<testsuites>` (the totals) holding one `<testsuite>` per transcript or run,
   its `<testcase>`s with `<failure>`, `<error>` or `<skipped>`;
@@ -12,18 +8,12 @@ rules they cite. The three formats are pure functions of a `Report`:
   transcript, `region.startLine` its 1-based line in the file);
 * `github(report)`: `::error file=...,line=...,title=...::message` lines (`warning`, `notice`),
   escaped as the Actions runner reads them.
-
-Every string a report holds goes through `textsafe`'s one definition of unsafe text once more here
-(`safe`): a transcript's bytes were escaped by the adapters, and nothing else may reach a CI page
-that would hide, reorder or drive what its reader sees. Files are written whole or not at all
-(`share.outputs.write_file`: a temporary file renamed over the output), never over an input.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -31,115 +21,26 @@ from xml.etree import ElementTree as ET
 
 import orjson
 
-from mcptape.errors import OutputError
-from mcptape.textsafe import escape_controls, has_unsafe
+from mcptape.commands.ci.report import (
+    ERROR,
+    FAILURE,
+    SKIPPED,
+    Case,
+    Report,
+    Result,
+    Rule,
+    Where,
+    one_line,
+    safe,
+    xml_line,
+    xml_text,
+)
 from mcptape.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
-LEVELS = ("error", "warning", "note")  # SARIF's result levels (GitHub: error, warning, notice)
 GITHUB_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 ANNOTATIONS_KEPT = 50  # GitHub shows 10 of each kind per step; the rest stay in the other formats
-PASSED, FAILURE, ERROR, SKIPPED = "passed", "failure", "error", "skipped"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """What a result cites: a rule's id, its one-line summary, a longer help, its default level."""
-
-    id: str
-    summary: str
-    help: str
-    level: str
-    properties: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Where:
-    """A place in a file: its path as given, and its 1-based line (None: the file as a whole)."""
-
-    path: str
-    line: int | None = None
-    note: str = ""  # what is there (a related location's message)
-
-
-@dataclass(frozen=True)
-class Result:
-    """One finding: one SARIF result, one annotation."""
-
-    rule: str
-    level: str
-    title: str  # one line (the annotation's title)
-    message: str  # may hold several lines
-    where: Where | None = None
-    related: tuple[Where, ...] = ()
-    properties: dict[str, Any] = field(default_factory=dict)
-    suppressed: str | None = None  # accepted by the team (a probe baseline): the justification
-
-
-@dataclass(frozen=True)
-class Case:
-    """One JUnit test case: PASSED, FAILURE, ERROR or SKIPPED, with a one-line `message` and a body."""
-
-    name: str
-    classname: str
-    outcome: str = PASSED
-    message: str = ""
-    text: str = ""
-    kind: str = ""  # the failure's or error's `type`
-    seconds: float | None = None
-    where: Where | None = None
-    stdout: str = ""
-    stderr: str = ""
-
-
-@dataclass
-class Suite:
-    """One JUnit test suite: a transcript's check, a replay, a probe run."""
-
-    name: str
-    cases: list[Case] = field(default_factory=list)
-    seconds: float | None = None
-    properties: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Report:
-    """What one command run found, in the terms the CI formats share."""
-
-    command: str  # "check", "replay", "probe"
-    suites: list[Suite] = field(default_factory=list)
-    results: list[Result] = field(default_factory=list)
-    rules: list[Rule] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # what stopped part of the run (unreadable)
-    summary: str = ""  # one line, the end of `--format github`
-
-
-# -- text safety ----------------------------------------------------------------------------------
-_XML_NONCHARACTERS = str.maketrans({0xFFFE: "\\ufffe", 0xFFFF: "\\uffff"})
-
-
-def safe(text: str) -> str:
-    """`text` with every unsafe character (textsafe's one definition) escaped, except the newlines
-    and tabs that lay out a message's lines."""
-    if not has_unsafe(text, "\n\t"):
-        return text
-    return "\n".join("\t".join(map(escape_controls, line.split("\t"))) for line in text.split("\n"))
-
-
-def one_line(text: str) -> str:
-    """`text` on one safe line (a title, an attribute, a property)."""
-    return escape_controls(text)
-
-
-def xml_text(text: str) -> str:
-    """`safe` text for XML, which cannot hold U+FFFE and U+FFFF either (noncharacters textsafe
-    leaves visible)."""
-    return safe(text).translate(_XML_NONCHARACTERS)
-
-
-def _xml_line(text: str) -> str:
-    return one_line(text).translate(_XML_NONCHARACTERS)
 
 
 # -- JUnit ----------------------------------------------------------------------------------------
@@ -162,13 +63,13 @@ def junit(report: Report) -> bytes:
         "testsuites", {"name": f"mcptape {report.command}", **_counts(every), "time": f"{seconds:.3f}"}
     )
     for suite in report.suites:
-        node = ET.SubElement(root, "testsuite", {"name": _xml_line(suite.name), **_counts(suite.cases)})
+        node = ET.SubElement(root, "testsuite", {"name": xml_line(suite.name), **_counts(suite.cases)})
         if suite.seconds is not None:
             node.set("time", f"{suite.seconds:.3f}")
         if suite.properties:
             props = ET.SubElement(node, "properties")
             for name, value in suite.properties.items():
-                ET.SubElement(props, "property", name=_xml_line(name), value=_xml_line(value))
+                ET.SubElement(props, "property", name=xml_line(name), value=xml_line(value))
         for case in suite.cases:
             _case(node, case)
     ET.indent(root)
@@ -177,20 +78,20 @@ def junit(report: Report) -> bytes:
 
 
 def _case(suite: ET.Element, case: Case) -> None:
-    node = ET.SubElement(suite, "testcase", classname=_xml_line(case.classname), name=_xml_line(case.name))
+    node = ET.SubElement(suite, "testcase", classname=xml_line(case.classname), name=xml_line(case.name))
     if case.seconds is not None:
         node.set("time", f"{case.seconds:.3f}")
     if case.where is not None:
-        node.set("file", _xml_line(case.where.path))
+        node.set("file", xml_line(case.where.path))
         if case.where.line is not None:
             node.set("line", str(case.where.line))
     if case.outcome in (FAILURE, ERROR):
-        outcome = ET.SubElement(node, case.outcome, message=_xml_line(case.message))
+        outcome = ET.SubElement(node, case.outcome, message=xml_line(case.message))
         if case.kind:
-            outcome.set("type", _xml_line(case.kind))
+            outcome.set("type", xml_line(case.kind))
         outcome.text = xml_text(case.text or case.message)
     elif case.outcome == SKIPPED:
-        ET.SubElement(node, "skipped", message=_xml_line(case.message))
+        ET.SubElement(node, "skipped", message=xml_line(case.message))
     if case.stdout:
         ET.SubElement(node, "system-out").text = xml_text(case.stdout)
     if case.stderr:
@@ -317,7 +218,7 @@ def annotation(result: Result) -> str:
     return f"::{GITHUB_COMMAND[result.level]} {','.join(props)}::{_data(safe(result.message))}"
 
 
-def github(report: Report) -> str:
+def github(report: Report) -> bytes:
     """The annotations (the first ANNOTATIONS_KEPT; a notice says how many more), the problems,
     then the summary line."""
     shown = [result for result in report.results if result.suppressed is None]  # accepted: no annotation
@@ -331,39 +232,4 @@ def github(report: Report) -> str:
     lines.extend(f"::error title=mcptape {report.command}::{_data(one_line(p))}" for p in report.problems)
     if report.summary:
         lines.append(one_line(report.summary))
-    return "\n".join(lines) + "\n"
-
-
-# -- files ----------------------------------------------------------------------------------------
-FORMATS = {"junit": junit, "sarif": sarif}
-
-
-def check_destinations(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -> None:
-    """Refuse, before any work, an output that cannot be written: a directory, a folder that does
-    not exist, an input transcript under any name (`--sarif session.jsonl` would destroy it)."""
-    from mcptape.share.outputs import refuse_input
-
-    given = [(option, path) for option, path in outputs.items() if path]
-    for option, path in given:
-        target = Path(path)
-        if target.is_dir():
-            raise OutputError(f"cannot write {path}: it is a directory", hint="name a file in it")
-        parent = target.absolute().parent
-        if not parent.is_dir():
-            raise OutputError(
-                f"cannot write {path}: directory {parent} does not exist",
-                hint=f"create it, or choose another --{option}",
-            )
-        refuse_input([Path(p) for p in inputs], target, hint=f"choose another file for --{option}")
-    names = [os.path.abspath(path) for _, path in given]
-    if len(set(names)) < len(names):
-        raise OutputError("--junit and --sarif name the same file", hint="give each its own file")
-
-
-def write_outputs(report: Report, outputs: dict[str, str | None]) -> None:
-    """Write each format asked for (`{"junit": path, "sarif": path}`), whole or not at all."""
-    from mcptape.share.outputs import write_file
-
-    for name, path in outputs.items():
-        if path:
-            write_file(Path(path), FORMATS[name](report))
+    return ("\n".join(lines) + "\n").encode()
