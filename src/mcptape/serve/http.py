@@ -296,6 +296,25 @@ class HttpFront:
         if not isinstance(first, tuple):
             send(conn, sock, 503, [("content-type", "text/plain")], b"mcptape serve: the session ended\n")
             return
+        extra = self._session_headers(method, case)
+        line, last = first
+        accepts_sse = SSE_TYPE in (request_header(request, "accept") or SSE_TYPE)
+        sse = not last or (accepts_sse and self._recorded_sse(rid))
+        if case in ("http-sse-not-json", "http-foreign-id", "http-cut-mid-event"):
+            sse = True
+        if case == "http-empty-200":
+            _wait_for_the_last(stream, last)  # the answer, when it comes, is not sent: an empty body
+            send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
+        elif not sse:
+            media = "text/plain" if case == "http-wrong-content-type" else "application/json"
+            send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
+        else:
+            media = "text/plain" if case == "http-wrong-content-type" else SSE_TYPE
+            self._stream(conn, sock, stream, 0, _events_before(case), case, [("content-type", media), *extra])
+
+    def _session_headers(self, method: object, case: str | None) -> list[tuple[str, str]]:
+        """The session id header of an answer: minted for an initialize when the recording had
+        session ids, a new one on every answer under `--inject http-session-changes`."""
         extra = []
         if self.session_ids and method == "initialize":
             minted = uuid.uuid4().hex
@@ -304,31 +323,7 @@ class HttpFront:
             extra.append(("mcp-session-id", minted))
         if case == "http-session-changes":
             extra.append(("mcp-session-id", uuid.uuid4().hex))
-        line, last = first
-        accepts_sse = SSE_TYPE in (request_header(request, "accept") or SSE_TYPE)
-        sse = not last or (accepts_sse and self._recorded_sse(rid))
-        if case in ("http-sse-not-json", "http-foreign-id", "http-cut-mid-event"):
-            sse = True
-        if case == "http-empty-200":
-            while not last:  # the answer, when it comes, is not sent: an empty body instead
-                entry = stream.wait(len(stream.lines), LOOK)
-                if entry == ENDED:
-                    break
-                last = isinstance(entry, tuple) and entry[1]
-            send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
-            return
-        if not sse:
-            media = "text/plain" if case == "http-wrong-content-type" else "application/json"
-            send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
-            return
-        media = "text/plain" if case == "http-wrong-content-type" else SSE_TYPE
-        before = []
-        if case == "http-sse-not-json":
-            before.append(b"event: message\r\ndata: " + NOT_JSON + b"\r\n\r\n")
-        elif case == "http-foreign-id":
-            stray = orjson.dumps({"jsonrpc": "2.0", "id": FOREIGN_ID, "result": {}})
-            before.append(b"event: message\r\ndata: " + stray + b"\r\n\r\n")
-        self._stream(conn, sock, stream, 0, before, case, [("content-type", media), *extra])
+        return extra
 
     def _stream(
         self,
@@ -396,3 +391,22 @@ class HttpFront:
             if client_id == rid:
                 return self.forms.get((entry.source, entry.message.frame.event)) == SSE_TYPE
         return False
+
+
+def _wait_for_the_last(stream: Stream, last: bool) -> None:
+    """Wait until the stream's last line came (or the session ended)."""
+    while not last:
+        entry = stream.wait(len(stream.lines), LOOK)
+        if entry == ENDED:
+            break
+        last = isinstance(entry, tuple) and entry[1]
+
+
+def _events_before(case: str | None) -> list[bytes]:
+    """The SSE events an injected case sends before the recorded answer."""
+    if case == "http-sse-not-json":
+        return [b"event: message\r\ndata: " + NOT_JSON + b"\r\n\r\n"]
+    if case == "http-foreign-id":
+        stray = orjson.dumps({"jsonrpc": "2.0", "id": FOREIGN_ID, "result": {}})
+        return [b"event: message\r\ndata: " + stray + b"\r\n\r\n"]
+    return []
