@@ -18,7 +18,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from mcptape.tui.app import ViewerApp
-from tests.conftest import PYTHON, server_everything
+from tests.conftest import PYTHON, once_per_run, server_everything
 from tests.http.helpers import HERE as HTTP_TESTS
 from tests.http.helpers import free_port, recording, sdk_server
 
@@ -149,3 +149,40 @@ def planted_http_transcript(directory: Path, mode: str, headers: dict[str, str] 
             client.post(rec.url, content=orjson.dumps(call), headers=sent)
         rec.stop()
     return out
+
+
+BUILD_SERVER = Path(__file__).resolve().parent / "servers" / "build_http.py"
+
+
+async def _build_session(url: str) -> list[float]:
+    """A handshake session (session ids, a GET stream, a DELETE at the end): `add`, then `count`,
+    whose answer comes on an SSE stream after its progress; returns the progress the client saw."""
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with Client(url, mode="legacy") as client:
+        await client.call_tool("add", {"a": 2, "b": 40})
+        await client.call_tool("count", {"n": 2}, progress_callback=on_progress)
+    return seen
+
+
+@pytest.fixture(scope="session")
+def build_http_transcripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The same session recorded against two builds of an official SDK `MCPServer` over
+    streamable-http (tests/tui/servers/build_http.py): the new build's session-opening answer has
+    another `x-build` header, its DELETE is refused 405 (with a header of hostile bytes), and its `add`
+    is off by one. Recorded through `mcptape record --http-upstream URL -- server` (a few seconds),
+    once per test run (shared by the xdist workers)."""
+
+    def record(folder: Path) -> None:
+        for build in ("old", "new"):
+            port = free_port()
+            command = [PYTHON, str(BUILD_SERVER), str(port), build]
+            with recording(f"http://127.0.0.1:{port}/mcp", folder / f"{build}.jsonl", command) as rec:
+                assert anyio.run(_build_session, rec.url) == [1, 2]
+                rec.stop()
+
+    folder = once_per_run(tmp_path_factory, "tui-builds", record)
+    return folder / "old.jsonl", folder / "new.jsonl"

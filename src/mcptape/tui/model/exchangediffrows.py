@@ -141,7 +141,8 @@ def exchange_detail(exd: ExchangeDiff, k: int) -> Spans:
     count = len(exchange.pairs)
     differing = [p for p in exchange.pairs if exd.diff.pairs[p].differs]
     noun = f"message pair{'s' if count != 1 else ''}"
-    out.append(("bold", f"carried {count} {noun}, {len(differing)} differ\n"))
+    said = f"carried {count} {noun}, {len(differing)} differ" if count else "carried no message pair"
+    out.append(("bold", said + "\n"))
     for p in exchange.pairs[:LISTED]:
         text, _ = pair_line(exd.diff.pairs[p], 120)
         out.append(("", f"  {text.rstrip()}\n"))
