@@ -13,7 +13,15 @@ import orjson
 
 from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
-from mcptape.tui.model.exchangediff import VOLATILE, ExchangeDiff, ExchangePair, HeadChange, exchange_diff
+from mcptape.tui.model.exchangediff import (
+    VOLATILE,
+    ExchangeDiff,
+    ExchangePair,
+    ExchangeSide,
+    HeadChange,
+    align,
+    exchange_diff,
+)
 from mcptape.tui.model.exchangediffrows import exchange_kind, exchange_line, session_text
 from tests.http.helpers import data_of, exchanges, records
 from tests.tui.conftest import screen_text
@@ -93,7 +101,7 @@ def test_status_headers_and_messages_that_differ_are_named(build_http_transcript
     row = exd.exchanges.index(delete)
     text, kind = exchange_line(exd, row, opened=False, width=400)
     assert kind == "changed" and text.startswith("≠") and " 200→405 " in text
-    assert "status, content type, < allow, " in text and "< x-note" in text
+    assert "status, content type, < allow, < transfer-encoding, < x-note, < content-length, " in text
     (opening,) = by_request(exd, "POST", "initialize")
     assert opening.changes == [HeadChange("< x-build", "1", "2")]
     text, _ = exchange_line(exd, exd.exchanges.index(opening), opened=False)
@@ -210,3 +218,37 @@ def test_session_cell_says_which_side_names_none(build_http_transcripts: tuple[P
     assert session_text(exchange).endswith("→–")
     exchange.new.response_headers["mcp-session-id"] = exchange.old.session
     assert session_text(exchange) == exchange.old.session[:8]
+
+
+def test_the_nth_exchange_of_a_kind_aligns_with_the_nth() -> None:
+    """Exchanges align by kind (HTTP and JSON-RPC method) and rank, not by position: a GET stream
+    opened before the notification in one session and after it in the other still pairs with its
+    twin, and an exchange only the new session has comes after the new exchange before it."""
+
+    def side(x: int, method: str, rpc: str = "") -> ExchangeSide:
+        return ExchangeSide(x, method, "/mcp", 200, rpc=rpc)
+
+    old = [side(1, "POST", "initialize"), side(2, "POST", "notifications/initialized"), side(3, "GET")]
+    old += [side(4, "POST", "tools/call"), side(5, "DELETE")]
+    new = [side(1, "POST", "initialize"), side(2, "GET"), side(3, "POST", "notifications/initialized")]
+    new += [side(4, "POST", "tools/call"), side(5, "POST", "tools/call"), side(6, "DELETE")]
+    rows = [(p.old.x if p.old else None, p.new.x if p.new else None) for p in align(old, new)]
+    assert rows == [(1, 1), (2, 3), (3, 2), (4, 4), (None, 5), (5, 6)]
+    assert all(p.changes == [] for p in align(old, new))
+
+
+async def test_a_narrow_list_keeps_the_status_and_what_differs(
+    build_http_transcripts: tuple[Path, Path],
+) -> None:
+    """On 80 columns the session column goes (the detail pane names the sessions); the request, the
+    status and what differs stay on each row."""
+    old, new = build_http_transcripts
+    app = DiffApp(diff_files(old, new), old.name, new.name, paths=(old, new))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert any(line.startswith("   exchange  request") and "session" not in line for line in lines)
+        row = next(line for line in lines if " DELETE /mcp " in line)
+        assert row.startswith("≠") and " 200→405 " in row and "status, content type" in row
+        assert any(line.startswith("  session: old ") for line in lines)  # x1's, in the detail pane
+        assert any(" POST /mcp initialize " in line and "< x-build" in line for line in lines)

@@ -227,8 +227,10 @@ def _headers(items: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def compare_exchanges(old: ExchangeSide, new: ExchangeSide) -> list[HeadChange]:
-    """What differs between two aligned exchanges: status, media type, headers."""
+    """What differs between two aligned exchanges: status, media type, headers (request's, then
+    response's, by name), and last the run's own headers that one side lacks."""
     changes: list[HeadChange] = []
+    presence: list[HeadChange] = []
     if old.status != new.status:
         changes.append(HeadChange("status", str(old.status or NONE), str(new.status or NONE)))
     if old.media != new.media:
@@ -244,10 +246,10 @@ def compare_exchanges(old: ExchangeSide, new: ExchangeSide) -> list[HeadChange]:
             before, after = a.get(name), b.get(name)
             if name in VOLATILE:
                 if (before is None) != (after is None):
-                    changes.append(HeadChange(mark + name, _presence(before), _presence(after)))
+                    presence.append(HeadChange(mark + name, _presence(before), _presence(after)))
             elif before != after:
                 changes.append(HeadChange(mark + name, _value(before), _value(after)))
-    return changes
+    return changes + presence
 
 
 def _value(value: str | None) -> str:

@@ -3,10 +3,11 @@ the message pairs it carried, and a detail text (`exchangediff` aligned and comp
 
 A row: its mark (`=` `≠` `+` `−`, as a pair's), `▸`/`▾` when it carried messages (closed / opened),
 the exchange numbers (`x4`, or `x4→x5`), what it is (`POST /mcp tools/call`), the status (`200`, or
-`200→405`), the session ids (`38d9adb0→1a2b3c4d`), and what differs: the status, the content type,
-the headers by name (`< x-build`: `<` a response header, `>` a request header), then how many of its
-message pairs differ. Every transcript byte goes through `mcptape.textsafe.escape` (the heads: h11's
-latin-1 text, encoded back to the bytes it was read from) or `escape_text` (a JSON-RPC method).
+`200→405`), the session ids (`38d9adb0→1a2b3c4d`; not below `COMPACT_BELOW` columns), and what
+differs: the status, the content type, the headers by name (`< x-build`: `<` a response header, `>` a
+request header), then how many of its message pairs differ. Every transcript byte goes through
+`mcptape.textsafe.escape` (the heads: h11's latin-1 text, encoded back to the bytes it was read from)
+or `escape_text` (a JSON-RPC method).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ VALUE_SHOWN = 300  # bytes of a header value in the detail pane
 LISTED = 200  # message pairs of an exchange listed in its detail
 MAX_HEADERS = 64
 _FIXED = 42  # the columns but `what` and `differs`, with their separators
+_SESSION = 18  # the session column and its separator
+COMPACT_BELOW = 110  # a narrower list drops the session column (the detail pane names the sessions)
 
 
 def shown(text: str, limit: int | None = None) -> str:
@@ -35,12 +38,15 @@ def shown(text: str, limit: int | None = None) -> str:
 
 
 def what_width(width: int) -> int:
-    return max(14, min(40, (width - _FIXED) // 2))
+    fixed = _FIXED if width >= COMPACT_BELOW else _FIXED - _SESSION
+    return max(14, min(40, (width - fixed) // 2))
 
 
 def exchange_columns(width: int = 150) -> str:
     cells = ["  ", fit("exchange", 9), fit("request", what_width(width)), fit("status", 9)]
-    return " ".join([*cells, fit("session", 17), "what differs"])
+    if width >= COMPACT_BELOW:
+        cells.append(fit("session", 17))
+    return " ".join([*cells, "what differs"])
 
 
 def exchange_kind(exd: ExchangeDiff, exchange: ExchangePair) -> str:
@@ -114,8 +120,9 @@ def exchange_line(exd: ExchangeDiff, k: int, *, opened: bool, width: int = 150) 
         fit(_numbers(exchange), 9),
         fit(request_text(exchange.side), what_width(width)),
         fit(status_text(exchange), 9),
-        fit(session_text(exchange), 17),
     ]
+    if width >= COMPACT_BELOW:
+        cells.append(fit(session_text(exchange), 17))
     line = " ".join(cells)
     return fit(f"{line} {differs_text(exd, exchange)}", width), kind
 
