@@ -1,5 +1,5 @@
 """The probe's reports: a readable table and JSON for machines (the CI formats, JUnit XML, SARIF and
-GitHub annotations, are written by the one CI-format writer, `mcptape.commands.ciformats`).
+GitHub annotations, are written from the table of output formats, `mcptape.commands.outputs`).
 
 Every string that may hold a server's bytes or words goes through `textsafe` before it reaches a
 terminal (the table); JSON carries them escaped by its encoder (and `textsafe.escape_json` for C1 and

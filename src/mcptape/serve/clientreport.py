@@ -1,5 +1,5 @@
 """The client probe's reports: a table like the server probe's, and JSON. JUnit XML, SARIF and
-GitHub annotations are the one CI writer's (`commands/ciformats.py`, fed by `commands/ciclient.py`).
+GitHub annotations are the report formats' (`commands/outputs.py`, fed by `commands/ci/client.py`).
 
 Every byte the client wrote goes through `textsafe` before it reaches a terminal.
 """
