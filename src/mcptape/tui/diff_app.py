@@ -265,7 +265,8 @@ class DiffApp(App[None]):
         self.query_one(DetailPane).toggle_class("hidden")
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(binding_rows(self), LEGEND, example="diff.next"))
+        legend = LEGEND + ("; ▸ / ▾ an exchange enter opens / closes" if self.by_exchange else "")
+        self.push_screen(HelpScreen(binding_rows(self), legend, example="diff.next"))
 
 
 def _exchanges(

@@ -151,7 +151,7 @@ def exchange_detail(exd: ExchangeDiff, k: int) -> Spans:
     said = f"carried {count} {noun}, {len(differing)} differ" if count else "carried no message pair"
     out.append(("bold", said + "\n"))
     for p in exchange.pairs[:LISTED]:
-        text, _ = pair_line(exd.diff.pairs[p], 120)
+        text, _ = pair_line(exd.diff.pairs[p], 100)
         out.append(("", f"  {text.rstrip()}\n"))
     if count > LISTED:
         out.append(("dim", f"  ... {count - LISTED} more\n"))
