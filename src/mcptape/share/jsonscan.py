@@ -84,3 +84,24 @@ class Decoded:
         if self.starts is None:
             return start, end
         return self.starts[start], self.starts[end]
+
+
+_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)  # the rest of a string token, its closing quote too
+
+
+def inside_at(text: str, at: int, inside: bool = False) -> bool:
+    """Whether position `at` of `text` is inside a string token (its opening quote before `at`, its
+    closing quote, if any, at or after it), `text` starting inside one when `inside`. Quotes pair
+    as `STRING` pairs them; an opening quote that no quote closes runs to the end."""
+    pos = 0
+    while True:
+        if inside:
+            m = _REST.match(text, pos)
+            if m is None or m.end() > at:
+                return True
+            pos, inside = m.end(), False
+        else:
+            pos = text.find('"', pos, at)
+            if pos < 0:
+                return False
+            pos, inside = pos + 1, True

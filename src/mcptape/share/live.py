@@ -28,6 +28,7 @@ from mcptape.transcript.writer import TranscriptWriter, encode_chunk
 
 MAX_PENDING = 8 << 20  # an unterminated line longer than this is written as a fragment
 OVERLAP = 1 << 20  # the end of such a fragment held back and read again with what follows
+CUT_ENV = "MCPTAPE_REDACT_CUT"  # another MAX_PENDING in bytes (4096 or more; OVERLAP is an eighth)
 MAX_HELD = 16 << 20  # complete lines held longer than `HOLD` only while they total less than this
 HOLD = 0.25  # seconds a complete line waits before it is written (see RedactingWriter)
 
@@ -48,14 +49,18 @@ class RedactingWriter(TranscriptWriter):
         clock_start: float | None,
         redactor: Redactor,
         hold: float = HOLD,
+        cut: int = MAX_PENDING,
     ) -> None:
         super().__init__(fd, clock_start=clock_start)
         self.redactor = redactor
         self.hold = hold
+        self.max_pending, self.overlap = cut, cut * OVERLAP // MAX_PENDING
         self._framers: dict[str, ChannelFramer] = {}
         self._partial: dict[str, int] = {}  # bytes of an unterminated line held per channel
-        # (arrival, t, channel, raw lines, redacted lines, redactor version they were redacted at)
-        self._lines: deque[tuple[float, float, str, bytes, bytes, int]] = deque()
+        self._inside: set[str] = set()  # channels whose held bytes start inside a JSON string (a cut)
+        # (arrival, t, channel, raw lines, redacted lines, redactor version they were redacted at,
+        # whether they start inside a JSON string)
+        self._lines: deque[tuple[float, float, str, bytes, bytes, int, bool]] = deque()
         self._held = 0
         self._cond = threading.Condition()
         self._closed = False
@@ -77,6 +82,7 @@ class RedactingWriter(TranscriptWriter):
             except Exception as exc:  # a pump must keep forwarding: never raise into it
                 self._framers.pop(ch, None)
                 self._partial.pop(ch, None)
+                self._inside.discard(ch)
                 reason = f"mcptape could not redact {ch} ({type(exc).__name__}): line dropped"
                 super().fields(t, "note", msg=reason)
                 return
@@ -89,29 +95,35 @@ class RedactingWriter(TranscriptWriter):
         frames = framer.feed(data, t, 0)
         partial = len(data) - data.rfind(b"\n") - 1 if frames else self._partial.get(ch, 0) + len(data)
         self._hold(frames)
-        if partial >= MAX_PENDING:
+        if partial >= self.max_pending:
             last = framer.close()
             if last is not None:
-                # The head is written now; its last OVERLAP bytes (more if a secret straddles the
-                # cut) wait for what follows, so a secret across the cut is found whole.
-                head, tail = self.redactor.cut(last.raw, OVERLAP)
-                self._hold([last], redacted=head)
+                # The head is written now; its last `overlap` bytes (more if a secret straddles the
+                # cut) wait for what follows, so a secret across the cut is found whole, read
+                # from inside the JSON string the cut fell in, if it fell in one.
+                inside = ch in self._inside
+                head, tail, after = self.redactor.cut(last.raw, self.overlap, inside=inside)
+                self._hold([last], redacted=head, inside=inside)
+                (self._inside.add if after else self._inside.discard)(ch)
                 framer = self._framers[ch] = ChannelFramer(ch)
                 framer.feed(tail, t, 0)
                 partial = len(tail)
         self._partial[ch] = partial
 
-    def _hold(self, frames: list[Frame], redacted: bytes | None = None) -> None:
+    def _hold(self, frames: list[Frame], redacted: bytes | None = None, inside: bool | None = None) -> None:
         """Redact the lines one read completed now (that teaches their secrets) and hold them
-        (`redacted`: the head of a line cut at MAX_PENDING, already redacted)."""
+        (`redacted`: the head of a line cut at MAX_PENDING, already redacted). The first line
+        starts inside a JSON string when the channel's held bytes are a cut's tail that did."""
         if not frames:
             return
+        ch = frames[-1].channel
+        if inside is None:
+            inside = ch in self._inside
+            self._inside.discard(ch)  # the next line starts afresh
         raw = b"".join(f.raw for f in frames)
         if redacted is None:
-            redacted = self.redactor.block(raw, frames[-1].channel)
-        self._lines.append(
-            (time.monotonic(), frames[-1].t, frames[-1].channel, raw, redacted, self.redactor.version)
-        )
+            redacted = self.redactor.block(raw, ch, inside=inside)
+        self._lines.append((time.monotonic(), frames[-1].t, ch, raw, redacted, self.redactor.version, inside))
         self._held += len(raw)
         self._cond.notify()
 
@@ -124,10 +136,10 @@ class RedactingWriter(TranscriptWriter):
         due = time.monotonic() - self.hold
         out = bytearray()
         while self._lines and (force or self._lines[0][0] <= due):
-            _, t, ch, raw, redacted, version = self._lines.popleft()
+            _, t, ch, raw, redacted, version, inside = self._lines.popleft()
             self._held -= len(raw)
             if version != self.redactor.version:  # again, on what was written the first time
-                redacted = self.redactor.block(redacted)
+                redacted = self.redactor.block(redacted, inside=inside)
             out += encode_chunk(t, ch, redacted)
         if out:
             self.write_raw(bytes(out))
@@ -195,4 +207,11 @@ def redacting_writer(
         redactor.learn(user_key, f"env:{KEY_ENV}")
     redactor.argv(command)  # learn `--token VALUE` before the server can echo it
     redactor.reset()
-    return RedactingWriter(fd, clock_start=clock_start, redactor=redactor)
+    return RedactingWriter(fd, clock_start=clock_start, redactor=redactor, cut=_cut(environ))
+
+
+def _cut(environ: Mapping[str, str]) -> int:
+    """Where a line that has not ended is cut: `$MCPTAPE_REDACT_CUT` bytes when it is a number of
+    4096 or more (tests use it to cross the cut with a small answer), else MAX_PENDING."""
+    value = environ.get(CUT_ENV, "")
+    return int(value) if value.isascii() and value.isdigit() and int(value) >= 4096 else MAX_PENDING

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcptape.share.finder import MIN_LEARNT, Finder, Hit
-from mcptape.share.jsonscan import STRING, Decoded
+from mcptape.share.jsonscan import STRING, Decoded, inside_at
 from mcptape.share.placeholder import PLACEHOLDER, Key, placeholder
 from mcptape.share.rules import KV_TAIL, TRIVIAL_VALUES, Rules
 from mcptape.share.structure import (
@@ -97,18 +97,25 @@ class Redactor:
         lines are fed in stream order: a PEM private key printed over several lines is followed."""
         return self.block(data, channel)
 
-    def block(self, data: bytes, channel: str | None = None) -> bytes:
-        """Several whole lines at once: one quick check for the whole block, then line by line."""
+    def block(self, data: bytes, channel: str | None = None, *, inside: bool = False) -> bytes:
+        """Several whole lines at once: one quick check for the whole block, then line by line.
+        `inside`: the first line is the rest of a line cut inside a JSON string (`cut`)."""
         text = data.decode("utf-8", "surrogateescape")
         if channel not in self._pem and not self.find.prepare(text):
             return data
         lines = text.split("\n")
-        out = [self._one(line, channel) for line in lines]
+        out = [self._one(line, channel, inside and i == 0) for i, line in enumerate(lines)]
         if all(a is b for a, b in zip(out, lines, strict=True)):
             return data
         return "\n".join(out).encode("utf-8", "surrogateescape")
 
-    def _one(self, line: str, channel: str | None) -> str:
+    def _one(self, line: str, channel: str | None, inside: bool = False) -> str:
+        if inside:  # read after an opening quote, so its strings pair as in the whole line
+            quoted = '"' + line
+            out = self.text(quoted)
+            if out is quoted:
+                return line
+            return out[1:] if out.startswith('"') else self.text(line)
         if channel is None:
             return self.text(line)
         if channel in self._pem:
@@ -127,27 +134,37 @@ class Redactor:
         edits = self._edits(text)
         return self._apply(text, edits) if edits else text
 
-    def cut(self, data: bytes, keep: int) -> tuple[bytes, bytes]:
+    def cut(self, data: bytes, keep: int, *, inside: bool = False) -> tuple[bytes, bytes, bool]:
         """An unterminated line that must be written now (live redaction's 8 MiB cut), split in
-        two: its head redacted, and a raw tail of at least `keep` bytes, to be redacted with what
-        follows. The cut never falls inside a secret found in the whole of `data`, so a secret
-        that straddles it is in the tail, whole (unless one secret spans nearly all of `data`:
-        then everything is written, redacted)."""
+        two: its head redacted, a raw tail of at least `keep` bytes, to be redacted with what
+        follows, and whether the tail starts inside a JSON string (give it to `block` and the next
+        `cut` as `inside`, as `data`'s own is given here: a tail read without it would pair its
+        quotes the other way round, and a `"password": "..."` after the cut would be two bare
+        words). The cut never falls inside a secret found in the whole of `data`, nor inside an
+        escape, so a secret that straddles it is in the tail, whole (unless one secret spans
+        nearly all of `data`: then everything is written, redacted)."""
         text = data.decode("utf-8", "surrogateescape")
-        edits = sorted(self._edits(text)) if self.find.prepare(text) else []
+        shift = 1 if inside else 0
+        whole = '"' + text if inside else text
+        found = self._edits(whole) if self.find.prepare(whole) else []
+        edits = sorted((max(0, s - shift), e - shift, r) for s, e, r in found)
         at = max(0, len(text) - keep)
         moved = True
+        after = inside
         while moved and at > 0:
             moved = False
             for start, end, _ in edits:
                 if start < at < end:
                     at, moved = start, True
+            after = inside_at(text, at, inside)
+            if after and _odd_backslashes(text, at):  # never between a backslash and what it escapes
+                at, moved = at - 1, True
         if at <= 0:
-            return (self._apply(text, edits) if edits else text).encode("utf-8", "surrogateescape"), b""
+            at, after = len(text), inside_at(text, len(text), inside)
         head = text[:at]
-        inside = [edit for edit in edits if edit[1] <= at]
-        redacted = self._apply(head, inside) if inside else head
-        return redacted.encode("utf-8", "surrogateescape"), text[at:].encode("utf-8", "surrogateescape")
+        done = [edit for edit in edits if edit[1] <= at]
+        redacted = (self._apply(head, done) if done else head).encode("utf-8", "surrogateescape")
+        return redacted, text[at:].encode("utf-8", "surrogateescape"), after
 
     def _edits(self, text: str) -> list[tuple[int, int, str]]:
         """The replacements for one line of text, as (start, end, replacement); `find.prepare(text)`
@@ -357,6 +374,14 @@ class Redactor:
                 secret_next = arg
             out.append(self.text(arg))
         return out
+
+
+def _odd_backslashes(text: str, at: int) -> bool:
+    """Whether the backslashes just before `at` leave the last one escaping `text[at]`."""
+    n = 0
+    while at - n > 0 and text[at - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
 
 
 def _has_undecodable(text: str) -> bool:
