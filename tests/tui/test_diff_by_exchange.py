@@ -10,7 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
+from click.testing import CliRunner
 
+from mcptape.commands.view import view_command
 from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
 from mcptape.tui.model.exchangediff import (
@@ -252,3 +255,19 @@ async def test_a_narrow_list_keeps_the_status_and_what_differs(
         assert row.startswith("≠") and " 200→405 " in row and "status, content type" in row
         assert any(line.startswith("  session: old ") for line in lines)  # x1's, in the detail pane
         assert any(" POST /mcp initialize " in line and "< x-build" in line for line in lines)
+
+
+def test_view_old_new_lists_two_http_transcripts_by_exchange(
+    build_http_transcripts: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mcptape view OLD NEW` hands the diff viewer both transcripts, so two HTTP ones open by exchange
+    (the app's run is replaced: it needs a terminal)."""
+    opened: list[DiffApp] = []
+    monkeypatch.setattr("mcptape.commands.view.on_terminal", lambda: True)
+    monkeypatch.setattr(DiffApp, "run", lambda self, *args, **kwargs: opened.append(self))
+    old, new = build_http_transcripts
+    result = CliRunner().invoke(view_command, [str(old), str(new), "--no-config"])
+    assert result.exit_code == 0, result.output
+    (app,) = opened
+    assert app.exchanges is not None and app.by_exchange
+    assert [e.side.method for e in app.exchanges.exchanges].count("DELETE") == 1
