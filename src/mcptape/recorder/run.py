@@ -20,7 +20,11 @@ TYPE_CHECKING = False  # typing costs ~4 ms before the spawn
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from mcptape.recorder.lifeline import Lifeline
+    from mcptape.recorder.session import ExitStatus
     from mcptape.recorder.sideeffects import DeferredSink, HttpFactory, SideEffects
+    from mcptape.recorder.spawn import Child
+    from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter
 
     # opens the transcript's writer: (fd, clock start, server command, server environment) -> writer
@@ -149,21 +153,92 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     """
     import time
 
-    from mcptape.errors import UsageError
-
     _fill_closed_stdio()
     if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # else the kernel reaps the server: no exit code
+    t0 = time.monotonic()
+    http, open_writer, path, fd = _before_the_spawn(opts, writer_opener)
+    env = dict(os.environ)
+    for std in (0, 1, 2):
+        enlarge_pipe(std)
+    # SIGINT/TERM/HUP stay pending until the handlers that forward them exist (one arriving in
+    # between killed mcptape and left the server running); threads started meanwhile inherit this.
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
+    child, effects, late, env = _spawn(opts, env, http, t0, unblocked, path, fd)
+    # Ends the server's group if this process dies before reaping it (even by SIGKILL).
+    lifeline = watch(child.pid, opts.shutdown_timeout)
+
+    from mcptape.recorder.spool import Spool
+    from mcptape.transcript.writer import TranscriptWriter, new_header
+
+    if open_writer is not None:  # record --redact: each line is redacted before it reaches the file
+        writer: TranscriptWriter = open_writer(fd, t0, opts.command, env)
+    else:
+        writer = TranscriptWriter(fd, clock_start=t0)
+    try:
+        writer.header(new_header(opts.command, _cwd(), **_header_extra(child.pid, effects, http)))
+        spool = Spool(writer)  # encoding and file writes leave the pumps' threads
+        if late is not None:
+            late.attach(spool)  # http/exec events join the pumps' records, in order
+        status = _relay(opts, spool, env, child, lifeline, unblocked, path)
+        if effects is not None:
+            effects.stop()  # before the spool closes: what the listeners already got is recorded
+        spool.close()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+        if effects is not None:
+            effects.stop()
+    writer.close()
+    if writer.failed is not None:
+        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+    return status.shell_code
+
+
+def _relay(
+    opts: RecordOptions,
+    spool: Spool,
+    env: dict[str, str],
+    child: Child,
+    lifeline: Lifeline | None,
+    unblocked: set[int | signal.Signals],
+    path: str,
+) -> ExitStatus:
+    """Forward the signals to the server, unblock them, relay until the server exits and the pumps
+    drained; the server's exit status."""
+    from mcptape.recorder.session import Recording
+
+    session = Recording(
+        opts.command, spool, env=env, shutdown_timeout=opts.shutdown_timeout, child=child, lifeline=lifeline
+    )
+    for signum in FORWARDED_SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:  # ignored (nohup): stays ignored
+            signal.signal(signum, lambda n, _f: session.send_signal(n))
+    signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
+    if not opts.quiet:
+        _say(f"mcptape: recording to {path}\n")
+    session.start()
+    from mcptape.recorder.memory import keep_buffers_in_heap
+
+    keep_buffers_in_heap()  # once the pumps run: ctypes costs a few ms nobody waits for
+    return session.wait()
+
+
+def _before_the_spawn(
+    opts: RecordOptions, writer_opener: Callable[[], OpenWriter] | None
+) -> tuple[HttpFactory | None, OpenWriter | None, str, int]:
+    """Everything that can fail before the server starts: the command, the stub names, the
+    cassette's CA, the redaction rules, the transcript opened (never this process's stdout)."""
+    from mcptape.errors import UsageError
+
     if not opts.command:
         raise UsageError("no server command given", hint="usage: mcptape record -o FILE -- CMD [ARGS...]")
-    t0 = time.monotonic()
     if opts.stubs:
         from mcptape.recorder.stubs import check_name
 
         for name in opts.stubs:
             check_name(name)
-    http = _cassette(opts) if opts.http_cassette else None  # a bad --http-cassette-ca fails before the spawn
-    open_writer = writer_opener() if writer_opener is not None else None  # a bad rule fails before the spawn
+    http = _cassette(opts) if opts.http_cassette else None
+    open_writer = writer_opener() if writer_opener is not None else None
     path, fd = _open_transcript(opts)
     if _is_stdout(fd):
         os.close(fd)
@@ -171,12 +246,20 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             f"-o {path} is this process's stdout: the transcript would be mixed into the protocol",
             hint="write the transcript to a file",
         )
-    env = dict(os.environ)
-    for std in (0, 1, 2):
-        enlarge_pipe(std)
-    # SIGINT/TERM/HUP stay pending until the handlers that forward them exist (one arriving in
-    # between killed mcptape and left the server running); threads started meanwhile inherit this.
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
+    return http, open_writer, path, fd
+
+
+def _spawn(
+    opts: RecordOptions,
+    env: dict[str, str],
+    http: HttpFactory | None,
+    t0: float,
+    unblocked: set[int | signal.Signals],
+    path: str,
+    fd: int,
+) -> tuple[Child, SideEffects | None, DeferredSink | None, dict[str, str]]:
+    """Start the side-effect listeners asked for and spawn the server with their environment.
+    On failure: the listeners stopped, the transcript this run created removed, signals unblocked."""
     effects: SideEffects | None = None
     late: DeferredSink | None = None
     try:
@@ -187,7 +270,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             late = DeferredSink(t0)
             effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs, http=http)
             env = effects.child_env(env)
-        child = spawn(opts.command, env, sigmask=unblocked)
+        return spawn(opts.command, env, sigmask=unblocked), effects, late, env
     except BaseException:
         if late is not None and effects is not None:
             late.release()
@@ -200,60 +283,20 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
                 pass
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         raise
-    # Ends the server's group if this process dies before reaping it (even by SIGKILL).
-    lifeline = watch(child.pid, opts.shutdown_timeout)
 
-    from mcptape.recorder.session import Recording
-    from mcptape.recorder.spool import Spool
-    from mcptape.transcript.writer import TranscriptWriter, new_header
 
-    if open_writer is not None:  # record --redact: each line is redacted before it reaches the file
-        writer: TranscriptWriter = open_writer(fd, t0, opts.command, env)
-    else:
-        writer = TranscriptWriter(fd, clock_start=t0)
-    try:
-        from mcptape.transcript.envnames import HEADER_KEY, describe
+def _header_extra(pid: int, effects: SideEffects | None, http: HttpFactory | None) -> dict[str, object]:
+    """The header's fields beyond the command: the server's pid, its environment's names (never
+    values), the side-effect listeners' addresses."""
+    from mcptape.transcript.envnames import HEADER_KEY, describe
 
-        extra: dict[str, object] = {"pid": child.pid, HEADER_KEY: describe(os.environ)}  # names only
-        if effects is not None:
-            listeners: dict[str, object] = {
-                "http_sink": effects.http.url if effects.http is not None and http is None else None,
-                "stubs": effects.stub_names,
-            }
-            if http is not None and effects.http is not None:
-                listeners["http_cassette"] = effects.http.url
-            extra["side_effects"] = listeners
-        writer.header(new_header(opts.command, _cwd(), **extra))
-        spool = Spool(writer)  # encoding and file writes leave the pumps' threads
-        if late is not None:
-            late.attach(spool)  # http/exec events join the pumps' records, in order
-        session = Recording(
-            opts.command,
-            spool,
-            env=env,
-            shutdown_timeout=opts.shutdown_timeout,
-            child=child,
-            lifeline=lifeline,
-        )
-        for signum in FORWARDED_SIGNALS:
-            if signal.getsignal(signum) != signal.SIG_IGN:  # ignored (nohup): stays ignored
-                signal.signal(signum, lambda n, _f: session.send_signal(n))
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
-        if not opts.quiet:
-            _say(f"mcptape: recording to {path}\n")
-        session.start()
-        from mcptape.recorder.memory import keep_buffers_in_heap
-
-        keep_buffers_in_heap()  # once the pumps run: ctypes costs a few ms nobody waits for
-        status = session.wait()
-        if effects is not None:
-            effects.stop()  # before the spool closes: what the listeners already got is recorded
-        spool.close()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-        if effects is not None:
-            effects.stop()
-    writer.close()
-    if writer.failed is not None:
-        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
-    return status.shell_code
+    extra: dict[str, object] = {"pid": pid, HEADER_KEY: describe(os.environ)}  # names only
+    if effects is not None:
+        listeners: dict[str, object] = {
+            "http_sink": effects.http.url if effects.http is not None and http is None else None,
+            "stubs": effects.stub_names,
+        }
+        if http is not None and effects.http is not None:
+            listeners["http_cassette"] = effects.http.url
+        extra["side_effects"] = listeners
+    return extra
