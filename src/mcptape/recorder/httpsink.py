@@ -310,24 +310,7 @@ class HttpSink:
             return
         headers: list[tuple[str, str]] = req["headers"]
         method: str = req["method"]
-        content_length: int | None = None
-        body_size = 0
-        error: str | None = None
-        lengths = _header(headers, "content-length")
-        chunked = any("chunked" in v.lower() for v in _header(headers, "transfer-encoding"))
-        expects = any(v.lower() == "100-continue" for v in _header(headers, "expect"))
-        try:
-            if lengths:
-                if len(set(lengths)) != 1 or not lengths[0].isdigit():
-                    raise BadRequest(f"invalid Content-Length {lengths!r}")
-                content_length = int(lengths[0])
-            if method != "CONNECT" and not expects:
-                if chunked:
-                    body_size = reader.chunked()
-                elif content_length:
-                    body_size = reader.discard(content_length)
-        except BadRequest as exc:
-            error = str(exc)
+        content_length, body_size, error = _read_body(reader, method, headers)
         status = 400 if error else CONNECT_REPLY if method == "CONNECT" else self.reply
         record: dict[str, Any] = {
             "method": method,
@@ -376,3 +359,28 @@ def _reply(conn: socket.socket, status: int, reason: str, body: str, head_only: 
             pass
     except OSError:
         pass
+
+
+def _read_body(
+    reader: _Reader, method: str, headers: list[tuple[str, str]]
+) -> tuple[int | None, int, str | None]:
+    """Read (and drop) a request's body as its headers frame it: its Content-Length, the bytes read,
+    and what was wrong with the framing (None when nothing)."""
+    content_length: int | None = None
+    body_size = 0
+    lengths = _header(headers, "content-length")
+    chunked = any("chunked" in v.lower() for v in _header(headers, "transfer-encoding"))
+    expects = any(v.lower() == "100-continue" for v in _header(headers, "expect"))
+    try:
+        if lengths:
+            if len(set(lengths)) != 1 or not lengths[0].isdigit():
+                raise BadRequest(f"invalid Content-Length {lengths!r}")
+            content_length = int(lengths[0])
+        if method != "CONNECT" and not expects:
+            if chunked:
+                body_size = reader.chunked()
+            elif content_length:
+                body_size = reader.discard(content_length)
+    except BadRequest as exc:
+        return content_length, body_size, str(exc)
+    return content_length, body_size, None
