@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -104,17 +105,38 @@ def check_command(
             # SystemExit, not ctx.exit: click's non-standalone mode turns ctx.exit(n) into a return.
             raise SystemExit(EXIT_FINDINGS)
         return
+    outcomes = _check_several(files, mode, policy, gate, ci, lock)
+    _ci_outputs(ci, outputs, gate)
+    if outcomes[UNREADABLE]:
+        raise SystemExit(EXIT_ERROR)
+    if outcomes[Outcome.FAILING]:
+        raise SystemExit(EXIT_FINDINGS)
+
+
+UNREADABLE = "unreadable"
+
+
+def _check_several(
+    files: tuple[str, ...],
+    mode: str,
+    policy: str,
+    gate: tuple[str, str | None],
+    ci: CiRun | None,
+    lock: tuple[Surface, str] | None,
+) -> Counter[Outcome | str]:
+    """Check each file and print its report (an unreadable one is said and the others checked),
+    then the summary line; how many of each outcome."""
     from mcptape.errors import TranscriptError
     from mcptape.textsafe import escape_controls, escape_text
 
-    clean = below = findings = unreadable = 0
+    outcomes: Counter[Outcome | str] = Counter()
     for number, file in enumerate(files):
         if number and mode == "text":
             write("\n")
         try:
-            ok = _check_one(file, mode, policy, several=True, gate=gate, ci=ci, lock=lock)
+            outcomes[_check_one(file, mode, policy, several=True, gate=gate, ci=ci, lock=lock)] += 1
         except TranscriptError as exc:  # this one cannot be read: say so, check the others
-            unreadable += 1
+            outcomes[UNREADABLE] += 1
             if mode == "json":
                 write_json({"file": escape_controls(file), "error": escape_controls(str(exc))}, indent=False)
             elif mode == "text":
@@ -122,22 +144,15 @@ def check_command(
             if ci is not None:
                 ci.unreadable.append((file, str(exc)))
             exc.show()
-            continue
-        if ok is Outcome.CLEAN:
-            clean += 1
-        elif ok is Outcome.PASSING:
-            below += 1
-        else:
-            findings += 1
     if mode == "text":
+        below = outcomes[Outcome.PASSING]
         passing = f"{below} passing with findings below the gate, " if below else ""
-        summary = f"{clean} clean, {passing}{findings} with findings, {unreadable} unreadable"
+        summary = (
+            f"{outcomes[Outcome.CLEAN]} clean, {passing}{outcomes[Outcome.FAILING]} with findings, "
+            f"{outcomes[UNREADABLE]} unreadable"
+        )
         write(f"\n{len(files)} transcripts: {summary}\n")
-    _ci_outputs(ci, outputs, gate)
-    if unreadable:
-        raise SystemExit(EXIT_ERROR)
-    if findings:
-        raise SystemExit(EXIT_FINDINGS)
+    return outcomes
 
 
 def _read_lock(path: str | None) -> tuple[Surface, str] | None:

@@ -16,6 +16,8 @@ from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
 from mcptape.probe.cases import DEFAULT_OVERSIZE, Case
 
 if TYPE_CHECKING:
+    from mcptape.probe.baseline import Entry
+    from mcptape.probe.plan import Plan
     from mcptape.probe.runner import ProbeResult
 
 
@@ -203,23 +205,14 @@ def probe_command(
     from mcptape.probe.plan import Plan
     from mcptape.probe.recorded import recorded_calls
 
-    if client and url is not None:
-        raise UsageError("--url probes a server, --client a client", hint="keep one")
-    if not command and url is None:
-        raise UsageError("no server to probe", hint="give the server's command after --, or --url URL")
+    _refuse_conflicts(command, client, url, allow_mutating or bool(stubs or baseline_file or write_baseline))
     if client:
-        if allow_mutating or stubs or baseline_file or write_baseline:
-            raise UsageError(
-                "--allow-mutating, --stub and the baselines are for servers", hint="drop them with --client"
-            )
         from mcptape.commands.serve import probe_client
 
         probe_client(
             list(command), transcript=from_transcript, out_dir=out_dir, outputs=outputs,
             timeout=timeout, jobs=jobs, only=only,
         )  # fmt: skip
-    if command and not command[0]:  # e.g. an unset shell variable: posix_spawn would raise ValueError
-        raise UsageError("the server command's name is empty", hint="give the server's executable after --")
     arguments = _parse_args(args_json)
     recorded = recorded_calls(Path(from_transcript)) if from_transcript is not None else []
     cases = _cases(only, Path(corpus) if corpus is not None else None, url)
@@ -233,19 +226,46 @@ def probe_command(
         recorded=recorded, every_tool=not only or TOOLS in only, allow_mutating=allow_mutating,
         stubs=list(stubs),
     )  # fmt: skip
+    result = _run(plan, url, only)
+    _baselines(result, plan, accepted if baseline_file is not None else None, write_baseline)
+    _report(result, outputs, out)
+
+
+def _baselines(result: ProbeResult, plan: Plan, accepted: list[Entry] | None, write_to: str | None) -> None:
+    """Judge the run against the --baseline entries (`accepted`, None without one), and write its
+    deviations as a baseline to --write-baseline's file."""
+    from mcptape.probe import baseline
+
+    if accepted is not None:
+        result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
+    if write_to is not None:
+        _write(Path(write_to), baseline.document(result.results, plan.reach.by_case, accepted or []))
+
+
+def _refuse_conflicts(command: tuple[str, ...], client: bool, url: str | None, server_only: bool) -> None:
+    """What cannot be probed as asked, refused before any work (`server_only`: --allow-mutating,
+    --stub or a baseline was given)."""
+    if client and url is not None:
+        raise UsageError("--url probes a server, --client a client", hint="keep one")
+    if not command and url is None:
+        raise UsageError("no server to probe", hint="give the server's command after --, or --url URL")
+    if client and server_only:
+        raise UsageError(
+            "--allow-mutating, --stub and the baselines are for servers", hint="drop them with --client"
+        )
+    if command and not command[0] and not client:  # e.g. an unset shell variable: posix_spawn fails
+        raise UsageError("the server command's name is empty", hint="give the server's executable after --")
+
+
+def _run(plan: Plan, url: str | None, only: tuple[str, ...]) -> ProbeResult:
+    """Run the plan's cases on the server, over stdio, or over HTTP at `url`."""
     if url is not None:
         from mcptape.probe.http.gate import chosen_cases, run_http_probe
 
-        result = run_http_probe(plan, url, chosen_cases([c for c in only if c != "start"]))
-    else:
-        from mcptape.probe.runner import run_probe
+        return run_http_probe(plan, url, chosen_cases([c for c in only if c != "start"]))
+    from mcptape.probe.runner import run_probe
 
-        result = run_probe(plan)
-    if baseline_file is not None:
-        result.stale = baseline.apply(accepted, result.results, plan.reach.by_case)
-    if write_baseline is not None:
-        _write(Path(write_baseline), baseline.document(result.results, plan.reach.by_case, accepted))
-    _report(result, outputs, out)
+    return run_probe(plan)
 
 
 def _cases(only: tuple[str, ...], corpus: Path | None, url: str | None) -> list[Case]:

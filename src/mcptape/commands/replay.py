@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -198,44 +198,45 @@ def replay_command(
     as the new server minted them, and listed. A transcript recorded with record --http-upstream is
     replayed over HTTP, against the same command, at the URL it recorded.
     """
-    mode = outputs.mode
     _refuse_conflicts(transcript, output, learn, save, update, view, outputs.report)
     from mcptape.replay.settings import ReplaySettings
 
     settings = ReplaySettings.resolve(
-        config=not no_config,
-        ignore=ignore,
-        pace=pace,
-        step_timeout=step_timeout,
-        shutdown_timeout=shutdown_timeout,
-        stderr=with_stderr,
-        stubs=stubs,
-        secrets=secrets,
-        http_match=http_match,
-        http_upstream=http_upstream,
-        allow_remote=http_allow_remote,
-        keep_dir=keep_dir,
-        set_env=set_env,
-        inherit_env=inherit_env,
-    )
+        config=not no_config, ignore=ignore, pace=pace, step_timeout=step_timeout,
+        shutdown_timeout=shutdown_timeout, stderr=with_stderr, stubs=stubs, secrets=secrets,
+        http_match=http_match, http_upstream=http_upstream, allow_remote=http_allow_remote,
+        keep_dir=keep_dir, set_env=set_env, inherit_env=inherit_env,
+    )  # fmt: skip
     command_given = list(command) or None
     if learn is not None:
         from mcptape.commands.learning import learn_and_report
 
         raise SystemExit(
-            learn_and_report(transcript, command_given, learn, save, mode == "json", settings, _announce)
+            learn_and_report(transcript, command_given, learn, save, outputs.json, settings, _announce)
         )
     replayed: list[Replayed] | None = None
     if outputs.report:
         outputs.check([str(transcript)] if not transcript.is_dir() else [])
         replayed = []
     if transcript.is_dir():
-        from mcptape.commands.replayfolder import replay_folder
-
-        code = replay_folder(transcript, command_given, settings, mode, update, replayed, _announce)
-        _ci_outputs(replayed, outputs)
-        raise SystemExit(code)
+        _replay_folder(transcript, command_given, settings, update, replayed, outputs)
     _replay_one(transcript, command_given, settings, output, overwrite, update, view, replayed, outputs)
+
+
+def _replay_folder(
+    folder: Path,
+    command: list[str] | None,
+    settings: ReplaySettings,
+    update: bool,
+    replayed: list[Replayed] | None,
+    outputs: Outputs,
+) -> NoReturn:
+    """Replay every transcript under `folder` (`commands/replayfolder.py`), report, exit."""
+    from mcptape.commands.replayfolder import replay_folder
+
+    code = replay_folder(folder, command, settings, outputs.mode, update, replayed, _announce)
+    _ci_outputs(replayed, outputs)
+    raise SystemExit(code)
 
 
 def _refuse_conflicts(

@@ -89,62 +89,22 @@ def _side(item: Any, path: str) -> Where:
 
 
 def _differences(original: str, result: ReplayResult) -> list[Result]:
-    from mcptape.diff.sessions import RESPONSE
-    from mcptape.replay.titles import pair_title, show_value, value_of
-
+    """A result per difference: messages, stdout lines, findings, the end, the replay's own issues."""
     new = str(result.new) if result.kept else original
     diff = result.diff
-    out: list[Result] = []
-    for pair in diff.differing:
-        title = pair_title(pair)
-        if pair.new is None:
-            what = "no answer" if pair.kind == RESPONSE else "not sent"
-            message = f"{title}\n{what} in the new session (old: {show_value(value_of(pair.old))})"
-            out.append(
-                Result(
-                    "replay/missing", "error", f"mcptape replay: {what}", message, _side(pair.old, original)
-                )
-            )
-        elif pair.old is None:
-            message = f"{title}\nonly in the new session: {show_value(value_of(pair.new))}"
-            out.append(
-                Result(
-                    "replay/added",
-                    "error",
-                    "mcptape replay: only in the new session",
-                    message,
-                    _side(pair.new, new),
-                )
-            )
-        else:
-            changes = [
-                f"{escape_controls(c.where)}: {show_value(c.old)} -> {show_value(c.new)}"
-                for c in pair.changes[:20]
-            ]
-            if len(pair.changes) > 20:
-                changes.append(f"... and {len(pair.changes) - 20} more changed paths")
-            out.append(
-                Result(
-                    "replay/changed",
-                    "error",
-                    "mcptape replay: changed",
-                    "\n".join([title, *changes]),
-                    _side(pair.old, original),
-                    (Where(new, _side(pair.new, new).line, "the new session's line"),),
-                )
-            )
+    out = [_pair_result(pair, original, new) for pair in diff.differing]
     for frames, path, what in ((diff.stdout_added, new, "new"), (diff.stdout_removed, original, "gone")):
-        for frame in frames:
-            out.append(
-                Result(
-                    "replay/stdout",
-                    "error",
-                    f"mcptape replay: stdout line {what}",
-                    f"stdout line that is not protocol, {what}: out line {frame.line}: "
-                    + escape(frame.body, SHOWN),
-                    Where(path, file_line(frame.event)),
-                )
+        out.extend(
+            Result(
+                "replay/stdout",
+                "error",
+                f"mcptape replay: stdout line {what}",
+                f"stdout line that is not protocol, {what}: out line {frame.line}: "
+                + escape(frame.body, SHOWN),
+                Where(path, file_line(frame.event)),
             )
+            for frame in frames
+        )
     out.extend(finding_result(f, new, "replay") for f in diff.findings_added)
     for finding in diff.findings_removed:
         gone = finding_result(finding, original, "replay")
@@ -157,6 +117,45 @@ def _differences(original: str, result: ReplayResult) -> list[Result]:
                 gone.where,
             )
         )
+    out.extend(_end_results(original, result))
+    return out
+
+
+def _pair_result(pair: Any, original: str, new: str) -> Result:
+    """A message missing from the new session, only in it, or changed (its changed paths)."""
+    from mcptape.diff.sessions import RESPONSE
+    from mcptape.replay.titles import pair_title, show_value, value_of
+
+    title = pair_title(pair)
+    if pair.new is None:
+        what = "no answer" if pair.kind == RESPONSE else "not sent"
+        message = f"{title}\n{what} in the new session (old: {show_value(value_of(pair.old))})"
+        return Result(
+            "replay/missing", "error", f"mcptape replay: {what}", message, _side(pair.old, original)
+        )
+    if pair.old is None:
+        message = f"{title}\nonly in the new session: {show_value(value_of(pair.new))}"
+        title_ = "mcptape replay: only in the new session"
+        return Result("replay/added", "error", title_, message, _side(pair.new, new))
+    changes = [
+        f"{escape_controls(c.where)}: {show_value(c.old)} -> {show_value(c.new)}" for c in pair.changes[:20]
+    ]
+    if len(pair.changes) > 20:
+        changes.append(f"... and {len(pair.changes) - 20} more changed paths")
+    return Result(
+        "replay/changed",
+        "error",
+        "mcptape replay: changed",
+        "\n".join([title, *changes]),
+        _side(pair.old, original),
+        (Where(new, _side(pair.new, new).line, "the new session's line"),),
+    )
+
+
+def _end_results(original: str, result: ReplayResult) -> list[Result]:
+    """The exit status, stderr (with --stderr), and what the replay itself ran into."""
+    diff = result.diff
+    out: list[Result] = []
     if diff.exit_differs:
         out.append(
             Result(
