@@ -38,9 +38,9 @@ from mcptape.check.framing import ChannelFramer
 from mcptape.check.httpvalues import kind as message_kind
 from mcptape.check.model import OUT, Kind, Message
 from mcptape.serve.httpconn import READ, Close, conn_send, gone, read_request, request_header, send
-from mcptape.serve.httpinject import FOREIGN_ID, NOT_JSON, REDIRECTED, HttpInjector
+from mcptape.serve.httpinject import REDIRECTED, HttpInjector, events_before
 from mcptape.serve.httprecorded import assigned_session, get_streams, recorded_forms
-from mcptape.serve.httpstream import ENDED, LATER, Stream, event_bytes
+from mcptape.serve.httpstream import LATER, Stream, event_bytes
 from mcptape.serve.session import Session
 from mcptape.transcript.wire import SSE_TYPE, carried_line
 
@@ -303,14 +303,14 @@ class HttpFront:
         if case in ("http-sse-not-json", "http-foreign-id", "http-cut-mid-event"):
             sse = True
         if case == "http-empty-200":
-            _wait_for_the_last(stream, last)  # the answer, when it comes, is not sent: an empty body
+            stream.wait_for_the_last(last, LOOK)  # the answer, when it comes, is not sent: an empty body
             send(conn, sock, 200, [("content-type", "application/json"), *extra], b"")
         elif not sse:
             media = "text/plain" if case == "http-wrong-content-type" else "application/json"
             send(conn, sock, 200, [("content-type", media), *extra], line.rstrip(b"\n"))
         else:
             media = "text/plain" if case == "http-wrong-content-type" else SSE_TYPE
-            self._stream(conn, sock, stream, 0, _events_before(case), case, [("content-type", media), *extra])
+            self._stream(conn, sock, stream, 0, events_before(case), case, [("content-type", media), *extra])
 
     def _session_headers(self, method: object, case: str | None) -> list[tuple[str, str]]:
         """The session id header of an answer: minted for an initialize when the recording had
@@ -391,22 +391,3 @@ class HttpFront:
             if client_id == rid:
                 return self.forms.get((entry.source, entry.message.frame.event)) == SSE_TYPE
         return False
-
-
-def _wait_for_the_last(stream: Stream, last: bool) -> None:
-    """Wait until the stream's last line came (or the session ended)."""
-    while not last:
-        entry = stream.wait(len(stream.lines), LOOK)
-        if entry == ENDED:
-            break
-        last = isinstance(entry, tuple) and entry[1]
-
-
-def _events_before(case: str | None) -> list[bytes]:
-    """The SSE events an injected case sends before the recorded answer."""
-    if case == "http-sse-not-json":
-        return [b"event: message\r\ndata: " + NOT_JSON + b"\r\n\r\n"]
-    if case == "http-foreign-id":
-        stray = orjson.dumps({"jsonrpc": "2.0", "id": FOREIGN_ID, "result": {}})
-        return [b"event: message\r\ndata: " + stray + b"\r\n\r\n"]
-    return []

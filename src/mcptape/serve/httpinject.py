@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
+
 
 @dataclass(frozen=True)
 class HttpCase:
@@ -47,3 +49,13 @@ class HttpInjector:
         case = self.waiting.pop(0)
         self.applied.append(case)
         return case
+
+
+def events_before(case: str | None) -> list[bytes]:
+    """The SSE events an injected case sends before the recorded answer."""
+    if case == "http-sse-not-json":
+        return [b"event: message\r\ndata: " + NOT_JSON + b"\r\n\r\n"]
+    if case == "http-foreign-id":
+        stray = orjson.dumps({"jsonrpc": "2.0", "id": FOREIGN_ID, "result": {}})
+        return [b"event: message\r\ndata: " + stray + b"\r\n\r\n"]
+    return []

@@ -43,6 +43,14 @@ class Stream:
                 return self.lines[index]
             return ENDED if self.ended else LATER
 
+    def wait_for_the_last(self, last: bool, look: float) -> None:
+        """Wait until the stream's last entry came (or it ended); `last`: it came already."""
+        while not last:
+            entry = self.wait(len(self.lines), look)
+            if entry == ENDED:
+                break
+            last = isinstance(entry, tuple) and entry[1]
+
 
 def event_bytes(stream: Stream, index: int, line: bytes) -> bytes:
     """The SSE event of entry `index` of `stream`: its id names both (`Last-Event-ID` finds them)."""
