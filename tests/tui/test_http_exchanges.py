@@ -151,7 +151,7 @@ def test_raw_records_are_rows_with_their_bytes_escaped(sdk_http_transcript: Path
 def test_the_cursor_opens_on_the_first_http_finding(tmp_path: Path) -> None:
     """A server whose JSON body starts with a log line: the check core's `http-body-not-json` is on
     the response's raw row of exchange 1, which comes before the `out` line that carried the body:
-    the viewer opens there and says why."""
+    the viewer opens there and says why. The carried line is the same fault: no finding of its own."""
     model = open_model(planted_http_transcript(tmp_path, "log-before-json"))
     facts = model.facts
     assert facts is not None
@@ -168,9 +168,9 @@ def test_the_cursor_opens_on_the_first_http_finding(tmp_path: Path) -> None:
         "http-body-not-json",
         "x1 POST /mcp 200 json",
     )
-    carried = facts.next_finding(row, 1)
-    assert carried is not None and _event(model, carried).ch == "out"
-    assert model.describe(carried).status == "non-protocol-output"
+    carried = row + 1
+    assert _event(model, carried).ch == "out" and model.describe(carried).status == "non-protocol-output"
+    assert not facts.findings.get(carried) and facts.next_finding(row, 1) != carried
 
 
 def test_a_header_that_disagrees_with_the_body_is_the_first_finding(tmp_path: Path) -> None:

@@ -98,6 +98,7 @@ class Analyzer:
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
         s = self.session  # an HTTP transcript's transport rules: cancels by close, tools for Mcp-Param-*
         self.transport = HttpTransport(s.emit, s.client.cancel, s.tools.schemas.get)
+        s.explained = self.transport.explains  # a non-JSON body is http-body-not-json alone
 
     @property
     def version(self) -> str | None:

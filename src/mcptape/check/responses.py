@@ -46,6 +46,9 @@ class ResponseRules:
     ) -> None:
         raise NotImplementedError
 
+    def _not_json(self, channel: str, data: bytes) -> None:
+        raise NotImplementedError
+
     # -- the response --------------------------------------------------------------------------
     def _response_head(self, exchange: Exchange) -> None:
         response = exchange.response
@@ -154,6 +157,7 @@ class ResponseRules:
         for event in events:
             value = json_value(event.data)
             if isinstance(value, Bad):
+                self._not_json("out", event.data)
                 self._say(
                     HTTP_BODY_NOT_JSON,
                     exchange,
@@ -224,6 +228,7 @@ class ResponseRules:
             return
         value = json_value(body)
         if isinstance(value, Bad):
+            self._not_json("out", body)
             self._say(
                 HTTP_BODY_NOT_JSON,
                 exchange,

@@ -10,6 +10,7 @@ executor attribution (`attribution`), the bounded list of findings (`findings`).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from math import frexp
 from typing import Any
 
@@ -88,6 +89,7 @@ class Session:
         self.promises = Promises(self.emit)  # tool annotations against the actions (check/promises.py)
         self.modern = Modern(self.emit, self.client)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
+        self.explained: Callable[[Message], bool] | None = None  # a fault another rule already reported
 
     @property
     def version(self) -> str | None:
@@ -142,7 +144,8 @@ class Session:
 
     def _reject(self, msg: Message) -> None:
         frame = msg.frame
-        self.emit(frame_finding(msg))
+        if self.explained is None or not self.explained(msg):
+            self.emit(frame_finding(msg))
         self.lines.rejected(frame, msg.problem or msg.rule or "")
         if frame.channel == IN:
             self.result.rejects += 1

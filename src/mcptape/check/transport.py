@@ -12,12 +12,13 @@ there. Each rule and the spec sentence it enforces: docs/http.md.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.findings import finding
 from mcptape.check.httpvalues import Bad, accepts, decoded, differs, json_value, lines, request_id
-from mcptape.check.model import CLIENT, SERVER, Finding, Ref
+from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
 from mcptape.check.paramheaders import param_mismatches
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.responses import ResponseRules
@@ -27,10 +28,12 @@ from mcptape.check.rules import (
     HTTP_HEADER_MISMATCH,
     HTTP_NOT_HTTP,
     HTTP_SESSION_CHANGED,
+    NON_PROTOCOL_INPUT,
+    NON_PROTOCOL_OUTPUT,
 )
 from mcptape.transcript.events import NOTE
 from mcptape.transcript.reader import Payload
-from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS
+from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS, carried_line
 
 if TYPE_CHECKING:
     from mcptape.check.exchanges import Budget, Exchange, HttpMessage
@@ -42,6 +45,7 @@ NAMED = frozenset({"tools/call", "resources/read", "prompts/get"})  # requests t
 HEADER_SINCE = "2025-06-18"  # the first revision with the MCP-Protocol-Version header
 SHOWN = 4096  # bytes of an offending place kept in a finding
 MAX_OPEN = 4096  # exchanges read at once (a stream per exchange: constant memory beyond that)
+MAX_NOT_JSON = 64  # bodies said not to be JSON whose in/out line is still awaited, per channel
 
 
 class HttpTransport(ResponseRules):
@@ -69,6 +73,8 @@ class HttpTransport(ResponseRules):
         self.ended = False  # the recording's end was seen (its proxy closed)
         self.budget: Budget | None = None  # the bytes of bodies still keepable (made with the first exchange)
         self.dropped = 0  # exchanges given up (more than MAX_OPEN open at once)
+        # the in/out lines the recorder carries for bodies (or SSE events) said not to be JSON
+        self.not_json: dict[str, deque[tuple[int, int]]] = {}
 
     # -- input -----------------------------------------------------------------------------
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
@@ -187,6 +193,28 @@ class HttpTransport(ResponseRules):
             )
         return notes
 
+    # -- one fault, one finding ---------------------------------------------------------------
+    def _not_json(self, channel: str, data: bytes) -> None:
+        """A body (or SSE event's data) was found not to be JSON: the line the recorder carries it
+        on (`channel`, after its raw bytes) is the same fault, so it is not a second finding."""
+        kept = self.not_json.setdefault(channel, deque(maxlen=MAX_NOT_JSON))
+        line = carried_line(data)
+        kept.append((len(line), hash(line)))
+
+    def explains(self, msg: Message) -> bool:
+        """Whether a rejected `in`/`out` line is a body this transport already reported as not JSON
+        (`http-body-not-json`: the exchange, its byte offset and party say more than
+        `non-protocol-input`/`-output` would)."""
+        kept = self.not_json.get(msg.frame.channel)
+        if not kept or msg.rule not in (NON_PROTOCOL_INPUT, NON_PROTOCOL_OUTPUT):
+            return False
+        raw = msg.frame.raw
+        try:
+            kept.remove((len(raw), hash(raw)))
+        except ValueError:
+            return False
+        return True
+
     # -- findings ----------------------------------------------------------------------------
     def _say(
         self,
@@ -251,6 +279,7 @@ class HttpTransport(ResponseRules):
         body = bytes(message.body)
         value = json_value(body)
         if isinstance(value, Bad):
+            self._not_json("in", body)
             self._say(
                 HTTP_BODY_NOT_JSON,
                 exchange,
