@@ -197,6 +197,7 @@ class Analyzer:
         on_message = session.callbacks.on_message
         watch = session.callbacks.watch
         watched, waiting = (watch.methods, watch.answers) if watch is not None else ((), ())
+        answers = requests = 0  # counted here, added to `counts` at the end
         for record in batch:
             t, ch, payload, index = record
             if ch == OUT:
@@ -230,16 +231,18 @@ class Analyzer:
                         frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
                         watch.feed(Message(frame, kind, method, rid, value))
                     if kind is _RESPONSE and ch == OUT:
-                        counts[OUT] += 1
+                        answers += 1
                         answer(kind, rid, value, line, offset, text, t, index)
                     elif kind is _REQUEST and ch == IN:
-                        counts[IN] += 1
+                        requests += 1
                         client_request(method, rid, value, line, offset, text, t, index)  # type: ignore[arg-type]
                     else:
                         accept(ch, kind, method, rid, value, line, offset, text, t, index)
                     previous[ch] = record  # the last good line: no new tuple per line, the record
                     continue
             session.frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
+        counts[OUT] += answers
+        counts[IN] += requests
 
     def _fragment(self, framer: ChannelFramer, t: float, payload: Payload, index: int) -> None:
         if isinstance(payload, dict):
