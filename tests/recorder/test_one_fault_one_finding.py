@@ -50,7 +50,8 @@ def test_a_request_body_that_is_not_json_is_one_finding(tmp_path: Path) -> None:
 
 def test_a_response_body_that_is_not_json_is_one_finding(tmp_path: Path) -> None:
     """A server that writes a log line before its JSON body: one `http-body-not-json` on its
-    response, no `non-protocol-output`."""
+    response, no `non-protocol-output`, and its request is not also unanswered (the POST got its
+    answer, unreadable)."""
     port = free_port()
     path = tmp_path / "log.jsonl"
     with recording(f"http://127.0.0.1:{port}/mcp", path, planted(port, "log-before-json")) as rec:
@@ -59,7 +60,11 @@ def test_a_response_body_that_is_not_json_is_one_finding(tmp_path: Path) -> None
         rec.stop()
     assert any(line.startswith(b"debug: handling the request ") for line in _carried(path, "out"))
     _, analysis = analyze_file(str(path))
-    about = [f for f in analysis.findings if f.rule in ("http-body-not-json", "non-protocol-output")]
+    about = [
+        f
+        for f in analysis.findings
+        if f.rule in ("http-body-not-json", "non-protocol-output", "unanswered-request")
+    ]
     assert [(f.rule, f.channel, f.line, f.offset, f.party) for f in about] == [
         ("http-body-not-json", "http-out", 1, 0, "server")
     ]

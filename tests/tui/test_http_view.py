@@ -78,8 +78,8 @@ async def test_an_sdk_session_over_http_shows_its_exchanges(sdk_http_transcript:
 
 async def test_the_viewer_opens_on_the_first_http_finding(tmp_path: Path) -> None:
     """A server whose JSON body starts with a log line: the viewer opens on the response's raw row
-    (`http-body-not-json`, exchange 1), says why, and `]` passes the `out` line that carried it (the
-    same fault, one finding) for the next: the discover that body did not answer."""
+    (`http-body-not-json`, exchange 1), says why, and `]` does not stop on the `out` line that
+    carried it: the same fault, one finding (the session's only one)."""
     app = ViewerApp(TranscriptIndex(planted_http_transcript(tmp_path, "log-before-json")))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -95,9 +95,7 @@ async def test_the_viewer_opens_on_the_first_http_finding(tmp_path: Path) -> Non
         assert "http-body-not-json (http-out line 1, byte 0): exchange 1 (" in held
         assert "debug: handling the request\\n{" in held  # the row's bytes, escaped
         await pilot.press("right_square_bracket")
-        after = app.messages.current_row
-        assert after is not None and channel(app, after) == "in"
-        assert app.reason.startswith(f"cursor: row {after + 1} — unanswered-request: ")
+        assert app.messages.current_row == row and channel(app, row) == "http-out"
 
 
 @pytest.mark.node

@@ -138,13 +138,14 @@ class HttpTransport(ResponseRules):
             self.cancelled.append(exchange.x)
 
     def _answered_without_id(self, exchange: Exchange) -> None:
-        """A request's own exchange refused it (4xx), or answered a JSON-RPC error whose id is null: an
-        HTTP response answers the POST it is the response to, so the request is answered, if not by
-        id. (An older server refuses a 2026-07-28 `server/discover` with `400` and an error without id,
-        and the client falls back: "On `400 Bad Request`, the client **SHOULD** inspect the response
-        body before falling back"; a foreign Origin: "servers **MUST** respond with HTTP 403
-        Forbidden. The HTTP response body **MAY** comprise a JSON-RPC _error response_ that has no
-        `id`.")"""
+        """A request's own exchange refused it (4xx), answered a JSON-RPC error whose id is null, or
+        answered a JSON body that is not JSON (`http-body-not-json` is that fault, one finding: the
+        request is not also unanswered): an HTTP response answers the POST it is the response to,
+        so the request is answered, if not by id. (An older server refuses a 2026-07-28
+        `server/discover` with `400` and an error without id, and the client falls back: "On `400
+        Bad Request`, the client **SHOULD** inspect the response body before falling back"; a
+        foreign Origin: "servers **MUST** respond with HTTP 403 Forbidden. The HTTP response body
+        **MAY** comprise a JSON-RPC _error response_ that has no `id`.")"""
         response, value = exchange.response, exchange.value
         head = response.head
         if self.settle is None or head is None or type(value) is not dict or "method" not in value:
@@ -156,7 +157,7 @@ class HttpTransport(ResponseRules):
             answer = json_value(bytes(response.body))
         if type(answer) is dict and "id" in answer and answer["id"] == value["id"]:
             return  # answered by id: the pairing has it
-        refused = 400 <= head.status < 500
+        refused = 400 <= head.status < 500 or isinstance(answer, Bad)
         if refused or (type(answer) is dict and "error" in answer and answer.get("id") is None):
             self.settle(value["id"])
 
