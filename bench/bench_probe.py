@@ -2,7 +2,8 @@
 
     python bench/bench_probe.py [--runs 1] [--jobs N]
 
-For each server (`mcp-server-time` from the virtualenv, the bundled demo server), measures:
+For each server (`mcp-server-time` from the virtualenv, a server built with the SDK's MCPServer
+(tests/probe/sdk_server.py), the bundled demo server), measures:
 
 1. one plain session: spawn, `initialize`, `notifications/initialized`, `tools/list`, one
    `tools/call`, stdin closed, exit (the probe's own driver, no recorder: the floor a probe
@@ -10,7 +11,9 @@ For each server (`mcp-server-time` from the virtualenv, the bundled demo server)
 2. the whole probe with default options (`--tool --args` when the server needs real arguments:
    time zones), as `mcptape probe` runs it (the console script);
 
-and prints both wall times, their ratio, and how many server processes the probe started.
+and prints both wall times, their ratio, how many server processes the probe started, and the
+machine's load average before and after. The plain session is timed before and after each probe
+(the median of all is the figure), so that a change of load during the run weighs on both sides.
 Trust only ratios measured in the same run on this shared machine (see /work/shared/PERF.md).
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -53,6 +57,7 @@ def servers() -> list[tuple[str, list[str], dict[str, object], bool]]:
     told that call (`--tool --args`: mcp-server-time needs a real time zone; the demo's `add` has no
     readOnlyHint, so the probe may not call it and probes on tools/list)."""
     time_server = [str(BIN / "mcp-server-time"), "--local-timezone", "UTC"]
+    sdk = [sys.executable, str(ROOT / "tests" / "probe" / "sdk_server.py")]
     demo = [sys.executable, "-m", "mcptape.demo.server"]
     return [
         (
@@ -61,6 +66,7 @@ def servers() -> list[tuple[str, list[str], dict[str, object], bool]]:
             {"name": "get_current_time", "arguments": {"timezone": "UTC"}},
             True,
         ),
+        ("SDK MCPServer", sdk, {"name": "echo", "arguments": {"text": "x"}}, False),
         ("demo server", demo, {"name": "add", "arguments": {"a": 1, "b": 2}}, False),
     ]
 
@@ -93,19 +99,30 @@ def probe(command: list[str], call: dict[str, object] | None, jobs: int | None) 
     return seconds, processes, summary
 
 
+def load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1, help="runs of each (the median is shown)")
     parser.add_argument("--jobs", type=int, default=None, help="probe -j (default: the probe's own)")
+    parser.add_argument("--only", help="only the server whose name contains this")
     args = parser.parse_args()
+    print(f"{os.cpu_count()} CPUs; {load()}", flush=True)
     for name, command, params, told in servers():
-        plains = [plain_session(command, params) for _ in range(args.runs)]
-        probes = [probe(command, params if told else None, args.jobs) for _ in range(args.runs)]
+        if args.only and args.only not in name:
+            continue
+        plains = [plain_session(command, params)]
+        probes = []
+        for _ in range(args.runs):
+            probes.append(probe(command, params if told else None, args.jobs))
+            plains.append(plain_session(command, params))
         plain = statistics.median(plains)
         wall = statistics.median(p[0] for p in probes)
         print(
             f"{name}: one plain session {plain:.2f}s; probe {wall:.2f}s = {wall / plain:.1f}x a session, "
-            f"{probes[0][1]} server processes; {probes[0][2]}",
+            f"{probes[0][1]} server processes; {load()}; {probes[0][2]}",
             flush=True,
         )
 

@@ -21,6 +21,7 @@ from mcptape.check.classify import classify
 from mcptape.check.model import Frame, Kind, Message
 from mcptape.check.protocol import META_VERSION_KEY, STATELESS_VERSION
 from mcptape.harness import Harness, ServerGone
+from mcptape.probe import live
 from mcptape.probe.safety import Reach
 from mcptape.textsafe import escape_text
 
@@ -131,9 +132,9 @@ class Driver:
         if self.stateless:
             message = {**message, "params": self.with_meta(message.get("params") or {})}
         failed = self.send_json(message)
-        if failed is not None:
-            return Reply(failed)
-        return self.wait_for(message["id"], timeout)
+        reply = Reply(failed) if failed is not None else self.wait_for(message["id"], timeout)
+        live.started(self.h)  # answered (or never will be): its start-up is over
+        return reply
 
     def notify(self, method: str) -> Status | None:
         return self.send_json({"jsonrpc": "2.0", "method": method})

@@ -39,6 +39,7 @@ SHOW = 120  # bytes of a raw line quoted in a reason
 AFTER_BAD = frozenset({PING_STEP, AFTER_STEP})
 STDERR_KEPT = 8192  # bytes of the server's stderr kept for the report
 WROTE = "declared read-only but wrote"  # a hint-read-only finding in a case's window
+WENT_ON = "the session went on"  # a start case whose process other cases shared after it
 
 
 @dataclass
@@ -146,7 +147,7 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         flagged = _judge_input(observed, seen, result, baseline, end)
     else:
         flagged = set()
-        _judge_start(observed, seen, result)
+        _judge_start(observed, seen, result, end)
     if out_errors:
         result.did = f"non-protocol bytes on stdout (out line {out_errors[0].line}); {result.did}"
     wrote = [f for f in findings if f.rule == rules.HINT_READ_ONLY]
@@ -182,7 +183,9 @@ def _window(observed: Observed, seen: Seen) -> tuple[float, float]:
     return start, end
 
 
-def _judge_start(observed: Observed, seen: Seen, result: CaseResult) -> None:
+def _judge_start(observed: Observed, seen: Seen, result: CaseResult, end: float) -> None:
+    """A start case, in its window (`end`: where the cases that share its process begin; its
+    process's exit is theirs then)."""
     parts: list[str] = []
     if observed.discover is not None:
         parts.append(f"no stateless revision: {observed.discover}")
@@ -202,7 +205,7 @@ def _judge_start(observed: Observed, seen: Seen, result: CaseResult) -> None:
         parts.append(f"{len(observed.tools)} tools")
     t_call = seen.first_in(lambda m: m.value is not None and same_id(_id(m.value), observed.call_id))
     if t_call is not None and not observed.hung and not observed.gone:
-        made = [c for c in seen.calls if c.frame.t >= t_call]
+        made = [c for c in seen.calls if t_call <= c.frame.t < end]
         result.baseline = len(made)
         name = observed.call.tool if observed.call is not None else None
         parts.append(f"{name or 'tools/list'} made {len(made)} executor/HTTP calls")
@@ -224,7 +227,8 @@ def _judge_start(observed: Observed, seen: Seen, result: CaseResult) -> None:
     if observed.hung:
         parts.append(observed.hung)
     result.blocking = observed.case.id == "start" and bool(observed.hung or observed.gone or observed.refused)
-    parts.append(result.exit or "still running")
+    went_on = observed.until is not None and not (observed.hung or observed.gone)
+    parts.append(WENT_ON if went_on else result.exit or "still running")
     result.did = "; ".join(parts)
 
 

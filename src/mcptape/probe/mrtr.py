@@ -27,6 +27,7 @@ transcript: refused (an error, `isError`, a new `input_required`) with zero acti
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -37,7 +38,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import CLIENT_INFO, Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, exit_text
-from mcptape.probe.live import running
+from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import callable_tools
@@ -164,74 +165,97 @@ def _other_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any] |
 
 
 def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
-    """Find the tools that use MRTR and send each a tampered and a foreign state; [] for a server
-    without the stateless revision or without such a tool."""
+    """Find the tools that use MRTR and send each a tampered and a foreign state, in a server process
+    of their own; [] for a server without the stateless revision or without such a tool."""
     path = plan.out_dir / "mrtr-1.jsonl"
     header = {"probe": {"case": "mrtr", "title": "altered and foreign requestState", "marker": plan.token}}
     harness = Harness(
         list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
     )
-    frames: list[ToolFrame] = []
-    skipped: list[CaseResult] = []
-    t0 = time.monotonic()
-    with harness, running(harness):
+    with server(harness):
         d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, "mrtr-find")
         reply = d.request("server/discover", 1, {"_meta": META}, d.start_timeout)
         if reply.result is None:
             return []  # no stateless revision: no MRTR
         d.version, d.stateless = STATELESS_VERSION, True
-        listed = d.request("tools/list", 2, {"_meta": META})
-        tools = listed.result.get("tools") if listed.result is not None else None
-        tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
-        schemas = {t.get("name"): t.get("inputSchema") for t in tools}
-        found: list[Asked] = []
-        for n, (tool, arguments) in enumerate(_candidates(plan, call, tools)):
-            first = _asked(d.call(_call(tool, arguments, f"probe-mrtr-find-{n}")))
-            if first is not None:
-                found.append(Asked(tool, arguments, *first))
-        owners: list[Asked] = []
-        for n, mrtr in enumerate(found):
-            label = escape_text(mrtr.tool)[:60]
-            rid = f"mcptape-probe-m{n}-{plan.token}"
-            frames.append(_frame(f"tampered-state:{label}", mrtr, f"{rid}-tampered", TAMPERED))
-            frames.append(_frame(f"foreign-state:{label}", mrtr, f"{rid}-foreign", FOREIGN))
-            owners += [mrtr, mrtr]
-        sent: list[ToolFrame] = []
-        for frame, owner in zip(frames, owners, strict=True):
-            frame.path = path
-            d.case = frame.case.id
-            started = time.monotonic()
-            data = _retry(d, frame, owner, found, schemas.get(owner.tool))
-            if data is None:
-                why = "n/a: no requestState issued for another request could be had"
-                skipped.append(CaseResult(frame.case, Verdict.NA, why, transcript=path))
-                continue
-            if d.send(data) is not None:
-                break
-            sent.append(frame)
-            frame.reply = d.wait_for(frame.rid).status
-            frame.seconds = time.monotonic() - started
-            if frame.reply is not Status.ANSWERED:
-                frame.closed = frame.reply is Status.GONE
-                frame.hung = f"no answer within {plan.timeout:g}s" if frame.reply is Status.TIMEOUT else None
-                break
-            harness.wait_exit(SETTLE)
+        sent = send_mrtr(d, plan, call, path, 2)
         harness.close_stdin()
         harness.wait_exit(plan.shutdown)
-    status = exit_text(harness.status)
-    for frame in sent:
-        frame.extra.append(status or "still running")
-    if not frames:
-        return []
-    results = judge_frames(path, sent) if sent else []
-    done = {r.case.id for r in results} | {r.case.id for r in skipped}
-    for frame in frames:
-        if frame.case.id not in done:
-            why = f"not run: the server's session ended before it ({path.name})"
-            results.append(CaseResult(frame.case, Verdict.FAIL, why, [why], transcript=path, ran=False))
-    for result in results:
-        result.seconds = result.seconds or (time.monotonic() - t0) / max(1, len(frames))
-    return [*results, *skipped]
+    return sent.results(harness)
+
+
+class Sent:
+    """The requestState cases sent in a session, judged once its process has ended (`results`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.t0 = time.monotonic()
+        self.frames: list[ToolFrame] = []
+        self.sent: list[ToolFrame] = []
+        self.skipped: list[CaseResult] = []
+        self.first: str | None = None  # the id of the first request it sent (where its part begins)
+
+    def results(self, harness: Harness) -> list[CaseResult]:
+        status = exit_text(harness.status)
+        for frame in self.sent:
+            frame.extra.append(status or "still running")
+        if not self.frames:
+            return []
+        results = judge_frames(self.path, self.sent) if self.sent else []
+        done = {r.case.id for r in results} | {r.case.id for r in self.skipped}
+        for frame in self.frames:
+            if frame.case.id not in done:
+                why = f"not run: the server's session ended before it ({self.path.name})"
+                results.append(
+                    CaseResult(frame.case, Verdict.FAIL, why, [why], transcript=self.path, ran=False)
+                )
+        for result in results:
+            result.seconds = result.seconds or (time.monotonic() - self.t0) / max(1, len(self.frames))
+        return [*results, *self.skipped]
+
+
+def send_mrtr(d: Driver, plan: Plan, call: Call | None, path: Path, list_id: Any) -> Sent:
+    """In an open session at the stateless revision: list the tools (declaring elicitation, sampling
+    and roots), find those that use MRTR, and send each its tampered and foreign state."""
+    out = Sent(path)
+    d.case = "mrtr-find"
+    out.first = str(list_id)
+    listed = d.request("tools/list", list_id, {"_meta": META})
+    tools = listed.result.get("tools") if listed.result is not None else None
+    tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    schemas = {t.get("name"): t.get("inputSchema") for t in tools}
+    found: list[Asked] = []
+    for n, (tool, arguments) in enumerate(_candidates(plan, call, tools)):
+        first = _asked(d.call(_call(tool, arguments, f"probe-mrtr-find-{n}")))
+        if first is not None:
+            found.append(Asked(tool, arguments, *first))
+    owners: list[Asked] = []
+    for n, mrtr in enumerate(found):
+        label = escape_text(mrtr.tool)[:60]
+        rid = f"mcptape-probe-m{n}-{plan.token}"
+        out.frames.append(_frame(f"tampered-state:{label}", mrtr, f"{rid}-tampered", TAMPERED))
+        out.frames.append(_frame(f"foreign-state:{label}", mrtr, f"{rid}-foreign", FOREIGN))
+        owners += [mrtr, mrtr]
+    for frame, owner in zip(out.frames, owners, strict=True):
+        frame.path = path
+        d.case = frame.case.id
+        started = time.monotonic()
+        data = _retry(d, frame, owner, found, schemas.get(owner.tool))
+        if data is None:
+            why = "n/a: no requestState issued for another request could be had"
+            out.skipped.append(CaseResult(frame.case, Verdict.NA, why, transcript=path))
+            continue
+        if d.send(data) is not None:
+            break
+        out.sent.append(frame)
+        frame.reply = d.wait_for(frame.rid).status
+        frame.seconds = time.monotonic() - started
+        if frame.reply is not Status.ANSWERED:
+            frame.closed = frame.reply is Status.GONE
+            frame.hung = f"no answer within {plan.timeout:g}s" if frame.reply is Status.TIMEOUT else None
+            break
+        d.h.wait_exit(SETTLE)
+    return out
 
 
 def _frame(case_id: str, asked: Asked, rid: str, accepted: str) -> ToolFrame:

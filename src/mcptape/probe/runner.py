@@ -1,31 +1,38 @@
 """Run the cases, every wait bounded (their server processes: `sessions`).
 
-The `start` case runs first, alone: it finds the tool the other cases call (unless `--tool` names
-it; only a tool it may call, `safety.callable_tools`) and how many executor calls one valid call
-makes (the baseline). The others then run in a small thread pool (`jobs`), each judged by `judge`
-from its own transcript (or window of a shared one) as soon as its process ends. Progress goes to
-stderr, one line per case: `[ 1/?]` until the server has listed its tools, then a line says how
-many cases there are in all (and another when the MRTR cases are found).
+The `start` case goes first through the start-up gate (`live`: at most `jobs` servers starting at
+once): it finds the tool the other cases call (unless `--tool` names it; only a tool it may call,
+`safety.callable_tools`), how many executor calls one valid call makes (the baseline) and the
+tools. The other cases' servers start beside it, in a thread each, and do their own handshake,
+then wait for those facts (`ready`) before they send anything built on them; when the clean start
+fails they end and are reported not run. Each case is judged by `judge` from its own transcript (or
+window of a shared one) as soon as its process ends. Progress goes to stderr, one line per case:
+`[ 1/?]` until the server has listed its tools, then a line says how many cases there are in all
+(and another when the MRTR cases are found).
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from mcptape.errors import MCPTapeError
+from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.baseline import Entry
 from mcptape.probe.cases import INPUT, TOOL, Call, Case
+from mcptape.probe.driver import Driver
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
-from mcptape.probe.mrtr import run_mrtr
-from mcptape.probe.observed import Verdict
+from mcptape.probe.mrtr import Sent, run_mrtr, send_mrtr
+from mcptape.probe.observed import Observed, Verdict
 from mcptape.probe.plan import Plan
+from mcptape.probe.ready import Ready
 from mcptape.probe.safety import NOT_TESTED, callable_tools
 from mcptape.probe.sessions import Progress, run_and_judge, run_case, run_inputs, share_processes
 from mcptape.probe.surfacelock import SurfaceLock, write_surface_lock
@@ -35,6 +42,8 @@ from mcptape.textsafe import escape, escape_text
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
 # LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
 LINGER, LINGER_CALLS = 0.3, 4
+MRTR_LIST = "probe-mrtr-list"  # the id of the MRTR part's tools/list after start-discover
+POOL = 16  # cases in flight at most (their servers start through live's gate: -j at once)
 
 
 @dataclass
@@ -90,7 +99,7 @@ def stderr_progress(line: str) -> None:
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     """Run every case of `plan`; never waits on the server longer than its timeouts allow."""
     t0 = time.monotonic()
-    live.reset()
+    live.reset(plan.jobs)
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
     total: int | None = None  # unknown until the server has listed its tools
@@ -122,75 +131,95 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             f"{result.seconds:5.1f}s  {escape_text(result.did)}"
         )
 
+    # The other cases' servers start beside the clean start (their start-up is most of their cost)
+    # and wait for it after their handshake (`ready`); the start-up gate lets the clean start first.
+    # The corpus frames wait for the tool list (a frame naming a tool the probe may not call is
+    # not sent), so they are grouped once it is known.
+    ready = Ready() if first is not None else Ready.now(call or Call(None), linger)
     if first is not None:
-        observed = run_case(first, plan, call, announce=progress if plan.allow_mutating else None)
-        start_result = judge(observed, None)
-        report(start_result)
-        call = observed.call or call
-        baseline = start_result.baseline
-        tools = observed.tools or []
-        linger = min(plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
-        if observed.call_error and call is not None:
-            refused = (
-                f"the valid call {escape_text(call.tool or 'tools/list')} "
-                f"{escape_text(orjson.dumps(call.arguments).decode())[:120]} was refused too "
-                f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
-                "--from TRANSCRIPT (a recorded session that called it)"
-            )
         cases.remove(first)
-        if observed.gone == "initialize":
-            raise ServerDied(start_result)
-        if observed.tools is not None:
-            surface_lock = write_surface_lock(observed.path, plan.out_dir)
-        if start_result.blocking:
-            blocked = True
-            total = done + len(cases)
-            for case in cases:
-                report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
-            cases = []
-    if cases and call is None:
-        call = Call(None)
-    _, skipped = callable_tools(tools, plan.allow_mutating)
-    every = plan.every_tool and bool(tools) and not blocked
-    frames = tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
-    cases, unsent = _screen(cases, plan)
-    for result in unsent:
-        report(result)
-    good = {call.tool} if call is not None and call.tool is not None and refused is None else set()
-    if total is None:
-        total = done + len(cases) + sum(1 for f in frames if f.base is None)
-        listed = f"{len(tools)} tools listed; " if every else ""
-        alone = f" ({len(skipped)} that may change data get none: not tested)" if every and skipped else ""
-        tried = len({f.tool for f in frames})
-        hard = f"hard inputs to {tried} of them{alone}; " if every else ""
-        later = ", plus the requestState cases of tools that use MRTR" if every else ""
-        progress(f"mcptape probe: {listed}{hard}{total} cases in all{later}")
-    pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="mcptape-probe")
+    corpus = [c for c in cases if c.corpus]
+    groups, own = share_processes([c for c in cases if not c.corpus])
+    host = next((g for g in groups if not g[-1].eof), None) if plan.every_tool else None
+    discover = next((c for c in own if c.discover), None)
+    pool = ThreadPoolExecutor(max_workers=POOL, thread_name_prefix="mcptape-probe")
+    futures: list[Future[list[CaseResult]]] = []
+    mrtr: Future[list[CaseResult]] | None = None
+    rank = itertools.count(1)
+    place = live.claim(0) if first is not None else None  # the clean start goes first
     try:
-        # The shared hard-input processes first (the longest jobs); the per-tool hard inputs ride at
-        # the end of one that does not close stdin (a process of their own without one).
-        groups, own = share_processes(cases)
-        host = next((g for g in groups if not g[-1].eof), None) if frames else None
-        riding = Shared(frames, good, linger) if host is not None else None
-        futures = [
-            pool.submit(run_inputs, group, plan, call, baseline, linger, riding if group is host else None)
-            for group in groups
-        ]
-        if frames and host is None:
-            futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
+        futures += [pool.submit(run_inputs, g, plan, ready, g is host, next(rank)) for g in groups]
+        if discover is not None:
+            own.remove(discover)
+            mrtr = pool.submit(_discover_then_mrtr, discover, plan, ready, next(rank))
+            futures.append(mrtr)
+        futures += [pool.submit(run_and_judge, case, plan, ready, next(rank)) for case in own]
+        if first is not None:
+            announce = progress if plan.allow_mutating else None
+            observed = run_case(first, plan, call, announce=announce, held=place)
+            assert observed is not None  # not waiting for itself
+            start_result = judge(observed, None)
+            report(start_result)
+            call = observed.call or call
+            baseline = start_result.baseline
+            tools = observed.tools or []
+            linger = min(plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
+            if observed.call_error and call is not None:
+                refused = (
+                    f"the valid call {escape_text(call.tool or 'tools/list')} "
+                    f"{escape_text(orjson.dumps(call.arguments).decode())[:120]} was refused too "
+                    f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
+                    "--from TRANSCRIPT (a recorded session that called it)"
+                )
+            if observed.tools is not None:
+                surface_lock = write_surface_lock(observed.path, plan.out_dir)
+            if observed.gone == "initialize" or start_result.blocking:
+                blocked = True
+                ready.block()
+                wait(futures)  # their servers end at once, their transcripts are removed
+                futures, mrtr = [], None
+            if observed.gone == "initialize":
+                raise ServerDied(start_result)
+            if blocked:
+                total = done + len(cases)
+                for case in cases:
+                    report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
+                cases = corpus = []
+        if call is None:
+            call = Call(None)
+        _, skipped = callable_tools(tools, plan.allow_mutating)
+        every = plan.every_tool and bool(tools) and not blocked
+        frames = tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
+        corpus, unsent = _screen(corpus, plan)
+        for result in unsent:
+            report(result)
+        cases = [c for c in cases if not c.corpus or c in corpus]
+        good = {call.tool} if call.tool is not None and refused is None else set()
+        if total is None:
+            total = done + len(cases) + sum(1 for f in frames if f.base is None)
+            listed = f"{len(tools)} tools listed; " if every else ""
+            alone = (
+                f" ({len(skipped)} that may change data get none: not tested)" if every and skipped else ""
+            )
+            tried = len({f.tool for f in frames})
+            hard = f"hard inputs to {tried} of them{alone}; " if every else ""
+            later = ", plus the requestState cases of tools that use MRTR" if every else ""
+            progress(f"mcptape probe: {listed}{hard}{total} cases in all{later}")
         # Altered and foreign requestState: after start-discover, and only when the server spoke the
         # stateless revision there (no process of its own for a server without it).
         # No tool the probe may name: no MRTR tool can be found, no process for it.
         asks = every and bool(callable_tools(tools, plan.allow_mutating)[0])
-        discover = next((c for c in own if c.discover), None)
-        mrtr = None
-        if asks and discover is not None:
-            own.remove(discover)
-            mrtr = pool.submit(_discover_then_mrtr, discover, plan, call, baseline, linger)
-        elif asks:
+        riding = Shared(frames, good, linger) if frames and host is not None else None
+        if first is not None and not blocked:
+            ready.go(call, baseline, linger, riding, mrtr=asks)
+        corpus_groups, corpus_own = share_processes(corpus)
+        futures += [pool.submit(run_inputs, g, plan, ready) for g in corpus_groups]
+        futures += [pool.submit(run_and_judge, case, plan, ready) for case in corpus_own]
+        if frames and host is None:
+            futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
+        if asks and discover is None:
             mrtr = pool.submit(run_mrtr, plan, call)
-        futures += [mrtr] if mrtr is not None else []
-        futures += [pool.submit(run_and_judge, case, plan, call, baseline, linger) for case in own]
+            futures.append(mrtr)
         for future in as_completed(futures):
             outcome = future.result()
             found_cases = [r for r in outcome if r.case.group == TOOL] if future is mrtr else []
@@ -209,6 +238,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         raise
     finally:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
+        ready.block()  # (no-op once it went on) the cases waiting for the clean start end now
         pool.shutdown(wait=True, cancel_futures=True)
     frame_of = {id(f.case): f for f in frames}
     unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
@@ -229,13 +259,24 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     )
 
 
-def _discover_then_mrtr(
-    case: Case, plan: Plan, call: Call | None, baseline: int | None, linger: float
-) -> list[CaseResult]:
-    """start-discover, then the requestState cases when the server answered server/discover."""
-    observed = run_case(case, plan, call, linger)
-    results = [judge(observed, baseline)]
-    return [*results, *run_mrtr(plan, call)] if observed.stateless else results
+def _discover_then_mrtr(case: Case, plan: Plan, ready: Ready, rank: int) -> list[CaseResult]:
+    """start-discover, then, in the same process, the requestState cases when the server answered
+    server/discover and the clean start listed a tool the probe may call: the stateless revision
+    keeps no session, each request carries its own `_meta` (its own client capabilities)."""
+    found: list[tuple[Sent, Harness]] = []
+
+    def then(d: Driver, observed: Observed) -> None:
+        if ready.mrtr and d.stateless and not (observed.hung or observed.gone or observed.discover):
+            observed.until = MRTR_LIST  # start-discover's window ends where the MRTR part begins
+            found.append((send_mrtr(d, plan, ready.call, observed.path, MRTR_LIST), d.h))
+
+    observed = run_case(case, plan, ready=ready, rank=rank, then=then)
+    if observed is None:
+        return []
+    results = [judge(observed, ready.baseline)]
+    for sent, harness in found:
+        results += sent.results(harness)
+    return results
 
 
 def _screen(cases: list[Case], plan: Plan) -> tuple[list[Case], list[CaseResult]]:

@@ -5,7 +5,8 @@ directory, idle wait, revision) is the process. The request-level hard inputs sh
 (`run_inputs`): they are sent one after another, and each is judged in its own window of the
 shared transcript (`judge`: from the handshake or its own frame to the next case's frame). A case
 that closes stdin ends a shared process; a session that ends early (closed on a reject, hung)
-sends the cases not yet sent to a new one.
+sends the cases not yet sent to a new one. Their servers start beside the clean start's and wait
+for it after their handshake (`ready.Ready`).
 """
 
 from __future__ import annotations
@@ -25,28 +26,33 @@ from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, judge
 from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
 from mcptape.probe.plan import Plan
+from mcptape.probe.ready import Ready
 from mcptape.probe.safety import mutation_risk
 from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
 from mcptape.textsafe import escape_text
 
-SETTLE = 0.15  # seconds after the ping answer before the valid request: late actions land first
+SETTLE = 0.15  # seconds after the ping answer before the valid request, unless the bad frame was
+# answered by then: a late action of a frame the server did not answer lands first
 AFTER_SETTLE = 0.02  # seconds after a shared case's last answer, before the next case's frame
 INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
 
 Progress = Callable[[str], None]
 
 
-def run_and_judge(
-    case: Case, plan: Plan, call: Call | None, baseline: int | None, linger: float
-) -> list[CaseResult]:
-    return [judge(run_case(case, plan, call, linger), baseline)]
+def run_and_judge(case: Case, plan: Plan, ready: Ready, rank: int | None = None) -> list[CaseResult]:
+    """A case in a server of its own, started beside the clean start (none when the start failed)."""
+    observed = run_case(case, plan, ready=ready, rank=rank)
+    return [judge(observed, ready.baseline)] if observed is not None else []
 
 
 def share_processes(cases: Sequence[Case]) -> tuple[list[list[Case]], list[Case]]:
     """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
     one of their own. Request-level inputs (a server refuses them and goes on) are dealt in turn; a
-    case that closes stdin (`truncated-eof`) ends a group, one per group; the start variants and
-    further EOF cases get their own process."""
+    case that closes stdin (`truncated-eof`) ends a group, one per group; further EOF cases and the
+    start variants get their own process, but the idle start, whose variation is only a wait
+    before its handshake, leads a group (the one that ends with EOF, else the last): its process
+    goes on with the hard inputs after its valid call, and its wait runs while the clean start
+    finds that call."""
     shared = [case for case in cases if case.group == INPUT and not case.eof]
     groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
     own = [case for case in cases if case.group != INPUT]
@@ -56,39 +62,46 @@ def share_processes(cases: Sequence[Case]) -> tuple[list[list[Case]], list[Case]
             own.append(case)
         else:
             last.append(case)
-    return [g for g in groups if g], own
+    groups = [g for g in groups if g]
+    idle = next((c for c in own if c.idle), None)
+    if idle is not None and groups:
+        own.remove(idle)
+        lead = next((g for g in groups if g[-1].eof), groups[-1])
+        lead.insert(0, idle)
+    return groups, own
 
 
 def run_inputs(
-    cases: Sequence[Case],
-    plan: Plan,
-    call: Call | None,
-    baseline: int | None,
-    linger: float,
-    tools: Shared | None = None,
+    cases: Sequence[Case], plan: Plan, ready: Ready, host: bool = False, rank: int | None = None
 ) -> list[CaseResult]:
     """Send request-level hard inputs one after another in a shared server process, each judged in
     its own window of the transcript (`<first case>.jsonl`); when the session ends (the server
     closed on a reject, or hung and was stopped), the cases not yet sent go to a new process.
-    `tools`: the per-tool hard inputs, sent after the last case in the same process when it is
-    still open (the rest in processes of their own, `tools.run_tool_frames`)."""
+    The first process starts beside the clean start and waits for it after its handshake (`ready`;
+    nothing when the start failed). `host`: the per-tool hard inputs (`ready.riding`) are sent after
+    the last case in the same process when it is still open (the rest in processes of their own,
+    `tools.run_tool_frames`)."""
     results: list[CaseResult] = []
     waiting = list(cases)
     while waiting:
-        observed = _inputs_process(waiting, plan, call, linger, tools)
-        results.extend(judge(o, baseline) for o in observed)
+        observed = _inputs_process(waiting, plan, ready, host, rank)
+        if observed is None:
+            return []  # the clean start failed: not run
+        results.extend(judge(o, ready.baseline) for o in observed)
         waiting = waiting[len(observed) :]
+        rank = None  # a later process starts after the ranked ones
+    tools = ready.riding if host else None
     if tools is not None:
         results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, first=tools))
     return results
 
 
 def _inputs_process(
-    cases: list[Case], plan: Plan, call: Call | None, linger: float, tools: Shared | None
-) -> list[Observed]:
-    """One server process: the handshake, then hard inputs until they are done or the session ends;
-    then, when every case was sent and the session is open, the per-tool hard inputs (`tools`)."""
-    t0 = time.monotonic()
+    cases: list[Case], plan: Plan, ready: Ready, host: bool, rank: int | None
+) -> list[Observed] | None:
+    """One server process: the handshake, then (once the clean start is known) hard inputs until
+    they are done or the session ends; then, when every case was sent and the session is open, the
+    per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
     path = plan.out_dir / f"{cases[0].id}.jsonl"
     title = "hard inputs one after another, each judged in its own window"
     harness = Harness(
@@ -99,37 +112,56 @@ def _inputs_process(
         stubs=plan.stubs,
     )
     done: list[Observed] = []
-    with harness, live.running(harness):
+    tools: Shared | None = None
+    with live.server(harness, rank):
+        t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
         d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
-        for n, case in enumerate(cases):
-            marker = f"mcptape-probe-{case.id}-{plan.token}"
-            observed = Observed(case, path, marker, list(plan.command), call=call, from_start=n == 0)
-            if n:
-                observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
-                done[-1].until = marker
-            done.append(observed)
-            d.case = case.id
-            started = t0 if n == 0 else time.monotonic()
-            if n == 0 and not _handshake(case, d, observed, plan, None):
-                break
-            _hard_input(case, d, observed, plan, linger)
-            observed.seconds = time.monotonic() - started
-            if observed.hung or observed.gone or case.eof:
-                break
-            harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
-        last = done[-1]
-        last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
-        if tools is not None and len(done) == len(cases) and not (last.hung or last.gone or last.case.eof):
-            tools.started, tools.path = True, path
-            tools.sent = send_frames(d, plan, path, tools.frames, tools.good, tools.linger)
-            if tools.sent:
-                last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
-        harness.close_stdin()
+        first = Observed(cases[0], path, f"mcptape-probe-{cases[0].id}-{plan.token}", list(plan.command))
+        shaken = _handshake(cases[0], d, first, plan, None)
         waited = time.monotonic()
-        if not harness.wait_exit(plan.shutdown):
-            done[-1].lingered = time.monotonic() - waited
+        if not ready.wait():
+            harness.abort()
+        else:
+            t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
+            call, linger = ready.call, ready.linger
+            for n, case in enumerate(cases):
+                marker = f"mcptape-probe-{case.id}-{plan.token}"
+                observed = first if n == 0 else Observed(case, path, marker, list(plan.command))
+                observed.call, observed.from_start = call, n == 0
+                if n:
+                    observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
+                    done[-1].until = marker
+                done.append(observed)
+                d.case = case.id
+                started = t0 if n == 0 else time.monotonic()
+                if n == 0 and not shaken:
+                    break
+                if case.group == START:
+                    _valid_calls(case, d, observed, plan)  # the idle start leads the group
+                else:
+                    _hard_input(case, d, observed, plan, linger)
+                observed.seconds = time.monotonic() - started
+                if observed.hung or observed.gone or case.eof:
+                    break
+                harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+            last = done[-1]
+            last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
+            open_ = not (last.hung or last.gone or last.case.eof)
+            tools = ready.riding if host and len(done) == len(cases) and open_ else None
+            if tools is not None:
+                tools.started, tools.path = True, path
+                tools.sent = send_frames(d, plan, path, tools.frames, tools.good, tools.linger)
+                if tools.sent:
+                    last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
+            harness.close_stdin()
+            waited = time.monotonic()
+            if not harness.wait_exit(plan.shutdown):
+                done[-1].lingered = time.monotonic() - waited
+    if not done:
+        path.unlink(missing_ok=True)  # sent nothing of its own: not run
+        return None
     done[-1].status = harness.status
-    if tools is not None and tools.started:
+    if tools is not None:
         finish(tools.sent, harness, t0)
     for observed in done:
         observed.version, observed.stateless = d.version, d.stateless
@@ -139,21 +171,30 @@ def _inputs_process(
 def run_case(
     case: Case,
     plan: Plan,
-    call: Call | None,
+    call: Call | None = None,
     linger: float | None = None,
     announce: Progress | None = None,
-) -> Observed:
+    *,
+    ready: Ready | None = None,
+    rank: int | None = None,
+    held: live.Gate | None = None,
+    then: Callable[[Driver, Observed], None] | None = None,
+) -> Observed | None:
     """Run one case in a fresh server process; the transcript goes to OUT_DIR/<case>.jsonl.
 
     `linger`: how long a bad frame that carries ids may take to be answered after the ping barrier
     (default: --timeout); `announce`: told, once the tools are listed and before any is called,
-    which tools that may change data will be called for real (--allow-mutating)."""
-    t0 = time.monotonic()
+    which tools that may change data will be called for real (--allow-mutating). With `ready`, the
+    case starts beside the clean start and takes the valid call and the linger from it after its
+    handshake (None, and no transcript, when the clean start failed). `rank`, `held`: its place at
+    the start-up gate (`live.server`); `then`: more to send in the same session after the case
+    (it sets `observed.until` where its part begins)."""
     marker = f"mcptape-probe-{case.id}-{plan.token}"
     env = dict(os.environ)
     env.update(case.env)
     command = list(plan.command)
     observed = Observed(case, plan.out_dir / f"{case.id}.jsonl", marker, command, call=call)
+    blocked = False
     with contextlib.ExitStack() as stack:
         cwd: str | None = None
         if case.empty_cwd:
@@ -173,16 +214,33 @@ def run_case(
             header=header,
             stubs=plan.stubs,
         )
-        with harness, live.running(harness):
+        with live.server(harness, rank, held):
+            t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
             driver = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, case.id)
-            _drive(case, driver, observed, plan, plan.timeout if linger is None else linger, announce)
+            shaken = _handshake(case, driver, observed, plan, announce)
+            if ready is not None:
+                waited = time.monotonic()
+                blocked = not ready.wait()
+                t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
+                observed.call, linger = ready.call, ready.linger
+                if blocked:
+                    harness.abort()
             observed.version, observed.stateless = driver.version, driver.stateless
+            if shaken and not blocked:
+                _go_on(case, driver, observed, plan, plan.timeout if linger is None else linger)
+                if then is not None:
+                    observed.seconds = time.monotonic() - t0  # its own part: the rest is `then`'s
+                    then(driver, observed)
             harness.close_stdin()
             waited = time.monotonic()
-            if not harness.wait_exit(plan.shutdown):
+            # A case whose process went on with others (`then` set `until`): its end is theirs.
+            if not harness.wait_exit(plan.shutdown) and not blocked and observed.until is None:
                 observed.lingered = time.monotonic() - waited
-        observed.status = harness.status
-    observed.seconds = time.monotonic() - t0
+        observed.status = harness.status if observed.until is None else None
+    if blocked:
+        observed.path.unlink(missing_ok=True)  # sent nothing of its own: not run
+        return None
+    observed.seconds = observed.seconds or time.monotonic() - t0
     return observed
 
 
@@ -213,11 +271,8 @@ def _ok(reply: Reply, what: str, observed: Observed, driver: Driver) -> bool:
     return True
 
 
-def _drive(
-    case: Case, d: Driver, observed: Observed, plan: Plan, linger: float, announce: Progress | None = None
-) -> None:
-    if not _handshake(case, d, observed, plan, announce):
-        return
+def _go_on(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
+    """After the handshake: a start case's valid call, or the hard input and what follows it."""
     if case.group == START:
         _valid_calls(case, d, observed, plan)
     else:
@@ -227,6 +282,7 @@ def _drive(
 def _handshake(case: Case, d: Driver, observed: Observed, plan: Plan, announce: Progress | None) -> bool:
     """initialize (or server/discover) and tools/list; False when the session cannot go on."""
     if case.idle:
+        live.started(d.h)  # its start-up runs during the wait: the gate lets the next one start
         d.h.wait_exit(plan.idle)
     if case.discover:
         reply = d.discover()
@@ -310,10 +366,15 @@ def _hard_input(case: Case, d: Driver, observed: Observed, plan: Plan, linger: f
         return
     if not _ok(d.request("ping", observed.ping_id), PING_STEP, observed, d):
         return
+    pinged = time.monotonic()
+    answered = False
     if bad is not None and bad.ids:
         # The ping's answer says the frame was read, not that its work is over: a server that works
         # concurrently may still be running it. Its answer (bounded) first, so that its late action
         # is not counted against the valid request sent after it.
-        d.settle(bad.ids, linger, since=mark)
-    d.h.wait_exit(SETTLE)
+        answered = d.settle(bad.ids, linger, since=mark)
+    # Answered: the server is done with it (a tap line written just before the answer lands first).
+    # Not answered (or no id to answer): SETTLE after the ping's answer, for a late action.
+    wait = AFTER_SETTLE if answered else SETTLE - (time.monotonic() - pinged)
+    d.h.wait_exit(max(AFTER_SETTLE, wait))
     _ok(d.call(call.request(observed.after_id)), AFTER_STEP, observed, d)

@@ -46,7 +46,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, exit_text, inconclusive
-from mcptape.probe.live import running
+from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import Reach
@@ -265,7 +265,7 @@ def _run_process(
     harness = Harness(
         list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs
     )
-    with harness, running(harness):
+    with server(harness):
         d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, "tools")
         reply = d.initialize()
         if reply.result is None or d.request("tools/list", 2, {}).status is not Status.ANSWERED:

@@ -1,0 +1,81 @@
+"""The other cases' servers start while the clean start's does, through a gate: at most `-j` servers
+are starting (spawned, first request not yet answered) at any moment; a failed clean start leaves
+nothing of them behind."""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+
+from mcptape.probe import live
+from mcptape.probe.observed import Verdict
+from tests.probe.support import PB_SERVER, by_id, probe
+
+SLOW = [sys.executable, str(Path(__file__).with_name("slow_start.py"))]
+REFUSES = (
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    '    print(\'{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}\', flush=True)\n'
+)
+
+
+def test_at_most_jobs_servers_start_at_once_and_they_do_start_together(tmp_path: Path) -> None:
+    """With -j 2 and servers that take 0.3 s to start, another starts while the clean start's server
+    does, and never are three starting at once."""
+    log, out = tmp_path / "starts.log", tmp_path / "out"
+    cases = ["start-warnings", "start-verbose-env", "start-empty-cwd", "debug-line", "batch", "tools"]
+    result, _ = probe(out, [*SLOW, str(log), *PB_SERVER], cases=cases, jobs=2)
+    rows = [(r.case.id, r.reasons) for r in result.results if r.verdict is not Verdict.PASS]
+    assert not rows
+    clean = re.search(rb"slow_start: pid (\d+)", (out / "start.jsonl").read_bytes())
+    assert clean is not None
+    starting: set[str] = set()
+    beside: set[str] = set()  # servers starting while the clean start's was
+    most = 0
+    lines = log.read_text().splitlines()
+    for line in lines:
+        what, pid = line.split()
+        if what == "spawned":
+            starting.add(pid)
+        else:
+            starting.discard(pid)
+        if clean.group(1).decode() in starting:
+            beside |= starting
+        most = max(most, len(starting))
+    assert most == 2 and len(beside) == 2, lines
+    assert sum(1 for line in lines if line.startswith("spawned")) == len(list(out.glob("*.jsonl")))
+
+
+def test_a_failed_clean_start_leaves_only_its_own_transcript(tmp_path: Path) -> None:
+    """The servers started beside a clean start that fails are ended, reported not run, and their
+    transcripts removed: the folder holds what was judged."""
+    out = tmp_path / "out"
+    result, _ = probe(out, [sys.executable, "-c", REFUSES], cases=["batch", "start-warnings", "tools"])
+    rows = by_id(result)
+    assert rows["start"].verdict is Verdict.FAIL
+    assert not rows["batch"].ran and not rows["start-warnings"].ran
+    assert sorted(p.name for p in out.iterdir()) == ["start.jsonl"]
+
+
+def test_the_gate_lets_the_lowest_rank_through_first() -> None:
+    """Servers waiting at a full gate go through by rank, not by arrival."""
+    gate = live.Gate(1)
+    gate.acquire(0)
+    order: list[int] = []
+
+    def wait(rank: int) -> None:
+        gate.acquire(rank)
+        order.append(rank)
+        gate.release()
+
+    threads = [threading.Thread(target=wait, args=(rank,)) for rank in (5, 3, 4)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)  # each waits before the next arrives
+    gate.release()
+    for thread in threads:
+        thread.join(5)
+    assert order == [3, 4, 5]
