@@ -148,30 +148,30 @@ def render(
 ) -> str:
     """report.md: every transcript byte escaped, every fact taken from the check core's `Analysis`."""
     total = len(analysis.findings) + analysis.findings_truncated
-    errors = analysis.errors
-    verdict = "clean (no findings)" if total == 0 else f"{total} finding(s), {errors} error(s)"
+    out = _overview(header, analysis, summary, total, stderr_size)
+    for ch in (OUT, IN):
+        out.extend(_offending(ch, analysis, context))
+    out += ["", f"## Findings ({total})", ""]
+    if total == 0:
+        out.append("None.")
+    for finding in analysis.findings:
+        out.extend(_finding(finding))
+    if analysis.findings_truncated:
+        out.append(f"... and {analysis.findings_truncated} more (not kept).")
+    out += ["", "## `mcptape check` output", "", _fence(render_text(analysis, header).rstrip("\n")), ""]
+    return "\n".join(out)
+
+
+def _overview(
+    header: Header, analysis: Analysis, summary: Summary | None, total: int, stderr_size: int
+) -> list[str]:
+    """The report's title, verdict and table of facts, up to the heading of the first offending bytes."""
+    verdict = "clean (no findings)" if total == 0 else f"{total} finding(s), {analysis.errors} error(s)"
     version = _cell(analysis.protocol_version) if analysis.protocol_version else "unknown (no handshake seen)"
     if analysis.stateless:
         version += " (stateless)"
     recorder = header.recorder.get("version", "?")
-    if summary is None:
-        redaction = "**not redacted** (`--no-redact`): this bundle may contain secrets"
-    else:
-        dropped = (
-            f"; {summary.dropped_lines} unreadable transcript line(s) left out"
-            if summary.dropped_lines
-            else ""
-        )
-        replaced = f"{summary.replaced} secret(s) replaced ({summary.distinct} distinct)"
-        redaction = f"{replaced}{dropped}; see docs/sharing.md"
-    exit_text = "not recorded"
-    if analysis.exited:
-        exit_text = (
-            f"signal {analysis.exit_signal}"
-            if analysis.exit_signal is not None
-            else f"code {analysis.exit_code}"
-        )
-    out = [
+    return [
         "# mcptape bug report",
         "",
         f"**Verdict: {verdict}**",
@@ -187,8 +187,8 @@ def render(
         f"| Messages | {analysis.messages[OUT]} server->client, {analysis.messages[IN]} client->server;"
         f" {analysis.requests} client requests, {analysis.rejects} rejected;"
         f" {analysis.exec_calls} executor calls |",
-        f"| Server exit | {exit_text} |",
-        f"| Redaction | {redaction} |",
+        f"| Server exit | {_exit_text(analysis)} |",
+        f"| Redaction | {_redaction_text(summary)} |",
         "",
         "Attached: `report.md` (this file), `stderr.txt` (the server's stderr, "
         f"{stderr_size} bytes), `transcript.jsonl` (the session; replay it with `mcptape replay`).",
@@ -197,37 +197,50 @@ def render(
         "",
         "Bytes are shown escaped: `\\xNN` for a byte that is not printable UTF-8, `\\n` for a newline.",
     ]
-    for ch in (OUT, IN):
-        first = analysis.first_non_protocol.get(ch)
-        out.append("")
-        out.append(f"### `{ch}` ({DIRECTION[ch]})")
-        out.append("")
-        if first is None:
-            out.append("Every line is protocol.")
-            continue
-        frame = first.frame
-        out.append(f"Line {frame.line}, byte offset {frame.offset}: {_span(first.problem)}")
-        out.append("")
-        rows = []
-        for f in context.get(ch, [frame]):
-            mark = ">" if f.line == frame.line else " "
-            rows.append(f"{mark} {f.line:>5} | {escape(f.raw, SHOW)}")
-            if f.line != frame.line:
-                rows.append(f"        | ({_describe(f)})")
-        out.append(_fence("\n".join(rows)))
-        out.append("")
-        out.append(f"First {min(len(frame.raw), HEX)} bytes of line {frame.line}:")
-        out.append("")
-        out.append(_fence(hexdump(frame.raw[:HEX])))
-    out += ["", f"## Findings ({total})", ""]
-    if total == 0:
-        out.append("None.")
-    for finding in analysis.findings:
-        out.extend(_finding(finding))
-    if analysis.findings_truncated:
-        out.append(f"... and {analysis.findings_truncated} more (not kept).")
-    out += ["", "## `mcptape check` output", "", _fence(render_text(analysis, header).rstrip("\n")), ""]
-    return "\n".join(out)
+
+
+def _redaction_text(summary: Summary | None) -> str:
+    """The Redaction cell: what was replaced and left out, or a warning that nothing was."""
+    if summary is None:
+        return "**not redacted** (`--no-redact`): this bundle may contain secrets"
+    dropped = (
+        f"; {summary.dropped_lines} unreadable transcript line(s) left out" if summary.dropped_lines else ""
+    )
+    replaced = f"{summary.replaced} secret(s) replaced ({summary.distinct} distinct)"
+    return f"{replaced}{dropped}; see docs/sharing.md"
+
+
+def _exit_text(analysis: Analysis) -> str:
+    """The Server exit cell: the signal or code, or that no exit was recorded."""
+    if not analysis.exited:
+        return "not recorded"
+    return (
+        f"signal {analysis.exit_signal}" if analysis.exit_signal is not None else f"code {analysis.exit_code}"
+    )
+
+
+def _offending(ch: str, analysis: Analysis, context: dict[str, list[Frame]]) -> list[str]:
+    """One channel's section: its first offending line among its neighbours, then that line in hex."""
+    first = analysis.first_non_protocol.get(ch)
+    out = ["", f"### `{ch}` ({DIRECTION[ch]})", ""]
+    if first is None:
+        out.append("Every line is protocol.")
+        return out
+    frame = first.frame
+    out.append(f"Line {frame.line}, byte offset {frame.offset}: {_span(first.problem)}")
+    out.append("")
+    rows = []
+    for f in context.get(ch, [frame]):
+        mark = ">" if f.line == frame.line else " "
+        rows.append(f"{mark} {f.line:>5} | {escape(f.raw, SHOW)}")
+        if f.line != frame.line:
+            rows.append(f"        | ({_describe(f)})")
+    out.append(_fence("\n".join(rows)))
+    out.append("")
+    out.append(f"First {min(len(frame.raw), HEX)} bytes of line {frame.line}:")
+    out.append("")
+    out.append(_fence(hexdump(frame.raw[:HEX])))
+    return out
 
 
 def _finding(finding: Finding) -> list[str]:
