@@ -100,6 +100,9 @@ def replay(
     recorded values, the others with their values in `env`, default this process's environment),
     `set_env` (`NAME=VALUE` strings or a mapping) on top; `inherit_env=True` gives it the whole of
     `env` instead (see `mcptape.replay.environment`).
+
+    Long only by its public keywords and their documentation here: the work is done by
+    `ReplaySettings.resolve` and `run_replay` (`replay_with` takes settings already resolved).
     """
     settings = ReplaySettings.resolve(
         config=config,
