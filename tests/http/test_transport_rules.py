@@ -216,6 +216,17 @@ def test_the_handshake_revisions_session_id_version_header_and_get_stream(tmp_pa
     ]
 
 
+# The session and status rules' ids (check/httpsession.py; their tables: test_hr_table.py).
+HR_RULES = [
+    "http-session-id-chars",
+    "http-ended-session-served",
+    "http-broadcast",
+    "http-session-missing",
+    "http-session-missing-accepted",
+    "http-modern-session",
+    "http-error-status",
+]
+
 # The public ids of the transport rules (a contract, like every rule id: tests/check/test_rules.py).
 HTTP_RULES = [
     "http-not-http",
@@ -229,14 +240,15 @@ HTTP_RULES = [
     "http-wrong-stream",
     "http-origin-accepted",
     "http-accept",
+    *HR_RULES,
 ]
 
 
 def test_every_transport_rule_has_a_positive_case() -> None:
     """No transport rule goes untested: each is found by a case of the table (or the handshake test,
-    or the planted servers in test_check_planted.py)."""
+    or the planted servers in test_check_planted.py; the session and status rules: test_hr_table.py)."""
     found = {rule for _, expected in CASES.values() for rule, _, _, _ in expected}
-    assert found | {"http-session-changed", "http-mismatch-accepted"} == set(HTTP_RULES)
+    assert found | {"http-session-changed", "http-mismatch-accepted"} | set(HR_RULES) == set(HTTP_RULES)
 
 
 def test_memory_stays_bounded_however_many_exchanges_stay_open() -> None:

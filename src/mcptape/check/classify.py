@@ -157,7 +157,7 @@ def shape_full(value: dict[str, Any], channel: str, version: str | None) -> Shap
         return _INVALID, None, good_id, "a response with both result and error"
     if not has_result and not has_error:
         return _INVALID, None, good_id, "neither a request (method) nor a response (result or error)"
-    if rid is _MISSING:
+    if rid is _MISSING and has_result:  # an error may have no id: read as its null id (docs/check.md)
         return _INVALID, None, None, "a response without an id"
     if has_result:
         if good_id is None:
@@ -170,7 +170,7 @@ def shape_full(value: dict[str, Any], channel: str, version: str | None) -> Shap
                 f"an MCP result is an object, not a {type_name(value['result'])}",
             )
         return _RESPONSE, None, good_id, None
-    if good_id is None and rid is not None:
+    if good_id is None and rid is not None and rid is not _MISSING:
         return (
             _INVALID,
             None,

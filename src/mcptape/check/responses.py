@@ -25,6 +25,7 @@ from mcptape.transcript.wire import SSE_TYPE, is_json_type
 
 if TYPE_CHECKING:
     from mcptape.check.exchanges import Exchange
+    from mcptape.check.httpsession import SessionRules
 
 
 class ResponseRules:
@@ -32,6 +33,7 @@ class ResponseRules:
 
     sessions: set[str]  # session ids the server assigned
     negotiated: str | None  # the version an initialize answer fixed (before 2026-07-28)
+    session_rules: SessionRules  # the session and status rules (check/httpsession.py)
 
     def _say(
         self,
@@ -169,6 +171,7 @@ class ResponseRules:
                 )
                 continue
             self._learn(value)
+            self.session_rules.carried(exchange, value, event.start, True)
             self._stream(exchange, value, event.start)
 
     def _stream(self, exchange: Exchange, value: Any, offset: int) -> None:
@@ -240,6 +243,7 @@ class ResponseRules:
             )
             return
         self._learn(value)
+        self.session_rules.carried(exchange, value, 0, False)
 
     def _learn(self, value: Any) -> None:
         """An initialize answer fixes the version the later requests' header must state."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcptape.check import modernrules
+from mcptape.check import httpsessionrules, modernrules
 from mcptape.check.model import Severity
 
 
@@ -286,6 +286,17 @@ _ALL += [
         "server",
     ),
 ]
+
+# The session and status rules of Streamable HTTP (check/httpsession.py): ids and rows in
+# check/httpsessionrules.py, the ids named here as well; docs/http.md cites each one's sentence.
+HTTP_SESSION_ID_CHARS = httpsessionrules.HTTP_SESSION_ID_CHARS
+HTTP_ENDED_SESSION_SERVED = httpsessionrules.HTTP_ENDED_SESSION_SERVED
+HTTP_BROADCAST = httpsessionrules.HTTP_BROADCAST
+HTTP_SESSION_MISSING = httpsessionrules.HTTP_SESSION_MISSING
+HTTP_SESSION_MISSING_ACCEPTED = httpsessionrules.HTTP_SESSION_MISSING_ACCEPTED
+HTTP_MODERN_SESSION = httpsessionrules.HTTP_MODERN_SESSION
+HTTP_ERROR_STATUS = httpsessionrules.HTTP_ERROR_STATUS
+_ALL += [Rule(*row) for row in httpsessionrules.ROWS]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 

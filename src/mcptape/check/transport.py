@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.findings import finding
+from mcptape.check.httpsession import SessionRules
 from mcptape.check.httpvalues import Bad, accepts, decoded, differs, json_value, lines, request_id
 from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
 from mcptape.check.paramheaders import param_mismatches
@@ -75,6 +76,7 @@ class HttpTransport(ResponseRules):
         self.dropped = 0  # exchanges given up (more than MAX_OPEN open at once)
         # the in/out lines the recorder carries for bodies (or SSE events) said not to be JSON
         self.not_json: dict[str, deque[tuple[int, int]]] = {}
+        self.session_rules = SessionRules(self._say)  # sessions and statuses: check/httpsession.py
 
     # -- input -----------------------------------------------------------------------------
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
@@ -108,12 +110,14 @@ class HttpTransport(ResponseRules):
             if message.complete and not exchange.judged_request:
                 exchange.judged_request = True
                 self._request(exchange)
+                self.session_rules.request(exchange)
                 message.release()
         else:
             self._broken(exchange, message, SERVER)
             if message.head is not None and not exchange.judged_head:
                 exchange.judged_head = True
                 self._response_head(exchange)
+                self.session_rules.response_head(exchange)
             self._sse(exchange)
             if message.complete:
                 self._response_end(exchange)

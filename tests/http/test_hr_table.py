@@ -1,0 +1,358 @@
+"""The session and status rules of Streamable HTTP (check/httpsession.py) on tables of exchanges: what
+each finds, and the twins it leaves alone. docs/http.md cites the spec sentence of each; recorded
+sessions of real processes breaking and keeping each rule: test_hr_recorded.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mcptape.check.httpsessionrules import ROWS
+from tests.check.helpers import found
+from tests.http.test_transport_rules import (
+    HR_RULES,
+    INIT,
+    INIT_OK,
+    LIST,
+    OK_JSON,
+    answer,
+    call,
+    call_headers,
+    http_findings,
+    modern,
+    post,
+    sse,
+    transcript,
+)
+
+Exchanges = list[tuple[bytes, bytes]]
+SID = "mcp-session-id: abc\r\n"
+VERSION = {"MCP-Protocol-Version": "2025-11-25"}
+IN_SESSION = {"Mcp-Session-Id": "abc", **VERSION}
+OPEN: Exchanges = [(post(INIT), answer("200 OK", "application/json", INIT_OK, SID))]
+ACCEPTED = answer("202 Accepted", None, b"")
+NOT_FOUND = answer(
+    "404 Not Found", "application/json", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}'
+)
+
+
+def request_of(method: str, target: str = "/mcp", headers: dict[str, str] | None = None) -> bytes:
+    head = {"Host": "127.0.0.1:9", "Accept": "text/event-stream", **(headers or {})}
+    return (
+        f"{method} {target} HTTP/1.1\r\n".encode()
+        + b"".join(f"{k}: {v}\r\n".encode() for k, v in head.items())
+        + b"\r\n"
+    )
+
+
+def progress(token: int, value: int) -> bytes:
+    return orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": token, "progress": value},
+        }
+    )
+
+
+def legacy_result(rid: int) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+
+
+def elicit(rid: int) -> bytes:
+    return orjson.dumps(
+        {"jsonrpc": "2.0", "id": rid, "method": "elicitation/create", "params": {"message": "ok?"}}
+    )
+
+
+def errored(rid: int | None, code: int) -> bytes:
+    body: dict[str, object] = {"jsonrpc": "2.0", "error": {"code": code, "message": "no"}}
+    if rid is not None:
+        body["id"] = rid
+    return orjson.dumps(body)
+
+
+def legacy_call(rid: int, token: int | None = None) -> dict[str, object]:
+    params: dict[str, object] = {"name": "steps", "arguments": {}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+GET_STREAM = request_of("GET", headers=IN_SESSION)
+DISCOVER, DISCOVER_HEADERS = modern("server/discover")
+DISCOVERED = answer(
+    "200 OK",
+    "application/json",
+    orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}}),
+)
+UNKNOWN, UNKNOWN_HEADERS = modern("tools/frobnicate", 2)
+OLD_META = {"io.modelcontextprotocol/protocolVersion": "1900-01-01"}
+OLD = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": OLD_META}}
+OLD_HEADERS = {"MCP-Protocol-Version": "1900-01-01", "Mcp-Method": "tools/list"}
+
+
+def json_answer(status: str, body: bytes, extra: str = "") -> bytes:
+    return answer(status, "application/json", body, extra)
+
+
+CASES: dict[str, tuple[Exchanges, list[tuple[str, int]]]] = {
+    # "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."
+    "session-id-with-spaces": (
+        [(post(INIT), json_answer("200 OK", INIT_OK, "mcp-session-id: hr session 1\r\n"))],
+        [("http-session-id-chars", 1)],
+    ),
+    "session-id-not-ascii": (
+        [(post(INIT), json_answer("200 OK", INIT_OK, "mcp-session-id: s\u00e9ance\r\n"))],
+        [("http-session-id-chars", 1)],
+    ),
+    "session-id-visible-ascii": (
+        [(post(INIT), json_answer("200 OK", INIT_OK, "mcp-session-id: a-Z_0~!{}\r\n"))],
+        [],
+    ),
+    # "... after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."
+    "ended-session-served": (
+        [
+            *OPEN,
+            (request_of("DELETE", headers=IN_SESSION), ACCEPTED),
+            (post(LIST, headers=IN_SESSION), OK_JSON),
+        ],
+        [("http-ended-session-served", 3)],
+    ),
+    "ended-session-refused-404": (
+        [
+            *OPEN,
+            (request_of("DELETE", headers=IN_SESSION), ACCEPTED),
+            (post(LIST, headers=IN_SESSION), NOT_FOUND),
+        ],
+        [],
+    ),
+    "delete-refused-405-session-lives": (
+        [
+            *OPEN,
+            (request_of("DELETE", headers=IN_SESSION), answer("405 Method Not Allowed", None, b"")),
+            (post(LIST, headers=IN_SESSION), OK_JSON),
+        ],
+        [],
+    ),
+    # "clients ... MUST include it in the MCP-Session-Id header on all of their subsequent HTTP requests."
+    # "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header
+    # (other than initialization) with HTTP 400 Bad Request."
+    "session-missing-refused-400": (
+        [*OPEN, (post(LIST, headers=VERSION), json_answer("400 Bad Request", errored(None, -32600)))],
+        [("http-session-missing", 2)],
+    ),
+    "session-missing-served": (
+        [*OPEN, (post(LIST, headers=VERSION), OK_JSON)],
+        [("http-session-missing", 2), ("http-session-missing-accepted", 2)],
+    ),
+    "get-without-session": (
+        [*OPEN, (request_of("GET"), answer("400 Bad Request", None, b""))],
+        [("http-session-missing", 2)],
+    ),
+    "no-session-assigned": (
+        [(post(INIT), json_answer("200 OK", INIT_OK)), (post(LIST, headers=VERSION), OK_JSON)],
+        [],
+    ),
+    "a-new-initialize-has-no-session": ([*OPEN, (post(INIT), json_answer("200 OK", INIT_OK, SID))], []),
+    "a-2026-07-28-request-needs-none": ([*OPEN, (post(call, headers=call_headers), OK_JSON)], []),
+    # "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that
+    # is, it MUST NOT broadcast the same message across multiple streams."
+    "progress-on-two-streams": (
+        [
+            *OPEN,
+            (GET_STREAM, answer("200 OK", "text/event-stream", sse(progress(5, 1)))),
+            (
+                post(legacy_call(2, 5), headers=IN_SESSION),
+                answer("200 OK", "text/event-stream", sse(progress(5, 1), legacy_result(2))),
+            ),
+        ],
+        [("http-broadcast", 3)],
+    ),
+    "server-request-on-two-streams": (
+        [
+            *OPEN,
+            (post(legacy_call(2), headers=IN_SESSION), answer("200 OK", "text/event-stream", sse(elicit(0)))),
+            (GET_STREAM, answer("200 OK", "text/event-stream", sse(elicit(0)))),
+        ],
+        [("http-broadcast", 3)],
+    ),
+    "progress-steps-on-two-streams": (
+        [
+            *OPEN,
+            (GET_STREAM, answer("200 OK", "text/event-stream", sse(progress(5, 1)))),
+            (
+                post(legacy_call(2, 5), headers=IN_SESSION),
+                answer("200 OK", "text/event-stream", sse(progress(5, 2), legacy_result(2))),
+            ),
+        ],
+        [],
+    ),
+    "a-resumed-stream-replays": (
+        [
+            *OPEN,
+            (
+                post(legacy_call(2, 5), headers=IN_SESSION),
+                answer("200 OK", "text/event-stream", sse(progress(5, 1))),
+            ),
+            (
+                request_of("GET", headers={**IN_SESSION, "Last-Event-ID": "1"}),
+                answer("200 OK", "text/event-stream", sse(progress(5, 1), legacy_result(2))),
+            ),
+        ],
+        [],
+    ),
+    "without-sessions-streams-are-not-compared": (
+        [
+            (post(legacy_call(1)), answer("200 OK", "text/event-stream", sse(elicit(0), legacy_result(1)))),
+            (post(legacy_call(2)), answer("200 OK", "text/event-stream", sse(elicit(0), legacy_result(2)))),
+        ],
+        [],
+    ),
+    # (2026-07-28, to an older client's traffic) "An Mcp-Session-Id header on a request: ignore it,
+    # and do not mint or echo session IDs."
+    "2026-07-28-session-minted": (
+        [
+            (
+                post(call, headers=call_headers),
+                answer("200 OK", "application/json", OK_JSON.split(b"\r\n\r\n")[1], SID),
+            )
+        ],
+        [("http-modern-session", 1)],
+    ),
+    "2026-07-28-session-echoed": (
+        [
+            (
+                post(call, headers={**call_headers, "Mcp-Session-Id": "abc"}),
+                json_answer("200 OK", OK_JSON.split(b"\r\n\r\n")[1], SID),
+            )
+        ],
+        [("http-modern-session", 1)],
+    ),
+    "2026-07-28-session-ignored": (
+        [(post(call, headers={**call_headers, "Mcp-Session-Id": "abc"}), OK_JSON)],
+        [],
+    ),
+    # "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found
+    # and a JSON-RPC error with code -32601 (Method not found)."
+    "method-not-found-200": (
+        [
+            (post(DISCOVER, headers=DISCOVER_HEADERS), DISCOVERED),
+            (post(UNKNOWN, headers=UNKNOWN_HEADERS), json_answer("200 OK", errored(2, -32601))),
+        ],
+        [("http-error-status", 2)],
+    ),
+    "method-not-found-on-an-sse-stream": (
+        [
+            (post(DISCOVER, headers=DISCOVER_HEADERS), DISCOVERED),
+            (
+                post(UNKNOWN, headers=UNKNOWN_HEADERS),
+                answer("200 OK", "text/event-stream", sse(errored(2, -32601))),
+            ),
+        ],
+        [("http-error-status", 2)],
+    ),
+    "method-not-found-404": (
+        [
+            (post(DISCOVER, headers=DISCOVER_HEADERS), DISCOVERED),
+            (post(UNKNOWN, headers=UNKNOWN_HEADERS), json_answer("404 Not Found", errored(2, -32601))),
+        ],
+        [],
+    ),
+    "method-not-found-from-a-legacy-server": (
+        [(post(UNKNOWN, headers=UNKNOWN_HEADERS), json_answer("200 OK", errored(2, -32601)))],
+        [],
+    ),
+    "method-not-found-in-a-legacy-session": (
+        [
+            *OPEN,
+            (post({**LIST, "method": "x/y"}, headers=IN_SESSION), json_answer("200 OK", errored(2, -32601))),
+        ],
+        [],
+    ),
+    # "If the server does not implement the requested protocol version ..., it MUST respond with
+    # 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."
+    "unsupported-version-200": (
+        [(post(OLD, headers=OLD_HEADERS), json_answer("200 OK", errored(3, -32022)))],
+        [("http-error-status", 1)],
+    ),
+    "unsupported-version-400": (
+        [(post(OLD, headers=OLD_HEADERS), json_answer("400 Bad Request", errored(3, -32022)))],
+        [],
+    ),
+    # (schema, MissingRequiredClientCapabilityError) "For HTTP, the response status code MUST be 400."
+    "missing-capability-200": (
+        [(post(call, headers=call_headers), json_answer("200 OK", errored(1, -32021)))],
+        [("http-error-status", 1)],
+    ),
+    "header-mismatch-answered-200-is-one-finding": (
+        [
+            (
+                post(call, headers={**call_headers, "Mcp-Name": "sub"}),
+                json_answer("200 OK", errored(1, -32020)),
+            )
+        ],
+        [("http-header-mismatch", 1), ("http-mismatch-accepted", 1)],
+    ),
+    "header-mismatch-400": (
+        [
+            (
+                post(call, headers={**call_headers, "Mcp-Name": "sub"}),
+                json_answer("400 Bad Request", errored(1, -32020)),
+            )
+        ],
+        [("http-header-mismatch", 1)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASES.keys())
+def test_each_session_and_status_rule_finds_its_fault_and_leaves_its_twin_alone(
+    tmp_path: Path, case: str
+) -> None:
+    """The finding names the exchange (as `line`); the twins of each rule are not findings."""
+    exchanges, expected = CASES[case]
+    assert [
+        (rule, x) for rule, x, _, _ in http_findings(transcript(tmp_path / "t.jsonl", exchanges))
+    ] == expected
+
+
+def test_every_session_and_status_rule_has_a_positive_case() -> None:
+    """No rule of check/httpsession.py goes untested, and its public id is the contract's."""
+    assert [row[0] for row in ROWS] == HR_RULES
+    assert {rule for _, expected in CASES.values() for rule, _ in expected} >= set(HR_RULES)
+
+
+def test_a_finding_names_the_offending_bytes_and_the_party(tmp_path: Path) -> None:
+    """The session id's header on the response, the server's; the request line of a request without
+    the session id, the client's; the error's JSON at its SSE event's offset."""
+    from mcptape.check.analyze import analyze_file
+
+    rows = {}
+    for case in (
+        "session-id-with-spaces",
+        "session-missing-refused-400",
+        "method-not-found-on-an-sse-stream",
+    ):
+        path = transcript(tmp_path / f"{case}.jsonl", CASES[case][0])
+        _, analysis = analyze_file(str(path))
+        rows.update(
+            {f.rule: (f.party, f.channel, f.offset, f.raw) for f in analysis.findings if f.rule in HR_RULES}
+        )
+    assert rows == {
+        "http-session-id-chars": ("server", "http-out", 0, b"Mcp-Session-Id: hr session 1"),
+        "http-session-missing": ("client", "http-in", 0, b"POST /mcp"),
+        "http-error-status": ("server", "http-out", 0, errored(2, -32601)),
+    }
+
+
+def test_an_error_response_without_an_id_is_a_message() -> None:
+    """'The HTTP response body MAY comprise a JSON-RPC error response that has no id' (and the
+    2025-11-25 schema's `id?: RequestId`): no finding; a result without an id still is one."""
+    no_id = errored(None, -32600) + b"\n"
+    assert found(("in", b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'), ("out", no_id)) == [
+        "unanswered-request"
+    ]
+    assert found(("out", b'{"jsonrpc":"2.0","result":{}}\n')) == ["invalid-message"]
