@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.check.model import IN, OUT, Finding, Message
 from mcptape.export.session import Session
 from mcptape.export.spans import service_name
-from mcptape.export.text import message_text, safe
+from mcptape.export.text import safe
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_controls, escape_json
 from mcptape.version import __version__
@@ -52,6 +54,69 @@ STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest(
 SEVERITY_FILL = {"error": "#d00", "warning": "#e80", "info": "#999"}
 
 
+class Row(NamedTuple):
+    """One message of the list, unpacked by the template's loop into plain names (no attribute
+    lookup per field). The findings and the timeline's shapes are named tuples too: Jinja's
+    attribute lookup finds a field at once, where a dict key costs it an AttributeError first."""
+
+    t: str
+    inbound: bool  # client→server (else server→client: words of the template, not escaped data)
+    line: str
+    kind: str
+    summary: str
+    raw: str
+    pretty: str
+    rejected: bool
+
+
+class Rows:
+    """The message list as the template loops over it: each row made when its turn comes and
+    dropped once written, so the rows of a large session never all exist at once."""
+
+    def __init__(self, messages: list[Message], rejected: set[int]) -> None:
+        self.messages = messages
+        self.rejected = rejected
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __iter__(self) -> Iterator[Row]:
+        rejected = self.rejected
+        return (_message(m, m.frame.event in rejected) for m in self.messages)
+
+
+class Found(NamedTuple):
+    """One finding of the list."""
+
+    severity: str
+    rule: str
+    party: str
+    where: str
+    message: str
+    raw: str
+    related: list[str]
+
+
+class Bar(NamedTuple):
+    """A request on the timeline."""
+
+    x: float
+    y: float
+    w: float
+    fill: str
+    label: str
+    title: str
+
+
+class Dot(NamedTuple):
+    """An action (a dot) or a finding (a triangle) on the timeline."""
+
+    x: float
+    y: float
+    fill: str
+    title: str
+
+
 def _template() -> Any:
     try:
         import jinja2
@@ -70,15 +135,25 @@ def _raw(data: bytes) -> str:
     return escape(data, RAW_SHOWN)
 
 
-def _pretty(message: Message) -> str:
-    """The message's JSON indented, when it is not too long (orjson escapes every C0 control in
-    strings: what is left to escape is what the line had, so a printable ASCII line needs nothing
-    more)."""
+def _shown(message: Message) -> tuple[str, str]:
+    """The message's line as safe text (`text.message_text`'s rule) and its JSON indented when it
+    is not too long, the line decoded and judged once for both. orjson escapes every C0 control in
+    strings: what is left to escape in the indented JSON is what the line had, so a printable
+    ASCII line needs nothing more."""
     body = message.frame.body
-    if message.value is None or message.frame.complete is False or len(body) > RAW_SHOWN:
-        return ""
+    if message.value is None or len(body) > RAW_SHOWN:
+        return escape(body, RAW_SHOWN), ""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        clean, raw = False, escape(body, RAW_SHOWN)
+    else:
+        clean = safe(text)
+        raw = text if clean else escape_json(text)
+    if message.frame.complete is False:
+        return raw, ""
     pretty = dumps(message.value, indent=True)
-    return pretty if body.isascii() and safe(body.decode("ascii")) else escape_json(pretty)
+    return raw, pretty if clean else escape_json(pretty)
 
 
 def _where(found: Finding) -> str:
@@ -88,36 +163,36 @@ def _where(found: Finding) -> str:
     return where
 
 
-def _finding(found: Finding) -> dict[str, Any]:
-    return {
-        "severity": found.severity.value,
-        "rule": found.rule,
-        "party": found.party or "-",
-        "where": _where(found),
-        "message": escape_controls(found.message),
-        "raw": _raw(found.raw),
-        "related": [f"{r.role}: {r.channel} line {r.line}: {_raw(r.raw)}" for r in found.related],
-    }
+def _finding(found: Finding) -> Found:
+    return Found(
+        found.severity.value,
+        found.rule,
+        found.party or "-",
+        _where(found),
+        escape_controls(found.message),
+        _raw(found.raw),
+        [f"{r.role}: {r.channel} line {r.line}: {_raw(r.raw)}" for r in found.related],
+    )
 
 
-def _message(message: Message, rejected: bool) -> dict[str, Any]:
+def _message(message: Message, rejected: bool) -> Row:
     frame = message.frame
     summary = escape_controls(message.method or "")
     if message.id is not None:
         summary += f" id {escape_controls(str(message.id))}"
     if message.problem:
         summary += f" ({escape_controls(message.problem)})"
-    raw = message_text(frame.body, RAW_SHOWN, is_json=message.value is not None)
-    return {
-        "t": f"{frame.t:.6f}",
-        "direction": "client→server" if frame.channel == IN else "server→client",
-        "line": f"{frame.channel} line {frame.line}",
-        "kind": message.kind.value,
-        "summary": summary,
-        "raw": raw,
-        "pretty": _pretty(message),
-        "css": "rejected" if rejected or message.rule is not None else "",
-    }
+    raw, pretty = _shown(message)
+    return Row(
+        f"{frame.t:.6f}",
+        frame.channel == IN,
+        f"{frame.channel} line {frame.line}",
+        message.kind.value,
+        summary,
+        raw,
+        pretty,
+        rejected or message.rule is not None,
+    )
 
 
 def _x(t: float, end: float) -> float:
@@ -126,7 +201,8 @@ def _x(t: float, end: float) -> float:
 
 def _timeline(session: Session) -> dict[str, Any]:
     end = max(session.end, 1e-6)
-    bars, dots = [], []
+    bars: list[Bar] = []
+    dots: list[Dot] = []
     after_reject = {f.event for f in session.analysis.findings if f.rule == "exec-after-reject"}
     for row, call in enumerate(session.calls[:BARS_DRAWN]):
         y = 6 + row * ROW
@@ -138,35 +214,21 @@ def _timeline(session: Session) -> dict[str, Any]:
         if error:
             title += f", error {error}"
         x = _x(call.start, end)
-        bars.append(
-            {
-                "x": x,
-                "y": y,
-                "w": max(round(_x(stop, end) - x, 2), 1.5),
-                "fill": fill,
-                "label": escape_controls(label[:28]),
-                "title": escape_controls(title),
-            }
-        )
+        w = max(round(_x(stop, end) - x, 2), 1.5)
+        bars.append(Bar(x, y, w, fill, escape_controls(label[:28]), escape_controls(title)))
         for action in call.actions:
             red = action.frame.event in after_reject
-            dots.append(
-                {
-                    "x": _x(action.frame.t, end),
-                    "y": y + 5,
-                    "fill": "#d00" if red else "#2a2",
-                    "title": ("after a reject: " if red else "action: ") + _raw(action.frame.body)[:300],
-                }
-            )
+            said = ("after a reject: " if red else "action: ") + _raw(action.frame.body)[:300]
+            dots.append(Dot(_x(action.frame.t, end), y + 5, "#d00" if red else "#2a2", said))
     rows = min(len(session.calls), BARS_DRAWN)
     axis = 12 + rows * ROW
     marks = [
-        {
-            "x": _x(f.t or 0.0, end),
-            "y": axis - 10,
-            "fill": SEVERITY_FILL.get(f.severity.value, "#999"),
-            "title": f"{f.severity.value} {f.rule}: {escape_controls(f.message)[:300]}",
-        }
+        Dot(
+            _x(f.t or 0.0, end),
+            axis - 10,
+            SEVERITY_FILL.get(f.severity.value, "#999"),
+            f"{f.severity.value} {f.rule}: {escape_controls(f.message)[:300]}",
+        )
         for f in session.analysis.findings
     ]
     anchors = ("start", "middle", "middle", "middle", "end")
@@ -236,28 +298,26 @@ def _context(session: Session) -> dict[str, Any]:
         "svg": _timeline(session),
         "firsts": _firsts(session),
         "findings": [_finding(f) for f in analysis.findings],
-        "messages": [_message(m, m.frame.event in rejected) for m in session.messages[:MESSAGES_SHOWN]],
+        "messages": Rows(session.messages[:MESSAGES_SHOWN], rejected),
         "messages_more": max(len(session.messages) - MESSAGES_SHOWN, 0),
         "stderr": _raw(bytes(analysis.stderr.head)) if analysis.stderr.size else "",
         "notes": [escape_controls(n) for n in analysis.notes],
     }
 
 
-def render(sessions: list[Session]) -> str:
-    """The report of `sessions` as one HTML document."""
+def html_bytes(sessions: list[Session]) -> bytes:
+    """The report of `sessions` as one HTML document, in UTF-8. The template's pieces are encoded
+    as they come (a page of 60 MB is never also one string: a single arrow would make it two bytes
+    a character)."""
     from markupsafe import Markup
 
     title = ", ".join(service_name(s) for s in sessions[:3]) + (" ..." if len(sessions) > 3 else "")
-    return str(
-        _template().render(
-            sessions=[_context(s) for s in sessions],
-            title=escape_controls(title),
-            version=__version__,
-            style=Markup(STYLE),
-            style_hash=STYLE_HASH,
-        )
-    )
-
-
-def html_bytes(sessions: list[Session]) -> bytes:
-    return render(sessions).encode("utf-8")
+    page = io.BytesIO()
+    _template().stream(
+        sessions=[_context(s) for s in sessions],
+        title=escape_controls(title),
+        version=__version__,
+        style=Markup(STYLE),
+        style_hash=STYLE_HASH,
+    ).dump(page, encoding="utf-8")
+    return page.getvalue()

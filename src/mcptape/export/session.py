@@ -157,31 +157,37 @@ def started_ns(started: str) -> int:
 def load(path: str | Path) -> Session:
     """Analyse the transcript at `path` and gather what the formats need (raises TranscriptError
     for a file that is not a readable transcript)."""
-    messages: list[Message] = []
-    by_event: dict[int, Message] = {}
-    pairs: list[tuple[int, int]] = []
-    actions: list[ExecCall] = []
-
-    def on_message(message: Message) -> None:
-        messages.append(message)
-        by_event[message.frame.event] = message
+    heard: list[Message] = []
+    acted: list[ExecCall] = []
+    answered: dict[int, int] = {}  # a request's event -> its answer's event
 
     def on_pair(request: int, response: int, _latency: float) -> None:
-        pairs.append((request, response))
+        answered[request] = response
 
-    header, analysis = analyze_file(str(path), on_message=on_message, on_exec=actions.append, on_pair=on_pair)
+    header, analysis = analyze_file(str(path), on_message=heard.append, on_exec=acted.append, on_pair=on_pair)
+    # The analyzer's state is a reference cycle that holds its callbacks, so these lists too, until
+    # a garbage collection (a third of a large export's time, at exit): moved out of the lists it
+    # holds, the messages are freed by reference counting when the session is.
+    messages, actions = heard[:], acted[:]
+    heard.clear()
+    acted.clear()
     exchanges, carried = read_exchanges(Path(path)) if _is_http(header) else ([], {})
     calls: dict[int, Call] = {}
+    by_event: dict[int, Message] = {}
+    request = Kind.REQUEST
     for message in messages:
-        if message.kind is Kind.REQUEST and message.channel in (IN, OUT):
-            calls[message.frame.event] = Call(message, exchange=carried.get(message.frame.event))
-    for request, response in pairs:
-        call = calls.get(request)
-        if call is not None:
-            call.response = by_event.get(response)
+        event = message.frame.event
+        by_event[event] = message
+        if message.kind is request and message.channel in (IN, OUT):
+            calls[event] = Call(message, exchange=carried.get(event))
+    for event, call in calls.items():
+        answer = answered.get(event)
+        if answer is not None:
+            call.response = by_event.get(answer)
     ordered = sorted(calls.values(), key=lambda c: (c.start, c.request.frame.event))
-    unattached_actions = _attach_actions(ordered, actions)
-    unattached_findings = _attach_findings(ordered, analysis.findings)
+    ids = _by_id(ordered)
+    unattached_actions = _attach_actions(ids, actions)
+    unattached_findings = _attach_findings(ordered, ids, analysis.findings)
     last = max([m.frame.t for m in messages] + [a.frame.t for a in actions] + [0.0])
     return Session(
         Path(path),
@@ -219,9 +225,9 @@ def _latest(candidates: list[Call], t: float) -> Call | None:
     return chosen
 
 
-def _attach_actions(calls: list[Call], actions: list[ExecCall]) -> list[ExecCall]:
-    """Each action goes to the request the check core attributed it to; the rest are returned."""
-    ids = _by_id(calls)
+def _attach_actions(ids: dict[str, list[Call]], actions: list[ExecCall]) -> list[ExecCall]:
+    """Each action goes to the request the check core attributed it to (`ids`: the client's
+    requests by id, `_by_id`); the rest are returned."""
     rest = []
     for action in actions:
         owner = action.attributed_to
@@ -233,7 +239,7 @@ def _attach_actions(calls: list[Call], actions: list[ExecCall]) -> list[ExecCall
     return rest
 
 
-def _attach_findings(calls: list[Call], findings: list[Finding]) -> list[Finding]:
+def _attach_findings(calls: list[Call], ids: dict[str, list[Call]], findings: list[Finding]) -> list[Finding]:
     """Each finding goes to the call whose request, answer or action it is on, else to the call it
     names by id; the rest are returned."""
     at: dict[int, Call] = {}
@@ -243,7 +249,6 @@ def _attach_findings(calls: list[Call], findings: list[Finding]) -> list[Finding
             at[call.response.frame.event] = call
         for action in call.actions:
             at[action.frame.event] = call
-    ids = _by_id(calls)
     rest: list[Finding] = []
     for found in findings:
         owner = at.get(found.event) if found.event >= 0 else None
