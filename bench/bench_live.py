@@ -46,13 +46,9 @@ print(json.dumps(times))
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--pings", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3)
-    options = parser.parse_args()
+def measure(pings: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """Each run's median and 99th percentile (microseconds), `rounds` alternated runs of each of
+    `record` and `record --otlp` to a collector that refuses every connection."""
     mcptape = str(Path(sys.executable).parent / "mcptape")
     server = [sys.executable, "-c", SERVER]
     runs: dict[str, list[tuple[float, float]]] = {"record": [], "record --otlp (down)": []}
@@ -66,15 +62,32 @@ def main() -> None:
                 *server,
             ],
         }
-        for _ in range(options.rounds):
+        for _ in range(rounds):
             for name, command in commands.items():
                 done = subprocess.run(
-                    [sys.executable, "-c", CLIENT, str(options.pings), *command],
+                    [sys.executable, "-c", CLIENT, str(pings), *command],
                     capture_output=True,
                     check=True,
                 )
                 times = sorted(json.loads(done.stdout))
                 runs[name].append((statistics.median(times) * 1e6, times[int(len(times) * 0.99)] * 1e6))
+    return runs
+
+
+def p99_ratio(runs: dict[str, list[tuple[float, float]]]) -> float:
+    """The live export's p99 over record's (medians over the rounds): 1.05 is the 5 % target."""
+    base = statistics.median(p for _, p in runs["record"])
+    return statistics.median(p for _, p in runs["record --otlp (down)"]) / base
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--pings", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    runs = measure(options.pings, options.rounds)
     print(f"round-trip latency, {options.rounds} x {options.pings} requests (microseconds)")
     base = statistics.median(p for _, p in runs["record"])
     for name, values in runs.items():
