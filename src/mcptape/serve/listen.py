@@ -37,32 +37,47 @@ def serve_http(
 ) -> Outcome:
     """Serve one recorded session over HTTP on `listen` until `stop` is set (by default: SIGINT or
     SIGTERM); `ready(url)` once it accepts connections. MCPTapeError for unreadable input, an
-    address it cannot listen on, an output it cannot write. (Over 60 lines: the stdio session's
-    options are handed to its thread one by one, typed.)"""
+    address it cannot listen on, an output it cannot write."""
     front, options = _front(paths, options, listen, log)
     stop = stop if stop is not None else _on_signals()
+
+    def session(on_session: Callable[[Session], None]) -> Outcome:
+        return serve(
+            list(paths),
+            options,
+            log=log,
+            report=report,
+            output=output,
+            overwrite=overwrite,
+            command=command,
+            quiet=quiet,
+            stdin_fd=front.in_r,
+            stdout_fd=front.out_w,
+            on_session=on_session,
+        )
+
+    return _behind(front, session, stop, ready, log)
+
+
+def _behind(
+    front: HttpFront,
+    session: Callable[[Callable[[Session], None]], Outcome],
+    stop: threading.Event,
+    ready: Callable[[str], None] | None,
+    log: Callable[[str], None],
+) -> Outcome:
+    """Run the stdio `session` in its own thread behind `front`, which serves from the moment the
+    session attaches until `stop`; then the session's outcome, or its error raised here."""
     attached = threading.Event()
     result: dict[str, Any] = {}
 
-    def attach(session: Session) -> None:
-        front.attach(session)
+    def attach(served: Session) -> None:
+        front.attach(served)
         attached.set()
 
     def run() -> None:
         try:
-            result["outcome"] = serve(
-                list(paths),
-                options,
-                log=log,
-                report=report,
-                output=output,
-                overwrite=overwrite,
-                command=command,
-                quiet=quiet,
-                stdin_fd=front.in_r,
-                stdout_fd=front.out_w,
-                on_session=attach,
-            )
+            result["outcome"] = session(attach)
         except BaseException as exc:  # told in the main thread
             result["error"] = exc
         finally:
