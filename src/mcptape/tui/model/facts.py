@@ -342,6 +342,29 @@ class FactsCollector:
         facts = self.facts
         total = len(index)
         facts.grow(total)
+        if not self._feed(index, total, progress, cancelled):
+            return None
+        if final:
+            self.finished = True
+            facts.finish(
+                add_surface_findings(self.analyzer.finish(), facts.on_finding, self.surface),
+                self.order.freeze(),
+            )
+            return facts
+        return self._snapshot()
+
+    def _feed(
+        self,
+        index: TranscriptIndex,
+        total: int,
+        progress: Callable[[int, int], None] | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> bool:
+        """Read rows `fed`..`total`-1, mark what the record alone says (an unreadable line, stderr,
+        a control record, HTTP bytes, the channel, the exchange) and feed each event to the
+        analyzer and the time order; False when cancelled between chunks. One loop with its
+        lookups in locals, no call per row but the reader's, the order's and the analyzer's."""
+        facts = self.facts
         channel = facts.channel
         codes = CHANNEL_CODE
         badline = KIND_CODE[K.BADLINE]
@@ -352,7 +375,7 @@ class FactsCollector:
         order, unreadable = self.order.add, self.order.add_unreadable
         while self.fed < total:
             if cancelled is not None and cancelled():
-                return None
+                return False
             start = self.fed
             for row, raw in enumerate(index.read_rows(start, min(total, start + _CHUNK)), start):
                 self.fed = row + 1
@@ -378,16 +401,14 @@ class FactsCollector:
                 feed(event)
             if progress is not None:
                 progress(self.fed, total)
-        if final:
-            self.finished = True
-            facts.finish(
-                add_surface_findings(self.analyzer.finish(), facts.on_finding, self.surface),
-                self.order.freeze(),
-            )
-            return facts
-        # The facts' containers are copied by hand, their findings shared (frozen); the analysis so
-        # far is finished on a copy of the analyzer, whose callbacks fill that copy of the facts.
-        snapshot = facts.copy()
+        return True
+
+    def _snapshot(self) -> RowFacts:
+        """The facts so far, finished apart from the live analysis (which waits for more rows).
+
+        The facts' containers are copied by hand, their findings shared (frozen); the analysis so
+        far is finished on a copy of the analyzer, whose callbacks fill that copy of the facts."""
+        snapshot = self.facts.copy()
         surface = copy.deepcopy(self.surface)  # the listings still in the reorder buffer feed the copy
         analysis = self.analyzer.snapshot(
             on_message=both(snapshot.on_message, surface.feed),
