@@ -348,7 +348,8 @@ class HttpTransport(ResponseRules):
                     if schema is not None:
                         wrong += param_mismatches(schema, params.get("arguments"), head.get)
         elif (
-            self.negotiated is not None
+            stated is None  # a request stating its own version in _meta is no handshake session's
+            and self.negotiated is not None
             and self.negotiated >= HEADER_SINCE
             and method != "initialize"
             and header_version != self.negotiated
