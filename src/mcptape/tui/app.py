@@ -37,9 +37,10 @@ from mcptape.tui.messages import (
     ScanProgress,
     SearchDone,
 )
-from mcptape.tui.model.facts import FactsCollector, RowFacts
+from mcptape.tui.model.facts import FactsCollector
 from mcptape.tui.model.landing import Landing
 from mcptape.tui.model.query import parse_query
+from mcptape.tui.model.rowfacts import RowFacts
 from mcptape.tui.model.rows import Layout, header_text
 from mcptape.tui.model.safe import safe_text
 from mcptape.tui.model.search import find_bytes

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from mcptape.check.model import Finding
-from mcptape.tui.model.facts import RowFacts
+from mcptape.tui.model.rowfacts import RowFacts
 
 
 @dataclass

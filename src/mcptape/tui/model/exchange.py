@@ -29,7 +29,7 @@ from mcptape.textsafe import escape, escape_text
 from mcptape.transcript.events import HTTP_IN, HTTP_OUT, Event
 from mcptape.transcript.index import LRU, TranscriptIndex
 from mcptape.transcript.wire import SSE_TYPE, is_json_type
-from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
+from mcptape.tui.model.rowfacts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import ARROWS, RowInfo
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.exchange import Exchanges
-from mcptape.tui.model.facts import KIND_CODE, RowFacts
+from mcptape.tui.model.rowfacts import KIND_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo
 
 SCANNED = 100_000  # rows of one exchange scanned for its style and findings (a stream can be huge)

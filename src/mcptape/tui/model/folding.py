@@ -14,8 +14,8 @@ from mcptape.transcript.index import LRU, TranscriptIndex
 from mcptape.tui.model import rows as K
 from mcptape.tui.model.exchange import Exchanges
 from mcptape.tui.model.exchangerow import exchange_info
-from mcptape.tui.model.facts import CHANNEL_CODE, KIND_CODE, RowFacts
 from mcptape.tui.model.foldview import FoldedView, fold
+from mcptape.tui.model.rowfacts import CHANNEL_CODE, KIND_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo
 
 

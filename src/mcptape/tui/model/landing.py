@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from mcptape.check.model import Finding
 from mcptape.check.report import HTTP_FRAME_RULES
-from mcptape.tui.model.facts import RowFacts
+from mcptape.tui.model.rowfacts import RowFacts
 from mcptape.tui.model.safe import safe_text
 from mcptape.tui.model.summary import first_non_protocol_row, landing
 

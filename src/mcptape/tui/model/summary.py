@@ -11,7 +11,7 @@ from mcptape.textsafe import escape_text
 from mcptape.transcript.events import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.model import rows as K
-from mcptape.tui.model.facts import KIND_CODE, RowFacts
+from mcptape.tui.model.rowfacts import KIND_CODE, RowFacts
 from mcptape.tui.model.safe import safe_text
 
 SEVERITY_ORDER = ("error", "warning", "info")  # the worst first: where the viewer opens

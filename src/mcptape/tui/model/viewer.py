@@ -22,8 +22,8 @@ from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.essence import essence
 from mcptape.tui.model.exchange import Exchanges, exchange_of
-from mcptape.tui.model.facts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.folding import Folding
+from mcptape.tui.model.rowfacts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
 from mcptape.tui.model.surfaceview import drift_view, tools_table
