@@ -172,7 +172,7 @@ class _State:
 
         from mcptape.check.attribution import named_request_id
         from mcptape.check.model import ExecCall
-        from mcptape.export.spans import _id, action_span
+        from mcptape.export.spans import action_span, span_id
 
         try:
             value = orjson.loads(frame.body)
@@ -182,7 +182,7 @@ class _State:
         request = self.requests.get(("in", named)) if named is not None else None
         parent = self.root_id
         if request is not None:
-            parent = _id(self.trace_id.hex(), "call", request.frame.event, size=8)
+            parent = span_id(self.trace_id, "call", request.frame.event)
         call = ExecCall(frame, value if type(value) is dict else None, named, named)
         self.pending.append(action_span(self.session, call, self.trace_id, parent, {}))
 

@@ -11,6 +11,7 @@ serializes it: what the official OTLP/HTTP exporter sends with `Content-Type: ap
 from __future__ import annotations
 
 import base64
+import io
 from typing import Any
 
 import orjson
@@ -25,6 +26,8 @@ INSTALL_HINT = "pip install 'mcptape[otlp]' (the official opentelemetry-proto pa
 
 def value(item: Attribute) -> dict[str, Any]:
     """An `AnyValue` of the OTLP JSON mapping."""
+    if type(item) is str:  # the common case first
+        return {"stringValue": item}
     if type(item) is bool:
         return {"boolValue": item}
     if type(item) is int:
@@ -35,7 +38,10 @@ def value(item: Attribute) -> dict[str, Any]:
 
 
 def attributes(items: dict[str, Attribute]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": value(item)} for key, item in items.items()]
+    return [
+        {"key": key, "value": {"stringValue": item} if type(item) is str else value(item)}
+        for key, item in items.items()
+    ]
 
 
 def _event(event: Event) -> dict[str, Any]:
@@ -82,7 +88,23 @@ def document(traces: list[Trace]) -> dict[str, Any]:
 
 
 def json_bytes(traces: list[Trace]) -> bytes:
-    return orjson.dumps(document(traces)) + b"\n"
+    """`document(traces)` as compact JSON and a newline, the same bytes, written a span at a time
+    into one buffer: the document of a large session as one tree of dicts would be several times
+    the size of its text (a test holds the two equal)."""
+    out = io.BytesIO()
+    out.write(b'{"resourceSpans":[')
+    scope = orjson.dumps({"name": "mcptape", "version": __version__})
+    for number, trace_ in enumerate(traces):
+        out.write(b',{"resource":' if number else b'{"resource":')
+        out.write(orjson.dumps({"attributes": attributes(trace_.resource)}))
+        out.write(b',"scopeSpans":[{"scope":%b,"spans":[' % scope)
+        for index, span in enumerate(trace_.spans):
+            if index:
+                out.write(b",")
+            out.write(orjson.dumps(span_json(span)))
+        out.write(b"]}]}")
+    out.write(b"]}\n")
+    return out.getvalue()
 
 
 def sessions_json(sessions: list[Session]) -> bytes:

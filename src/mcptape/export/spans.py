@@ -81,6 +81,12 @@ def _id(*parts: object, size: int) -> bytes:
     return digest[:size]
 
 
+def span_id(trace_id: bytes, kind: str, event: int) -> bytes:
+    """`_id(trace_id.hex(), kind, event, size=8)`, the id of a call's or an action's span, without
+    the generator (one per span of a large session)."""
+    return hashlib.sha256(f"{trace_id.hex()}\x00{kind}\x00{event}".encode()).digest()[:8]
+
+
 def service_name(session: Session) -> str:
     """What the server is called: its script or executable's name (the first argument that is not an
     option, after an interpreter), or the upstream URL of an HTTP recording without a command."""
@@ -183,7 +189,7 @@ def call_span(
     end = call.end
     span = Span(
         trace_id,
-        _id(trace_id.hex(), "call", call.request.frame.event, size=8),
+        span_id(trace_id, "call", call.request.frame.event),
         parent,
         name,
         KIND_SERVER if call.sender == "client" else KIND_CLIENT,
@@ -232,7 +238,7 @@ def action_span(
     at = session.wall_ns(frame.t)
     span = Span(
         trace_id,
-        _id(trace_id.hex(), "action", frame.event, size=8),
+        span_id(trace_id, "action", frame.event),
         parent,
         f"action {action_name(action)}",
         KIND_INTERNAL,
