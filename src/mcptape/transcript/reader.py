@@ -198,6 +198,9 @@ class Transcript:
         one difference the analysis wants: within a channel, time never goes back (a record timed
         before the previous record of its channel is given that record's time, so no clock glitch
         can reorder a stream). A well-formed text record costs one `orjson.loads` and a tuple.
+
+        Over 60 lines on purpose: it is `check`'s read loop (bench/bench_check.py), its fast path,
+        general path and batch cut share their locals, and a helper would cost a call per record.
         """
         self.problems = []
         problems = self.problems
