@@ -2,7 +2,7 @@
 adds to `record`'s relay latency (issue 24's targets: each format within 3x the time of check; the
 live export, collector down, no more than 5 % on record's 99th percentile).
 
-    python bench/bench_export.py [--messages 100000] [--runs 3] [--pings 2000] [--rounds 3] [--dir DIR]
+    python bench/bench_export.py [--messages 100000] [--runs 3] [--pings 2000] [--rounds 5] [--dir DIR]
 
 Generates the transcript `bench_check.py` makes (a stateless session of tools/call requests, their
 results, progress notifications, stderr and executor lines), then runs, each as a fresh process,
@@ -10,7 +10,7 @@ results, progress notifications, stderr and executor lines), then runs, each as 
 alternated; the fastest run of each counts), and prints the wall time and the CPU time (user and
 system: on a shared machine the steadier of the two), their ratios to check, the peak RSS and the
 output's size. Then `bench_live.measure`: `record` and `record --otlp` to a dead collector,
-alternated `--rounds` times, and the ratio of their 99th percentiles.
+alternated `--rounds` times: each round's 99th percentiles and the median of their ratios.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pings", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=None)
     options = parser.parse_args()
     folder = options.dir or Path(tempfile.mkdtemp(prefix="bench-export-"))
@@ -95,10 +95,12 @@ def main() -> None:
             f"{one.cpu / check.cpu:5.2f}x {one.rss >> 10:5d} MiB  {size}"
         )
     live = measure(options.pings, options.rounds)
+    for name, values in live.items():
+        print(f"{name:>22}: p99 per round (us) {' '.join(f'{p99:.0f}' for _, p99 in values)}")
     ratio = p99_ratio(live)
     print(
         f"live export, collector down: p99 {ratio - 1:+.1%} over record's "
-        f"({options.rounds} x {options.pings} pings; target at most +5 %)"
+        f"(median of {options.rounds} paired rounds of {options.pings} pings; target at most +5 %)"
     )
 
 
