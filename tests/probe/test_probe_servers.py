@@ -47,7 +47,7 @@ def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
         ("string-params", "string-params", "the bad frame caused 1 executor call(s)"),
         ("banner", "start", "stdout is not protocol-only"),
         ("verbose-noise", "start-verbose-env", "stdout is not protocol-only: out line 1"),
-        ("exit-noise", "start", "stdout is not protocol-only"),
+        ("exit-noise", "start-warnings", "stdout is not protocol-only"),  # (start goes on: not its exit)
         ("inherit", "debug-line", "the valid request after the reject inherited the bad frame"),
     ],
 )

@@ -41,9 +41,10 @@ def test_a_stubbed_command_is_recorded_not_run(tmp_path: Path) -> None:
     start = next(c for c in report["cases"] if c["id"] == "start")
     assert start["verdict"] == "FAIL" and start["reasons"][0].startswith("declared read-only but wrote: ")
     assert not witness.exists()
+    # start.jsonl: the clean start's call, then debug-line's valid request in the same process
     records = [orjson.loads(line) for line in (tmp_path / "out" / "start.jsonl").read_bytes().splitlines()]
     stubbed = [orjson.loads(r["data"]) for r in records if r.get("ch") == "exec" and "data" in r]
-    assert [(s["stub"], s["argv"]) for s in stubbed] == [("pb-deploy", ["pb-deploy", "mcptape-probe"])]
+    assert [(s["stub"], s["argv"]) for s in stubbed] == [("pb-deploy", ["pb-deploy", "mcptape-probe"])] * 2
 
 
 def test_the_progress_total_is_unknown_until_the_tools_are_listed(tmp_path: Path) -> None:

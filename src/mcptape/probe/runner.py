@@ -28,15 +28,17 @@ from mcptape.probe import live
 from mcptape.probe.baseline import Entry
 from mcptape.probe.cases import INPUT, TOOL, Call, Case
 from mcptape.probe.driver import Driver
+from mcptape.probe.inputs import CLEAN_START, hosts_tools, run_inputs, share_processes
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.mrtr import Sent, run_mrtr, send_mrtr
 from mcptape.probe.observed import Observed, Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.safety import NOT_TESTED, callable_tools
-from mcptape.probe.sessions import Progress, run_and_judge, run_case, run_inputs, share_processes
+from mcptape.probe.sessions import Progress, run_and_judge, run_case
 from mcptape.probe.surfacelock import SurfaceLock, write_surface_lock
 from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
+from mcptape.probe.windows import ToolFrame
 from mcptape.textsafe import escape, escape_text
 
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
@@ -96,13 +98,29 @@ def stderr_progress(line: str) -> None:
         pass
 
 
+class _Reports:
+    """The results so far, each told as a progress line: `[ n/?]` until the total is known."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.results: list[CaseResult] = []
+        self.total: int | None = None
+
+    def __call__(self, result: CaseResult) -> None:
+        self.results.append(result)
+        shown = "?" if self.total is None else str(self.total)
+        self.progress(
+            f"[{len(self.results):>2}/{shown}] {result.case.id:<22} {result.verdict.value:<7} "
+            f"{result.seconds:5.1f}s  {escape_text(result.did)}"
+        )
+
+
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     """Run every case of `plan`; never waits on the server longer than its timeouts allow."""
     t0 = time.monotonic()
     live.reset(plan.jobs)
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     cases = list(plan.cases)
-    total: int | None = None  # unknown until the server has listed its tools
     more = " and hard inputs to each tool" if plan.every_tool else ""
     progress(f"mcptape probe: {len(cases)} cases{more}, transcripts in {plan.out_dir}")
     if plan.allow_mutating:
@@ -110,8 +128,8 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
             "mcptape probe: --allow-mutating: tools that may change data will be called for real "
             "(named once the server lists them)"
         )
-    first = next((c for c in cases if c.id == "start"), None)
-    results: list[CaseResult] = []
+    report = _Reports(progress)
+    first = next((c for c in cases if c.id == CLEAN_START), None)
     call: Call | None = _given_call(plan)
     baseline: int | None = None
     tools: list[dict[str, Any]] = []
@@ -119,28 +137,15 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     surface_lock: SurfaceLock | None = None
     blocked = False
     linger = plan.timeout
-    done = 0
 
-    def report(result: CaseResult) -> None:
-        nonlocal done
-        done += 1
-        results.append(result)
-        shown = "?" if total is None else str(total)
-        progress(
-            f"[{done:>2}/{shown}] {result.case.id:<22} {result.verdict.value:<7} "
-            f"{result.seconds:5.1f}s  {escape_text(result.did)}"
-        )
-
-    # The other cases' servers start beside the clean start (their start-up is most of their cost)
-    # and wait for it after their handshake (`ready`); the start-up gate lets the clean start first.
-    # The corpus frames wait for the tool list (a frame naming a tool the probe may not call is
-    # not sent), so they are grouped once it is known.
-    ready = Ready() if first is not None else Ready.now(call or Call(None), linger)
-    if first is not None:
-        cases.remove(first)
+    # Every case's server starts now, through the start-up gate (the clean start's first); the
+    # others do their own handshake and wait for the clean start (`ready`). The corpus frames wait
+    # for the tool list (a frame naming a tool the probe may not call is not sent), so they are
+    # grouped once it is known.
+    ready = Ready(call) if first is not None else Ready.now(call or Call(None), linger)
     corpus = [c for c in cases if c.corpus]
-    groups, own = share_processes([c for c in cases if not c.corpus])
-    host = next((g for g in groups if not g[-1].eof), None) if plan.every_tool else None
+    groups, own = share_processes([c for c in cases if not c.corpus and c is not first], first)
+    host = next((g for g in groups if hosts_tools(g)), None) if plan.every_tool else None
     discover = next((c for c in own if c.discover), None)
     pool = ThreadPoolExecutor(max_workers=POOL, thread_name_prefix="mcptape-probe")
     futures: list[Future[list[CaseResult]]] = []
@@ -148,17 +153,24 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     rank = itertools.count(1)
     place = live.claim(0) if first is not None else None  # the clean start goes first
     try:
-        futures += [pool.submit(run_inputs, g, plan, ready, g is host, next(rank)) for g in groups]
+        for group in groups:
+            if group[0] is first:
+                announce = progress if plan.allow_mutating else None
+                job = pool.submit(run_inputs, group, plan, ready, group is host, 0, place, announce)
+            else:
+                job = pool.submit(run_inputs, group, plan, ready, group is host, next(rank))
+            futures.append(job)
         if discover is not None:
             own.remove(discover)
             mrtr = pool.submit(_discover_then_mrtr, discover, plan, ready, next(rank))
             futures.append(mrtr)
         futures += [pool.submit(run_and_judge, case, plan, ready, next(rank)) for case in own]
         if first is not None:
-            announce = progress if plan.allow_mutating else None
-            observed = run_case(first, plan, call, announce=announce, held=place)
-            assert observed is not None  # not waiting for itself
-            start_result = judge(observed, None)
+            seen = ready.wait_seen()
+            if seen is None:  # the clean start's process raised (its server could not start, say)
+                futures[0].result()
+                raise AssertionError("the clean start ended without a word")
+            observed, start_result = seen
             report(start_result)
             call = observed.call or call
             baseline = start_result.baseline
@@ -173,38 +185,30 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
                 )
             if observed.tools is not None:
                 surface_lock = write_surface_lock(observed.path, plan.out_dir)
-            if observed.gone == "initialize" or start_result.blocking:
+            if start_result.blocking:
                 blocked = True
                 ready.block()
                 wait(futures)  # their servers end at once, their transcripts are removed
                 futures, mrtr = [], None
-            if observed.gone == "initialize":
-                raise ServerDied(start_result)
-            if blocked:
-                total = done + len(cases)
-                for case in cases:
+                if observed.gone == "initialize":
+                    raise ServerDied(start_result)
+                rest = [c for c in cases if c is not first]
+                report.total = len(report.results) + len(rest)
+                for case in rest:
                     report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
-                cases = corpus = []
-        if call is None:
-            call = Call(None)
+                corpus = []
+        call = call or Call(None)
         _, skipped = callable_tools(tools, plan.allow_mutating)
         every = plan.every_tool and bool(tools) and not blocked
         frames = tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
         corpus, unsent = _screen(corpus, plan)
         for result in unsent:
             report(result)
-        cases = [c for c in cases if not c.corpus or c in corpus]
         good = {call.tool} if call.tool is not None and refused is None else set()
-        if total is None:
-            total = done + len(cases) + sum(1 for f in frames if f.base is None)
-            listed = f"{len(tools)} tools listed; " if every else ""
-            alone = (
-                f" ({len(skipped)} that may change data get none: not tested)" if every and skipped else ""
-            )
-            tried = len({f.tool for f in frames})
-            hard = f"hard inputs to {tried} of them{alone}; " if every else ""
-            later = ", plus the requestState cases of tools that use MRTR" if every else ""
-            progress(f"mcptape probe: {listed}{hard}{total} cases in all{later}")
+        if report.total is None:
+            sent = len([c for c in cases if c is not first and (not c.corpus or c in corpus)])
+            report.total = len(report.results) + sent + sum(1 for f in frames if f.base is None)
+            progress(_totals(tools, frames, skipped, report.total, every))
         # Altered and foreign requestState: after start-discover, and only when the server spoke the
         # stateless revision there (no process of its own for a server without it).
         # No tool the probe may name: no MRTR tool can be found, no process for it.
@@ -223,11 +227,12 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         for future in as_completed(futures):
             outcome = future.result()
             found_cases = [r for r in outcome if r.case.group == TOOL] if future is mrtr else []
-            if found_cases:
-                total += len(found_cases)
+            if found_cases and report.total is not None:
+                report.total += len(found_cases)
                 found = len({r.case.id.split(":", 1)[-1] for r in found_cases})
                 progress(
-                    f"mcptape probe: {found} tools use MRTR: {len(found_cases)} more cases, {total} in all"
+                    f"mcptape probe: {found} tools use MRTR: {len(found_cases)} more cases, "
+                    f"{report.total} in all"
                 )
             for result in outcome:
                 if refused is not None and result.case.uses_call and result.case.group == INPUT:
@@ -240,6 +245,7 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
         ready.block()  # (no-op once it went on) the cases waiting for the clean start end now
         pool.shutdown(wait=True, cancel_futures=True)
+    results = report.results
     frame_of = {id(f.case): f for f in frames}
     unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
     refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None))  # their base refused
@@ -256,6 +262,24 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
         refused_tools=refused_tools,
         reach=plan.reach.table(order),
         surface_lock=surface_lock,
+    )
+
+
+def _totals(
+    tools: list[dict[str, Any]],
+    frames: list[ToolFrame],
+    skipped: list[tuple[str, str]],
+    total: int,
+    every: bool,
+) -> str:
+    """The line that says how many cases there are in all, once the tools are listed."""
+    if not every:
+        return f"mcptape probe: {total} cases in all"
+    alone = f" ({len(skipped)} that may change data get none: not tested)" if skipped else ""
+    tried = len({f.tool for f in frames})
+    return (
+        f"mcptape probe: {len(tools)} tools listed; hard inputs to {tried} of them{alone}; {total} cases "
+        "in all, plus the requestState cases of tools that use MRTR"
     )
 
 

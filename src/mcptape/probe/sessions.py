@@ -21,20 +21,18 @@ from pathlib import Path
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.candidates import candidate_calls
-from mcptape.probe.cases import INPUT, START, Call, Case, title_for
+from mcptape.probe.cases import START, Call, Case, title_for
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, judge
-from mcptape.probe.observed import AFTER_ID, AFTER_STEP, CALL_ID, PING_ID, PING_STEP, Observed
+from mcptape.probe.observed import AFTER_STEP, CALL_ID, PING_STEP, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.safety import mutation_risk
-from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.15  # seconds after the ping answer before the valid request, unless the bad frame was
 # answered by then: a late action of a frame the server did not answer lands first
 AFTER_SETTLE = 0.02  # seconds after a shared case's last answer, before the next case's frame
-INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
 
 Progress = Callable[[str], None]
 
@@ -43,129 +41,6 @@ def run_and_judge(case: Case, plan: Plan, ready: Ready, rank: int | None = None)
     """A case in a server of its own, started beside the clean start (none when the start failed)."""
     observed = run_case(case, plan, ready=ready, rank=rank)
     return [judge(observed, ready.baseline)] if observed is not None else []
-
-
-def share_processes(cases: Sequence[Case]) -> tuple[list[list[Case]], list[Case]]:
-    """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
-    one of their own. Request-level inputs (a server refuses them and goes on) are dealt in turn; a
-    case that closes stdin (`truncated-eof`) ends a group, one per group; further EOF cases and the
-    start variants get their own process, but the idle start, whose variation is only a wait
-    before its handshake, leads a group (the one that ends with EOF, else the last): its process
-    goes on with the hard inputs after its valid call, and its wait runs while the clean start
-    finds that call."""
-    shared = [case for case in cases if case.group == INPUT and not case.eof]
-    groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
-    own = [case for case in cases if case.group != INPUT]
-    for case in (c for c in cases if c.group == INPUT and c.eof):
-        last = next((g for g in groups if not (g and g[-1].eof)), None)
-        if last is None:
-            own.append(case)
-        else:
-            last.append(case)
-    groups = [g for g in groups if g]
-    idle = next((c for c in own if c.idle), None)
-    if idle is not None and groups:
-        own.remove(idle)
-        lead = next((g for g in groups if g[-1].eof), groups[-1])
-        lead.insert(0, idle)
-    return groups, own
-
-
-def run_inputs(
-    cases: Sequence[Case], plan: Plan, ready: Ready, host: bool = False, rank: int | None = None
-) -> list[CaseResult]:
-    """Send request-level hard inputs one after another in a shared server process, each judged in
-    its own window of the transcript (`<first case>.jsonl`); when the session ends (the server
-    closed on a reject, or hung and was stopped), the cases not yet sent go to a new process.
-    The first process starts beside the clean start and waits for it after its handshake (`ready`;
-    nothing when the start failed). `host`: the per-tool hard inputs (`ready.riding`) are sent after
-    the last case in the same process when it is still open (the rest in processes of their own,
-    `tools.run_tool_frames`)."""
-    results: list[CaseResult] = []
-    waiting = list(cases)
-    while waiting:
-        observed = _inputs_process(waiting, plan, ready, host, rank)
-        if observed is None:
-            return []  # the clean start failed: not run
-        results.extend(judge(o, ready.baseline) for o in observed)
-        waiting = waiting[len(observed) :]
-        rank = None  # a later process starts after the ranked ones
-    tools = ready.riding if host else None
-    if tools is not None:
-        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, first=tools))
-    return results
-
-
-def _inputs_process(
-    cases: list[Case], plan: Plan, ready: Ready, host: bool, rank: int | None
-) -> list[Observed] | None:
-    """One server process: the handshake, then (once the clean start is known) hard inputs until
-    they are done or the session ends; then, when every case was sent and the session is open, the
-    per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
-    path = plan.out_dir / f"{cases[0].id}.jsonl"
-    title = "hard inputs one after another, each judged in its own window"
-    harness = Harness(
-        list(plan.command),
-        path,
-        shutdown_timeout=plan.shutdown,
-        header={"probe": {"case": cases[0].id, "title": title, "marker": plan.token}},
-        stubs=plan.stubs,
-    )
-    done: list[Observed] = []
-    tools: Shared | None = None
-    with live.server(harness, rank):
-        t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
-        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
-        first = Observed(cases[0], path, f"mcptape-probe-{cases[0].id}-{plan.token}", list(plan.command))
-        shaken = _handshake(cases[0], d, first, plan, None)
-        waited = time.monotonic()
-        if not ready.wait():
-            harness.abort()
-        else:
-            t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
-            call, linger = ready.call, ready.linger
-            for n, case in enumerate(cases):
-                marker = f"mcptape-probe-{case.id}-{plan.token}"
-                observed = first if n == 0 else Observed(case, path, marker, list(plan.command))
-                observed.call, observed.from_start = call, n == 0
-                if n:
-                    observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
-                    done[-1].until = marker
-                done.append(observed)
-                d.case = case.id
-                started = t0 if n == 0 else time.monotonic()
-                if n == 0 and not shaken:
-                    break
-                if case.group == START:
-                    _valid_calls(case, d, observed, plan)  # the idle start leads the group
-                else:
-                    _hard_input(case, d, observed, plan, linger)
-                observed.seconds = time.monotonic() - started
-                if observed.hung or observed.gone or case.eof:
-                    break
-                harness.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
-            last = done[-1]
-            last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
-            open_ = not (last.hung or last.gone or last.case.eof)
-            tools = ready.riding if host and len(done) == len(cases) and open_ else None
-            if tools is not None:
-                tools.started, tools.path = True, path
-                tools.sent = send_frames(d, plan, path, tools.frames, tools.good, tools.linger)
-                if tools.sent:
-                    last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
-            harness.close_stdin()
-            waited = time.monotonic()
-            if not harness.wait_exit(plan.shutdown):
-                done[-1].lingered = time.monotonic() - waited
-    if not done:
-        path.unlink(missing_ok=True)  # sent nothing of its own: not run
-        return None
-    done[-1].status = harness.status
-    if tools is not None:
-        finish(tools.sent, harness, t0)
-    for observed in done:
-        observed.version, observed.stateless = d.version, d.stateless
-    return done
 
 
 def run_case(
@@ -217,7 +92,7 @@ def run_case(
         with live.server(harness, rank, held):
             t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
             driver = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, case.id)
-            shaken = _handshake(case, driver, observed, plan, announce)
+            shaken = handshake(case, driver, observed, plan, announce)
             if ready is not None:
                 waited = time.monotonic()
                 blocked = not ready.wait()
@@ -274,12 +149,12 @@ def _ok(reply: Reply, what: str, observed: Observed, driver: Driver) -> bool:
 def _go_on(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
     """After the handshake: a start case's valid call, or the hard input and what follows it."""
     if case.group == START:
-        _valid_calls(case, d, observed, plan)
+        valid_calls(case, d, observed, plan)
     else:
-        _hard_input(case, d, observed, plan, linger)
+        hard_input(case, d, observed, plan, linger)
 
 
-def _handshake(case: Case, d: Driver, observed: Observed, plan: Plan, announce: Progress | None) -> bool:
+def handshake(case: Case, d: Driver, observed: Observed, plan: Plan, announce: Progress | None) -> bool:
     """initialize (or server/discover) and tools/list; False when the session cannot go on."""
     if case.idle:
         live.started(d.h)  # its start-up runs during the wait: the gate lets the next one start
@@ -324,7 +199,7 @@ def _handshake(case: Case, d: Driver, observed: Observed, plan: Plan, announce: 
     return True
 
 
-def _valid_calls(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
+def valid_calls(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
     """A start case's valid call (the clean start tries the candidates in turn)."""
     candidates = (
         candidate_calls(
@@ -347,7 +222,7 @@ def _valid_calls(case: Case, d: Driver, observed: Observed, plan: Plan) -> None:
             observed.tried.append(f"{candidate.tool} ({observed.call_error})")
 
 
-def _hard_input(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
+def hard_input(case: Case, d: Driver, observed: Observed, plan: Plan, linger: float) -> None:
     """Send the case's hard input, then a ping and the valid request after it."""
     call = observed.call or Call(None)
     bad = observed.bad = case.build(call, observed.marker, plan.oversize) if case.build else None

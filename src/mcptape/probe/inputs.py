@@ -1,0 +1,239 @@
+"""The server processes the hard inputs share, and the start cases that lead them.
+
+The request-level hard inputs (a server refuses them and goes on) share `INPUT_PROCESSES` server
+processes (`run_inputs`): they are sent one after another, and each is judged in its own window of
+the shared transcript (`judge`: from the handshake or its own frame to the next case's frame). A
+case that closes stdin ends a shared process; a session that ends early (closed on a reject,
+hung) sends the cases not yet sent to a new one.
+
+Two start cases lead one each, since their variation is not the process: the clean start (its
+process goes on with hard inputs once it has found the valid call, and its verdict is given
+there, in its window) and the idle start (a wait before its handshake, which runs while the clean
+start finds that call). The other shared processes start beside the clean start's and wait for it
+after their handshake (`ready.Ready`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from mcptape.harness import Harness
+from mcptape.probe import live
+from mcptape.probe.cases import INPUT, START, Call, Case
+from mcptape.probe.driver import Driver
+from mcptape.probe.judge import CaseResult, judge
+from mcptape.probe.observed import AFTER_ID, PING_ID, Observed
+from mcptape.probe.plan import Plan
+from mcptape.probe.ready import Ready
+from mcptape.probe.sessions import AFTER_SETTLE, SETTLE, Progress, handshake, hard_input, valid_calls
+from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
+
+INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
+CLEAN_START = "start"
+
+
+def share_processes(cases: Sequence[Case], start: Case | None = None) -> tuple[list[list[Case]], list[Case]]:
+    """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
+    one of their own. Request-level inputs are dealt in turn; a case that closes stdin
+    (`truncated-eof`) ends a group, one per group; further EOF cases and the start variants get
+    their own process. The clean start (`start`) leads a group that does not end with EOF (the
+    first group; alone when there is none); the idle start leads another (the one that ends with
+    EOF, else the last), or gets its own process when there is none."""
+    shared = [case for case in cases if case.group == INPUT and not case.eof]
+    groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
+    own = [case for case in cases if case.group != INPUT]
+    for case in (c for c in cases if c.group == INPUT and c.eof):
+        last = next((g for g in groups if not (g and g[-1].eof)), None)
+        if last is None:
+            own.append(case)
+        else:
+            last.append(case)
+    groups = [g for g in groups if g]
+    if start is not None:
+        lead = next((g for g in groups if not g[-1].eof), groups[0] if groups else None)
+        if lead is None:
+            groups.append(lead := [])
+        groups.remove(lead)
+        groups.insert(0, [start, *lead])
+    idle = next((c for c in own if c.idle), None)
+    free = [g for g in groups if g[0].group != START]
+    if idle is not None and free:
+        own.remove(idle)
+        next((g for g in free if g[-1].eof), free[-1]).insert(0, idle)
+    return groups, own
+
+
+def hosts_tools(group: Sequence[Case]) -> bool:
+    """Whether the per-tool hard inputs may ride at the end of this group's process: it does not
+    close stdin, and it is not the clean start alone (whose process ends, and exit is its own)."""
+    return not group[-1].eof and not (len(group) == 1 and group[0].id == CLEAN_START)
+
+
+def run_inputs(
+    cases: Sequence[Case],
+    plan: Plan,
+    ready: Ready,
+    host: bool = False,
+    rank: int | None = None,
+    held: live.Gate | None = None,
+    announce: Progress | None = None,
+) -> list[CaseResult]:
+    """Send the cases one after another in a shared server process, each judged in its own window
+    of the transcript (`<first case>.jsonl`); when the session ends (the server closed on a reject,
+    or hung and was stopped), the cases not yet sent go to a new process. The clean start, when it
+    leads, tells `ready` what it saw (its verdict is not in the list returned); the others wait for
+    it after their handshake (nothing when it failed). `host`: the per-tool hard inputs
+    (`ready.riding`) are sent after the last case in the same process when it is still open (the
+    rest in processes of their own, `tools.run_tool_frames`). `rank`, `held`: the first process's
+    place at the start-up gate; `announce`: the clean start's --allow-mutating line."""
+    results: list[CaseResult] = []
+    waiting = list(cases)
+    try:
+        while waiting:
+            observed = _inputs_process(waiting, plan, ready, host, rank, held, announce)
+            if observed is None:
+                return []  # the clean start failed: not run
+            start = observed[0] if observed[0].case.id == CLEAN_START else None
+            results.extend(judge(o, ready.baseline) for o in observed if o is not start)
+            if start is not None and start.until is None:
+                return results  # the clean start failed: the cases after it are not run
+            waiting = waiting[len(observed) :]
+            rank, held = None, None  # a later process starts after the ranked ones
+    except BaseException:
+        if cases[0].id == CLEAN_START:
+            ready.block()  # (no-op once it went on) nobody waits for a clean start that never came
+        raise
+    tools = ready.riding if host else None
+    if tools is not None:
+        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, first=tools))
+    return results
+
+
+def _inputs_process(
+    cases: list[Case],
+    plan: Plan,
+    ready: Ready,
+    host: bool,
+    rank: int | None,
+    held: live.Gate | None,
+    announce: Progress | None,
+) -> list[Observed] | None:
+    """One server process: the handshake, then (once the clean start is known) the cases until
+    they are done or the session ends; then, when every case was sent and the session is open, the
+    per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
+    path = plan.out_dir / f"{cases[0].id}.jsonl"
+    title = "hard inputs one after another, each judged in its own window"
+    harness = Harness(
+        list(plan.command),
+        path,
+        shutdown_timeout=plan.shutdown,
+        header={"probe": {"case": cases[0].id, "title": title, "marker": plan.token}},
+        stubs=plan.stubs,
+    )
+    lead = cases[0].id == CLEAN_START
+    first = Observed(cases[0], path, _marker(cases[0], plan), list(plan.command), call=ready.call)
+    done: list[Observed] = [first]
+    tools: Shared | None = None
+    went_on = False
+    with live.server(harness, rank, held):
+        t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
+        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
+        shaken = handshake(cases[0], d, first, plan, announce if lead else None)
+        if lead:
+            went_on = shaken and _clean_start(cases, d, first, plan, ready, t0)
+            go = went_on and ready.wait()
+        else:
+            waited = time.monotonic()
+            go = ready.wait()
+            t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
+            if not go:
+                harness.abort()
+                done = []
+        if go:
+            tools = _cases(cases, d, done, plan, ready, t0, shaken, host)
+        harness.close_stdin()
+        waited = time.monotonic()
+        if not harness.wait_exit(plan.shutdown) and done:
+            done[-1].lingered = time.monotonic() - waited
+    if not done:
+        path.unlink(missing_ok=True)  # sent nothing of its own: not run
+        return None
+    done[-1].status = harness.status
+    if tools is not None:
+        finish(tools.sent, harness, t0)
+    for observed in done:
+        observed.version, observed.stateless = d.version, d.stateless
+    if lead and not went_on:  # alone, or it failed: its process is over, and its exit is its own
+        first.seconds = first.seconds or time.monotonic() - t0
+        ready.seen(first, judge(first, None))
+    return done
+
+
+def _marker(case: Case, plan: Plan) -> str:
+    return f"mcptape-probe-{case.id}-{plan.token}"
+
+
+def _clean_start(cases: list[Case], d: Driver, first: Observed, plan: Plan, ready: Ready, t0: float) -> bool:
+    """The clean start's valid call; when it went through and hard inputs follow, its verdict (in
+    its window: up to the first hard input) goes to `ready` now, and True: the process goes on."""
+    valid_calls(cases[0], d, first, plan)
+    first.seconds = time.monotonic() - t0
+    if first.hung or first.gone or first.refused or len(cases) == 1:
+        return False  # it failed, or it is alone: the process ends, and it is judged with its exit
+    first.until = _marker(cases[1], plan)
+    first.version, first.stateless = d.version, d.stateless
+    d.h.wait_exit(SETTLE)  # a late executor or HTTP line of its valid call lands in its window
+    ready.seen(first, judge(first, None))
+    return True
+
+
+def _cases(
+    cases: list[Case],
+    d: Driver,
+    done: list[Observed],
+    plan: Plan,
+    ready: Ready,
+    t0: float,
+    shaken: bool,
+    host: bool,
+) -> Shared | None:
+    """Once the clean start is known: the cases not sent yet, one after another until they are
+    done or the session ends, then the per-tool hard inputs when `host` and the session is open
+    (returned, with what was sent of them)."""
+    call, linger = ready.call or Call(None), ready.linger
+    first = done[0]
+    if first.case.id != CLEAN_START:
+        first.call = ready.call
+    for n, case in enumerate(cases):
+        if n == 0 and case.id == CLEAN_START:
+            continue  # sent already, judged already
+        marker = _marker(case, plan)
+        observed = first if n == 0 else Observed(case, d.h.path, marker, list(plan.command), call=call)
+        observed.from_start = n == 0
+        if n:
+            observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
+            done[-1].until = marker
+            done.append(observed)
+        d.case = case.id
+        started = t0 if n == 0 else time.monotonic()
+        if n == 0 and not shaken:
+            break
+        if case.group == START:
+            valid_calls(case, d, observed, plan)  # the idle start leads the group
+        else:
+            hard_input(case, d, observed, plan, linger)
+        observed.seconds = time.monotonic() - started
+        if observed.hung or observed.gone or case.eof:
+            break
+        d.h.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+    last = done[-1]
+    last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
+    open_ = not (last.hung or last.gone or last.case.eof)
+    tools = ready.riding if host and len(done) == len(cases) and open_ else None
+    if tools is not None:
+        tools.started, tools.path = True, d.h.path
+        tools.sent = send_frames(d, plan, d.h.path, tools.frames, tools.good, tools.linger)
+        if tools.sent:
+            last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
+    return tools
