@@ -10,7 +10,7 @@ import click
 
 from mcptape.commands.outputs import FORMATS, SESSIONS, named
 from mcptape.errors import UsageError
-from mcptape.export import Session
+from mcptape.export.session import Session
 
 
 def _format_help() -> str:

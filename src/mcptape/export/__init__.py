@@ -7,10 +7,7 @@ Each format is a pure writer (`list[Session] -> bytes`: `otlp.sessions_json`, `h
 core; nothing here frames lines or classifies messages itself. The command layer
 (`commands/export.py`) reads the table for `--format`, its help and its errors, writes the file or
 sends the traces (`send.py`).
+
+This module imports nothing: the live exporter's process (`python -m mcptape.export.livechild`)
+lowers its priority before it loads the check core.
 """
-
-from __future__ import annotations
-
-from mcptape.export.session import Session
-
-__all__ = ["Session"]

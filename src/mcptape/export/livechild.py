@@ -2,18 +2,29 @@
 `record --otlp` (see `live.py`): reads the transcript's records from stdin as the recorder writes
 them (the header first), turns each answered call into a span and sends the spans; at the end of
 its stdin, sends the last ones and the root within `FLUSH_WITHIN` seconds and says once on stderr
-what was dropped. It never raises: a failure is that one line."""
+what was dropped. It never raises: a failure is that one line. It runs at a lower priority
+(`NICENESS`): where the cores are busy, the recorder's relay and the server get them first, and a
+child that falls behind fills its pipe, whose records the recorder drops and counts."""
 
 from __future__ import annotations
 
 import os
-import select
-import signal
-import sys
-import time
-from pathlib import Path
+
+NICENESS = 10  # background work: on a busy machine the relay's threads come first
+try:
+    os.nice(NICENESS)  # before the imports below and in `run`, the child's heaviest moment
+except OSError:
+    pass
+
+import select  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 DROPPED = b'{"t":0,"ch":"mcptape-live-dropped","n":'  # the recorder's count of records it dropped
+GATHER = 0.01  # seconds to wait after a small read, for more records to come in one read
+BURST = 1 << 16  # a read this large or larger: a flood, read on at once
 
 
 def run(endpoint: str, transcript: str) -> str | None:
@@ -54,6 +65,8 @@ def run(endpoint: str, transcript: str) -> str | None:
                     )
         if state is not None:
             sender.tick(state.resource)
+        if ready and not done and len(chunk) < BURST:
+            time.sleep(GATHER)  # let records gather: one wake-up per batch, not one per record
     if state is None:
         return None
     state.finish()
