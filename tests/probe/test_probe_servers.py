@@ -167,7 +167,9 @@ def test_a_session_that_ends_before_the_hard_input_is_not_a_pass(tmp_path: Path)
     """Closing the session is a good answer to a bad frame, not to the handshake that comes before it."""
     quits = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
     plan = Plan(quits, tmp_path, timeout=2.0, start_timeout=5.0)
-    row = judge(run_case(BY_ID["debug-line"], plan, Call("deploy", {"target": "x"})), 1)
+    observed = run_case(BY_ID["debug-line"], plan, Call("deploy", {"target": "x"}))
+    assert observed is not None  # (None only for a case that waited for a clean start that failed)
+    row = judge(observed, 1)
     assert row.verdict is Verdict.FAIL
     assert row.reasons == [
         "the hard input was never judged: the server ended the session before answering initialize"
