@@ -176,18 +176,20 @@ def load(path: str | Path) -> Session:
     by_event: dict[int, Message] = {}
     request = Kind.REQUEST
     for message in messages:
-        event = message.frame.event
+        frame = message.frame
+        event = frame.events[0] if frame.events else -1  # frame.event, without the property
         by_event[event] = message
-        if message.kind is request and message.channel in (IN, OUT):
+        if message.kind is request and frame.channel in (IN, OUT):
             calls[event] = Call(message, exchange=carried.get(event))
     for event, call in calls.items():
         answer = answered.get(event)
         if answer is not None:
             call.response = by_event.get(answer)
     ordered = sorted(calls.values(), key=lambda c: (c.start, c.request.frame.event))
-    ids = _by_id(ordered)
+    ids = _by_id(ordered) if actions or analysis.findings else {}
     unattached_actions = _attach_actions(ids, actions)
     unattached_findings = _attach_findings(ordered, ids, analysis.findings)
+    # every call ends at one of the messages' times, so the last record is the session's end
     last = max([m.frame.t for m in messages] + [a.frame.t for a in actions] + [0.0])
     return Session(
         Path(path),
@@ -199,7 +201,7 @@ def load(path: str | Path) -> Session:
         unattached_actions,
         unattached_findings,
         exchanges,
-        max(last, *(c.end or 0.0 for c in ordered)) if ordered else last,
+        last,
     )
 
 
@@ -242,6 +244,8 @@ def _attach_actions(ids: dict[str, list[Call]], actions: list[ExecCall]) -> list
 def _attach_findings(calls: list[Call], ids: dict[str, list[Call]], findings: list[Finding]) -> list[Finding]:
     """Each finding goes to the call whose request, answer or action it is on, else to the call it
     names by id; the rest are returned."""
+    if not findings:
+        return []
     at: dict[int, Call] = {}
     for call in calls:
         at[call.request.frame.event] = call
