@@ -26,16 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from mcptape.replay.pytest_summaries import UPDATED, UnusedRulesSummary, UpdatedSummary
+
 if TYPE_CHECKING:
-    from mcptape.diff.unused import UnusedRules
     from mcptape.replay.api import ReplayResult
     from mcptape.replay.config import Config
 
 _KEY = pytest.StashKey["_Settings | None"]()
 _UNSERVED = pytest.StashKey[list[Path]]()  # transcripts seen while no server is configured
 _FALLBACK = pytest.StashKey[bool]()  # no server, paths given: each transcript's recorded command
-
-UPDATED = "mcptape_updated"  # user_properties: "<path>: <what differed>"
 
 
 @dataclass
@@ -146,8 +145,8 @@ def _settings(config: pytest.Config, command: list[str] | None, cfg: Config) -> 
 def _register_summaries(config: pytest.Config) -> None:
     """The end-of-session summaries, on the process that writes the terminal summary (the xdist
     controller, which collects nothing): registered at configure time, cheap until used."""
-    config.pluginmanager.register(_UnusedRulesSummary(), "mcptape-unused-rules")
-    config.pluginmanager.register(_UpdatedSummary(), "mcptape-updated")
+    config.pluginmanager.register(UnusedRulesSummary(), "mcptape-unused-rules")
+    config.pluginmanager.register(UpdatedSummary(), "mcptape-updated")
 
 
 def _explicit_paths(config: pytest.Config) -> list[Path]:
@@ -188,34 +187,6 @@ def _mentions_server(pyproject: Path) -> bool:
         ) in pyproject.read_bytes()
     except OSError:
         return False
-
-
-class _UnusedRulesSummary:
-    """Ignore rules that hid nothing in any transcript, said once in the terminal summary (not in
-    every failure). Each item reports its rules in `user_properties`, which pytest-xdist carries
-    from the workers to the controller, where this summary is written."""
-
-    def __init__(self) -> None:
-        self.rules: UnusedRules | None = None  # made at the first replay's report
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props: dict[str, Any] = dict(report.user_properties)
-        if report.when == "call" and "mcptape_rules" in props:
-            if self.rules is None:
-                from mcptape.diff.unused import UnusedRules
-
-                self.rules = UnusedRules()
-            rules = [(str(text), str(origin)) for text, origin in props["mcptape_rules"]]
-            self.rules.add_rules(rules, [str(text) for text in props.get("mcptape_used_rules", [])])
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from mcptape.textsafe import escape_text
-
-        lines = self.rules.lines() if self.rules is not None else []
-        if lines:
-            terminalreporter.section("mcptape")
-            for line in lines:
-                terminalreporter.write_line(escape_text(line))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -275,29 +246,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             ),
             stacklevel=1,
         )
-
-
-class _UpdatedSummary:
-    """What --mcptape-update rewrote, said once in the terminal summary (each item says it in its
-    `user_properties`, which pytest-xdist carries to the controller)."""
-
-    def __init__(self) -> None:
-        self.updated: list[str] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call":
-            self.updated.extend(str(value) for name, value in report.user_properties if name == UPDATED)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.updated:
-            from mcptape.textsafe import escape_text
-
-            terminalreporter.section("mcptape updated")
-            terminalreporter.write_line(
-                f"rewrote {len(self.updated)} transcript(s) with the new session (--mcptape-update):"
-            )
-            for line in self.updated:
-                terminalreporter.write_line(f"  {escape_text(line)}")
 
 
 class TranscriptFile(pytest.File):
