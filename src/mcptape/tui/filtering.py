@@ -12,8 +12,9 @@ from textual.app import App
 from textual.widgets import Static
 
 from mcptape.textsafe import escape_text
+from mcptape.tui.model.filters import Filters
 from mcptape.tui.model.rows import header_text, layout_for
-from mcptape.tui.model.viewer import Filters, ViewerModel
+from mcptape.tui.model.viewer import ViewerModel
 from mcptape.tui.screens.prompt import PromptScreen
 from mcptape.tui.widgets.message_list import MessageList
 

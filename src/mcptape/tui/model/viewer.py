@@ -6,10 +6,6 @@ per-row results of the full analysis (`RowFacts`) once the background pass has f
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable
-from dataclasses import dataclass
-
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Finding, Kind, Message
 from mcptape.check.rules import TOOLS_DRIFT
@@ -22,8 +18,10 @@ from mcptape.tui.model import rows as K
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.model.essence import essence
 from mcptape.tui.model.exchange import Exchanges, exchange_of
+from mcptape.tui.model.filters import Filters as Filters  # re-exported: tests import it from here
+from mcptape.tui.model.filters import filtered_view
 from mcptape.tui.model.folding import Folding
-from mcptape.tui.model.rowfacts import CHANNEL_CODE, RowFacts
+from mcptape.tui.model.rowfacts import RowFacts
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from mcptape.tui.model.rowview import RowView
 from mcptape.tui.model.surfaceview import drift_view, tools_table
@@ -32,30 +30,6 @@ PREVIEW = 240
 # How a finding and the lines it names are drawn in the detail pane, by severity: info is dimmed.
 SEVERITY_STYLES = {"error": ("bold red", "red"), "warning": ("bold yellow", "yellow"), "info": ("dim", "dim")}
 _NO_MESSAGE = object()
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Which rows a list shows: every active filter must pass."""
-
-    channels: frozenset[str] | None = None
-    method: str | None = None
-    tool: str | None = None
-    finding_rule: str | None = None
-    findings_only: bool = False
-    exclude_stderr: bool = False
-    only_stderr: bool = False
-
-    @property
-    def active(self) -> bool:
-        return bool(
-            self.channels
-            or self.method
-            or self.tool
-            or self.findings_only
-            or self.exclude_stderr
-            or self.only_stderr
-        )
 
 
 class ViewerModel:
@@ -313,43 +287,7 @@ class ViewerModel:
             folded = self.folding.build(facts, exclude_stderr=filters.exclude_stderr, plain=plain)
             if folded is not None:
                 return folded
-        order = facts.order
-        hidden = self.newline_pieces
-        if not filters.active and not hidden:
-            return RowView(total, order=order)
-        finding_rule = filters.finding_rule
-        if filters.findings_only:
-            candidates: Iterable[tuple[int, int]] = [
-                (pos, r)
-                for pos, r in zip(facts.finding_positions, facts.finding_rows, strict=True)
-                if finding_rule is None or any(f.rule == finding_rule for f in facts.findings[r])
-            ]
-        else:
-            candidates = enumerate(order.rows(facts.rows))
-        chan = facts.channel
-        allowed: set[int] | None = None
-        if filters.channels:
-            allowed = {CHANNEL_CODE[c] for c in filters.channels if c in CHANNEL_CODE}
-        err = CHANNEL_CODE["err"]
-        if filters.only_stderr:
-            allowed = {err}
-        exclude_stderr = filters.exclude_stderr
-        wanted = facts.codes_matching(filters.method, filters.tool)
-        shown = array("i")
-        append = shown.append
-        codes = facts.method
-        for pos, r in candidates:
-            if r in hidden:
-                continue
-            c = chan[r]
-            if allowed is not None and c not in allowed:
-                continue
-            if exclude_stderr and c == err:
-                continue
-            if wanted is not None and codes[r] not in wanted:
-                continue
-            append(pos)
-        return RowView(total, shown, order)
+        return filtered_view(facts, filters, total, self.newline_pieces)
 
 
 def _carries_bytes(event: Event) -> bool:
