@@ -177,7 +177,7 @@ def load(path: str | Path) -> Session:
     request = Kind.REQUEST
     for message in messages:
         frame = message.frame
-        event = frame.events[0] if frame.events else -1  # frame.event, without the property
+        event = frame.event
         by_event[event] = message
         if message.kind is request and frame.channel in (IN, OUT):
             calls[event] = Call(message, exchange=carried.get(event))
