@@ -16,6 +16,7 @@ from mcptape.serve.injectcases import CASES
 
 if TYPE_CHECKING:
     from mcptape.commands.outputs import Outputs
+    from mcptape.diff.ignore import Rule
 
 CASE_IDS = tuple(case.id for case in CASES)
 
@@ -143,26 +144,13 @@ def serve_command(
     request with no recorded answer gets a JSON-RPC error (-32001) and a line on stderr; at exit,
     a summary (served, unmatched, unused) on stderr.
     """
-    from mcptape.diff.ignore import parse_rule
     from mcptape.serve.run import serve
     from mcptape.serve.session import Options
 
-    rules = []
-    if not no_config:
-        from mcptape.replay.config import load_config
-
-        rules.extend(load_config().ignore)
-    rules.extend(parse_rule(text) for text in ignores)
     options = Options(
-        mode=mode,
-        rules=rules,
-        match_meta=match_meta,
-        exact=exact,
-        inject=list(inject),
-        token=secrets.token_hex(4),
-        pause=pause,
-        hold=hold,
-    )
+        mode=mode, rules=_rules(ignores, config=not no_config), match_meta=match_meta, exact=exact,
+        inject=list(inject), token=secrets.token_hex(4), pause=pause, hold=hold,
+    )  # fmt: skip
     if listen is not None:  # the same session, over Streamable HTTP (serve/listen.py)
         from mcptape.serve.listen import serve_http
 
@@ -188,6 +176,19 @@ def serve_command(
         quiet=quiet,
     )
     raise SystemExit(outcome.code)
+
+
+def _rules(ignores: tuple[str, ...], *, config: bool) -> list[Rule]:
+    """The ignore rules matching skips: [tool.mcptape]'s (unless --no-config), then --ignore's."""
+    from mcptape.diff.ignore import parse_rule
+
+    rules: list[Rule] = []
+    if config:
+        from mcptape.replay.config import load_config
+
+        rules.extend(load_config().ignore)
+    rules.extend(parse_rule(text) for text in ignores)
+    return rules
 
 
 def probe_client(
