@@ -13,6 +13,9 @@ Values (`mcptape.check.model`)
     ExecCall(frame, value, request_id, attributed_to)             one `exec`/`http` line
     Finding(rule, severity, channel, line, offset, raw, message, request_id, t, event, related)
     Ref(role, channel, line, offset, raw, event)                  another line a finding names
+    At(channel, line, offset, raw, t, event)                      a line's place, as rules get it
+    Callbacks: on_message, on_exec, on_finding, on_pair, on_reject, watch (a TypedDict: the
+        keywords of Analyzer, analyze, analyze_file and Analyzer.snapshot, declared once)
     FirstNonProtocol(frame, problem, previous)
     Analysis(findings, first_non_protocol, protocol_version, stateless, messages, requests,
              rejects, exec_calls, latency, stderr, exit_code, exit_signal, exited, ...)
@@ -42,7 +45,7 @@ Analysis (`mcptape.check.analyze`)
         in time order, after a bounded reorder delay.
     analyze_file(path, *, on_message=..., on_exec=..., on_finding=..., on_pair=...)
         -> tuple[Header, Analysis]     raises TranscriptError for unreadable input
-    Analyzer(*, on_message, on_exec, on_finding, on_pair, on_reject, max_findings=10_000, policy)
+    Analyzer(*, max_findings=10_000, policy, flush_bytes, **callbacks)
         fed with .feed(event), .push(t, ch, text|bytes|fields, index) or
         .feed_records(records, size) (a `Transcript.batches()` batch); .finish() -> Analysis;
         .snapshot(on_...=...) -> Analysis (the analysis so far, on a copy: the analyzer goes on);
@@ -69,6 +72,8 @@ from __future__ import annotations
 
 from mcptape.check.model import (
     Analysis,
+    At,
+    Callbacks,
     ExecCall,
     Finding,
     FirstNonProtocol,
@@ -81,6 +86,8 @@ from mcptape.check.model import (
 
 __all__ = [
     "Analysis",
+    "At",
+    "Callbacks",
     "ExecCall",
     "Finding",
     "FirstNonProtocol",

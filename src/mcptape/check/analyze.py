@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Unpack
 
 import orjson
 
@@ -23,14 +24,14 @@ from mcptape.check.model import (
     IN,
     OUT,
     Analysis,
+    At,
     Callbacks,
-    ExecCall,
-    Finding,
     Frame,
     Kind,
     Message,
-    Watch,
+    RequestId,
 )
+from mcptape.check.pairing import Pending
 from mcptape.check.reorder import BATCH, FLUSH, FLUSH_BYTES, KEEP_UNDER_PRESSURE, Reorder, ordered
 from mcptape.check.session import Session
 from mcptape.check.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
@@ -60,6 +61,15 @@ __all__ = [
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _REQUEST, _RESPONSE = Kind.REQUEST, Kind.RESPONSE
+_new = tuple.__new__  # builds a NamedTuple at half its own constructor's cost
+
+
+def _message(
+    record: Record, line: int, offset: int, kind: Kind, method: str | None, rid: RequestId | None, value: Any
+) -> Message:
+    """The Message of a good line of the hot loop, for a callback that hears messages."""
+    t, ch, text, index = record
+    return Message(Frame(ch, line, offset, text.encode(), t, True, (index,)), kind, method, rid, value)  # type: ignore[union-attr]
 
 
 class Analyzer:
@@ -81,17 +91,11 @@ class Analyzer:
     def __init__(
         self,
         *,
-        on_message: Callable[[Message], None] | None = None,
-        on_exec: Callable[[ExecCall], None] | None = None,
-        on_finding: Callable[[Finding], None] | None = None,
-        on_pair: Callable[[int, int, float], None] | None = None,
-        on_reject: Callable[[int, str], None] | None = None,
         max_findings: int = 10_000,
         policy: str = "session",
         flush_bytes: int = FLUSH_BYTES,
-        watch: Watch | None = None,
+        **callbacks: Unpack[Callbacks],
     ) -> None:
-        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject, watch)
         self.session = Session(callbacks, max_findings=max_findings, policy=policy)
         self.framers = {ch: ChannelFramer(ch) for ch in BYTE_CHANNELS}
         self.reorder = Reorder(flush_bytes)  # records in file order in, in time order out
@@ -160,21 +164,12 @@ class Analyzer:
                 kept.limit += 1  # a reader must see that the capture is cut
             kept.add(found)
 
-    def snapshot(
-        self,
-        *,
-        on_message: Callable[[Message], None] | None = None,
-        on_exec: Callable[[ExecCall], None] | None = None,
-        on_finding: Callable[[Finding], None] | None = None,
-        on_pair: Callable[[int, int, float], None] | None = None,
-        on_reject: Callable[[int, str], None] | None = None,
-    ) -> Analysis:
+    def snapshot(self, **callbacks: Unpack[Callbacks]) -> Analysis:
         """The analysis of what was fed so far, as if the session ended here while its streams
         go on: the buffered records are processed and the requests in flight reported, but a
         line still being written is not cut short. It is done on a copy, whose callbacks are
         the ones given (they hear what finishing the copy finds); this analyzer goes on as it
         was. The copy costs the state's containers; kept findings are shared, not copied."""
-        callbacks = Callbacks(on_message, on_exec, on_finding, on_pair, on_reject)
         memo: dict[int, object] = {id(self.session.callbacks): callbacks}
         for found in self.session.result.findings:  # frozen values: shared
             memo[id(found)] = found
@@ -194,8 +189,8 @@ class Analyzer:
         previous = session.lines.previous
         accept, answer, client_request = session.accept, session.answer, session.client_request
         counts = session.result.messages
-        on_message = session.callbacks.on_message
-        watch = session.callbacks.watch
+        on_message = session.callbacks.get("on_message")
+        watch = session.callbacks.get("watch")
         watched, waiting = (watch.methods, watch.answers) if watch is not None else ((), ())
         answers = requests = 0  # counted here, added to `counts` at the end
         for record in batch:
@@ -207,15 +202,15 @@ class Analyzer:
             else:
                 self._other(t, ch, payload, index)
                 continue
-            if type(payload) is not str:
-                self._fragment(framer, t, payload, index)
-                continue
-            offset = framer.whole(payload)
-            if offset < 0:
+            # ChannelFramer.whole, inlined (its twin; tests/check/test_fast_path_twins.py holds them
+            # to `feed`): one line of its own with none in progress is counted without a Frame
+            if type(payload) is not str or framer.parts or payload.find("\n") != len(payload) - 1:
                 self._fragment(framer, t, payload, index)
                 continue
             text = payload
-            line = framer.line
+            offset = framer.offset
+            line = framer.line = framer.line + 1
+            framer.offset = offset + (len(text) if text.isascii() else len(text.encode()))
             try:
                 value = loads(text)
             except decode_error:
@@ -224,20 +219,21 @@ class Analyzer:
                 kind, method, rid, problem = shape(value, ch, tracker.version)
                 if problem is None:
                     if on_message is not None:
-                        frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
-                        on_message(Message(frame, kind, method, rid, value))
+                        on_message(_message(record, line, offset, kind, method, rid, value))
                     # `rid` is an int, a str or None here (shape's gate), so `in waiting` cannot raise
                     if watch is not None and (method in watched if method is not None else rid in waiting):
-                        frame = Frame(ch, line, offset, text.encode(), t, True, (index,))
-                        watch.feed(Message(frame, kind, method, rid, value))
+                        watch.feed(_message(record, line, offset, kind, method, rid, value))
+                    # one named record per line: its place (At), or for a client request the
+                    # request as it will be in flight (its place and method: a Pending)
                     if kind is _RESPONSE and ch == OUT:
                         answers += 1
-                        answer(kind, rid, value, line, offset, text, t, index)
+                        answer(kind, rid, value, _new(At, (ch, line, offset, text, t, index)))
                     elif kind is _REQUEST and ch == IN:
                         requests += 1
-                        client_request(method, rid, value, line, offset, text, t, index)  # type: ignore[arg-type]
+                        request = _new(Pending, (ch, line, offset, text, t, index, method, True))
+                        client_request(rid, value, request)  # type: ignore[arg-type]
                     else:
-                        accept(ch, kind, method, rid, value, line, offset, text, t, index)
+                        accept(kind, method, rid, value, _new(At, (ch, line, offset, text, t, index)))
                     previous[ch] = record  # the last good line: no new tuple per line, the record
                     continue
             session.frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
@@ -299,21 +295,12 @@ class Analyzer:
             err.truncated = True
 
 
-def analyze(
-    events: Iterable[Event],
-    *,
-    on_message: Callable[[Message], None] | None = None,
-    on_exec: Callable[[ExecCall], None] | None = None,
-    on_finding: Callable[[Finding], None] | None = None,
-    on_pair: Callable[[int, int, float], None] | None = None,
-    policy: str = "session",
-) -> Analysis:
-    """Analyse a whole stream of transcript events (see `Analyzer` for the incremental form).
+def analyze(events: Iterable[Event], *, policy: str = "session", **callbacks: Unpack[Callbacks]) -> Analysis:
+    """Analyse a whole stream of transcript events (see `Analyzer` for the incremental form and the
+    callbacks).
 
     `policy` says which executor calls after a rejected input frame count (see `attribution`)."""
-    analyzer = Analyzer(
-        on_message=on_message, on_exec=on_exec, on_finding=on_finding, on_pair=on_pair, policy=policy
-    )
+    analyzer = Analyzer(policy=policy, **callbacks)
     for event in events:
         analyzer.feed(event)
     return analyzer.finish()
@@ -335,27 +322,16 @@ def messages(events: Iterable[Event]) -> Iterator[Message]:
 def analyze_file(
     path: str,
     *,
-    on_message: Callable[[Message], None] | None = None,
-    on_exec: Callable[[ExecCall], None] | None = None,
-    on_finding: Callable[[Finding], None] | None = None,
-    on_pair: Callable[[int, int, float], None] | None = None,
     policy: str = "session",
     progress: Callable[[int], None] | None = None,
-    watch: Watch | None = None,
+    **callbacks: Unpack[Callbacks],
 ) -> tuple[Header, Analysis]:
     """Read and analyse a transcript file; raises TranscriptError when it cannot be read.
 
-    `progress(bytes read)` is called now and then on a long file (for a progress line); `watch`
-    hears only the messages it names (see `Analyzer`)."""
+    `progress(bytes read)` is called now and then on a long file (for a progress line); the
+    callbacks are `Analyzer`'s (a `watch` hears only the messages it names)."""
     transcript = open_transcript(path)
-    analyzer = Analyzer(
-        on_message=on_message,
-        on_exec=on_exec,
-        on_finding=on_finding,
-        on_pair=on_pair,
-        policy=policy,
-        watch=watch,
-    )
+    analyzer = Analyzer(policy=policy, **callbacks)
     for batch in transcript.batches(BATCH, analyzer.flush_bytes):
         analyzer.feed_records(batch.records, batch.size)
         if progress is not None:

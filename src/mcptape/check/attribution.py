@@ -23,7 +23,7 @@ when it happens after a rejected input frame, as the policy says:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from mcptape.check import rules
@@ -34,6 +34,7 @@ from mcptape.check.pairing import Pending
 TOLERANCE = 0.005  # seconds
 POLICIES = ("session", "request")
 _SCAN = 64  # in-flight requests looked at, newest first
+_new = tuple.__new__
 _REJECTED_KEPT = 4096
 RECENT_ANSWERS = 32  # answers looked at when attributing an executor line by time or by its id
 REQUEST_ID_KEYS = ("request_id", "requestId")
@@ -49,6 +50,17 @@ class Closed(NamedTuple):
     reason: str | None  # why it counts as rejected, None when it does not
     response: Ref | None  # the rejecting answer
     soft: bool = False  # an error that may report the action's own failure (isError, a non-input code)
+
+
+# An answer as the session keeps it in `recent`, once per answer: a plain tuple in `Closed`'s order
+# (building the NamedTuple costs ~1,400 instructions more); `newest` names them as they are read.
+Answered = tuple[float, RequestId, Pending, "str | None", "Ref | None", bool]
+
+
+def newest(recent: deque[Answered]) -> Iterator[Closed]:
+    """The recent answers, newest first, each named as it is read (only executor lines read them)."""
+    for row in reversed(recent):
+        yield _new(Closed, row)
 
 
 class RejectPoint(NamedTuple):
@@ -88,7 +100,7 @@ class Attributor:
     """Attributes executor lines and emits `exec-after-reject` findings."""
 
     def __init__(
-        self, emit: Callable[[Finding], None], policy: str = "session", recent: deque[Closed] | None = None
+        self, emit: Callable[[Finding], None], policy: str = "session", recent: deque[Answered] | None = None
     ) -> None:
         """`recent`: the last answers to client requests, newest last, kept by the session (the
         attributor reads it; it is told of the answers that reject a request, or that executor
@@ -99,7 +111,7 @@ class Attributor:
         self.per_request = policy == "request"
         self.reject_point: RejectPoint | None = None
         self.waiting: dict[RequestId, list[Waiting]] = {}
-        self.recent: deque[Closed] = deque(maxlen=RECENT_ANSWERS) if recent is None else recent
+        self.recent: deque[Answered] = deque(maxlen=RECENT_ANSWERS) if recent is None else recent
         self.rejected: dict[RequestId, Closed] = {}
         # Lines attributed by a guess (by time, or naming no request in flight) that may instead
         # belong to another request in flight when they happened: judged when that one is answered.
@@ -180,7 +192,7 @@ class Attributor:
                 break
             if in_flight[rid].t <= t and rid != attributed:
                 self.suspects.setdefault(rid, []).append((ref, call))
-        for closed in reversed(self.recent):
+        for closed in newest(self.recent):
             if closed.t < t - lag:
                 break
             if closed.reason is not None and closed.request.t <= t and closed.request_id != attributed:
@@ -189,7 +201,7 @@ class Attributor:
 
     def _closed(self, rid: RequestId) -> Closed | None:
         key = str(rid)
-        for closed in reversed(self.recent):
+        for closed in newest(self.recent):
             if str(closed.request_id) == key:
                 return closed
         found = self.rejected.get(rid)
@@ -213,7 +225,7 @@ class Attributor:
                 break
         just_closed: Closed | None = None
         spanning: Closed | None = None  # answered later than `t`, but in flight at `t`
-        for closed in reversed(self.recent):
+        for closed in newest(self.recent):
             if closed.t >= t - tolerance:
                 if closed.request.t <= t:
                     if closed.t <= t + tolerance:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcptape.check import rules
-from mcptape.check.model import RequestId
-from mcptape.check.mrtr import Find, Where
+from mcptape.check.model import At, RequestId
+from mcptape.check.mrtr import Find
 from mcptape.check.protocol import META_VERSION_KEY
 
 INVALID_PARAMS = -32602
@@ -40,7 +40,7 @@ class Entry:
         self.malformed: dict[RequestId, str] = {}  # requests without a required _meta field: which
         self.asked: dict[RequestId, str] = {}  # requests naming a version not known to be supported
         self.supported: frozenset[str] | None = None  # what the server said it supports, last
-        self.waiting: list[tuple[str, Where, str, RequestId | None]] = []  # until the server is modern
+        self.waiting: list[tuple[str, At, str, RequestId | None]] = []  # until the server is modern
 
     def request(self, rid: RequestId, meta: dict[str, Any], missing: list[str]) -> bool:
         """A 2026-07-28 request; True when its answer is to be judged here."""
@@ -51,7 +51,7 @@ class Entry:
             self.asked[rid] = version
         return rid in self.malformed or rid in self.asked
 
-    def served(self, rid: RequestId, method: str, result: dict[str, Any], where: Where) -> None:
+    def served(self, rid: RequestId, method: str, result: dict[str, Any], at: At) -> None:
         """Request `rid` got a result from a server that speaks 2026-07-28."""
         if method == "server/discover":
             self._learn(result.get("supportedVersions"))
@@ -59,7 +59,7 @@ class Entry:
         if missing is not None:
             self._find(
                 rules.META_NOT_REFUSED,
-                where,
+                at,
                 f"{method or 'a request'} (request {rid!r}) lacks {missing} in params._meta and was served: "
                 "the server MUST reject it with -32602 (Invalid params)",
                 rid,
@@ -68,13 +68,13 @@ class Entry:
         if version is not None and self.supported is not None and version not in self.supported:
             self._find(
                 rules.UNSUPPORTED_VERSION,
-                where,
+                at,
                 f"{method or 'a request'} (request {rid!r}) names protocol version {version!r}, which the "
                 f"server does not support ({self._listed()}), and was served: it MUST answer -32022",
                 rid,
             )
 
-    def refused(self, rid: RequestId, method: str, error: dict[str, Any], where: Where, modern: bool) -> None:
+    def refused(self, rid: RequestId, method: str, error: dict[str, Any], at: At, modern: bool) -> None:
         """Request `rid` got an error (`modern`: the server has shown it speaks 2026-07-28)."""
         code = error.get("code")
         if code == UNSUPPORTED_VERSION:
@@ -85,7 +85,7 @@ class Entry:
         if missing is not None and code != INVALID_PARAMS and code not in EARLIER_REFUSALS:
             self._judge(
                 rules.META_NOT_REFUSED,
-                where,
+                at,
                 f"{method or 'a request'} (request {rid!r}) lacks {missing} in params._meta and was refused "
                 f"with {code!r}, not -32602 (Invalid params)",
                 rid,
@@ -100,7 +100,7 @@ class Entry:
         if unsupported and not allowed:
             self._judge(
                 rules.UNSUPPORTED_VERSION,
-                where,
+                at,
                 f"{method or 'a request'} (request {rid!r}) names protocol version {version!r}, which the "
                 f"server does not support ({self._listed()}), and was refused with {code!r}, not -32022 "
                 "(UnsupportedProtocolVersionError)",
@@ -110,7 +110,7 @@ class Entry:
         if method == "server/discover" and code == METHOD_NOT_FOUND:
             self._judge(
                 rules.DISCOVER_MISSING,
-                where,
+                at,
                 "server/discover answered -32601 (method not found) by a server that speaks 2026-07-28 "
                 "(its results carry a resultType): servers MUST implement server/discover",
                 rid,
@@ -123,11 +123,11 @@ class Entry:
         for found in waiting:
             self._find(*found)
 
-    def _judge(self, rule: str, where: Where, message: str, rid: RequestId, modern: bool) -> None:
+    def _judge(self, rule: str, at: At, message: str, rid: RequestId, modern: bool) -> None:
         if modern:
-            self._find(rule, where, message, rid)
+            self._find(rule, at, message, rid)
         elif len(self.waiting) < MAX_WAITING:
-            self.waiting.append((rule, where, message, rid))
+            self.waiting.append((rule, at, message, rid))
 
     def _learn(self, versions: Any) -> None:
         if type(versions) is list and all(type(v) is str for v in versions):

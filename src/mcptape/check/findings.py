@@ -12,6 +12,7 @@ from mcptape.check.model import (
     IN,
     SERVER,
     Analysis,
+    At,
     Callbacks,
     Finding,
     Frame,
@@ -58,6 +59,32 @@ def finding(
     )
 
 
+def finding_at(
+    rule: str,
+    at: At,
+    message: str,
+    request_id: RequestId | None = None,
+    *,
+    related: tuple[Ref, ...] = (),
+    severity: Severity | None = None,
+) -> Finding:
+    """A finding of `rule` at the line `at` (see `finding`); its raw bytes are built here, only for
+    a finding, never per line."""
+    return finding(
+        rule,
+        channel=at.channel,
+        line=at.line,
+        offset=at.offset,
+        raw=at.body,
+        message=message,
+        request_id=request_id,
+        t=at.t,
+        event=at.event,
+        related=related,
+        severity=severity,
+    )
+
+
 def frame_ref(role: str, frame: Frame) -> Ref:
     """A pointer to a frame, for a finding's `related` list."""
     return Ref(role, frame.channel, frame.line, frame.offset, frame.body, frame.event)
@@ -75,7 +102,7 @@ class Findings:
         self.limit = limit
 
     def add(self, found: Finding) -> None:
-        on_finding = self.callbacks.on_finding
+        on_finding = self.callbacks.get("on_finding")
         if on_finding is not None:
             on_finding(found)
         analysis = self.analysis

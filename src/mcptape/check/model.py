@@ -11,7 +11,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from enum import StrEnum
 from math import frexp
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 IN, OUT, ERR, EXEC, HTTP = "in", "out", "err", "exec", "http"
 PROTOCOL_CHANNELS = (OUT, IN)
@@ -133,6 +133,36 @@ class Ref:
     event: int = -1
 
 
+class At(NamedTuple):
+    """A line's place: the channel it was read on, its 1-based line number and byte offset in that
+    channel's stream, the line as read (newline included: `str` on the analysis' fast path, `bytes`
+    off it), its time and the transcript event it came from. The session and every rule that may
+    point at a line are handed one; the hot loop builds it with `tuple.__new__(At, ...)` (a
+    NamedTuple's own constructor costs ~2x that) and the raw bytes only for a finding."""
+
+    channel: str
+    line: int
+    offset: int
+    raw: str | bytes
+    t: float
+    event: int
+
+    @classmethod
+    def of(cls, frame: Frame) -> At:
+        """The place of a frame (the general path)."""
+        return cls(frame.channel, frame.line, frame.offset, frame.raw, frame.t, frame.event)
+
+    @property
+    def body(self) -> bytes:
+        """The line as bytes, without its newline (what a finding shows)."""
+        raw = self.raw
+        return (raw.encode() if isinstance(raw, str) else raw).rstrip(b"\n")
+
+    def ref(self, role: str) -> Ref:
+        """A pointer to this line, for a finding's `related` list."""
+        return Ref(role, self.channel, self.line, self.offset, self.body, self.event)
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One violation: which rule, where (channel, 1-based line, byte offset, raw bytes), and why."""
@@ -233,18 +263,19 @@ class Watch(Protocol):
     def feed(self, message: Message) -> None: ...
 
 
-@dataclass(slots=True)
-class Callbacks:
-    """What an analysis tells its caller as it goes (each optional; see `Analyzer`)."""
+class Callbacks(TypedDict, total=False):
+    """What an analysis tells its caller as it goes, each optional (see `Analyzer`): declared here
+    once, passed as keywords (`Analyzer(on_message=...)`, `analyze_file(path, **callbacks)`) and
+    kept as this one dict by the session (a `snapshot` swaps it for the copy's)."""
 
-    on_message: Callable[[Message], None] | None = None
-    on_exec: Callable[[ExecCall], None] | None = None
-    on_finding: Callable[[Finding], None] | None = None
-    on_pair: Callable[[int, int, float], None] | None = None
+    on_message: Callable[[Message], None] | None
+    on_exec: Callable[[ExecCall], None] | None
+    on_finding: Callable[[Finding], None] | None
+    on_pair: Callable[[int, int, float], None] | None
     """(request event index, response event index, latency in seconds)"""
-    on_reject: Callable[[int, str], None] | None = None
+    on_reject: Callable[[int, str], None] | None
     """(response event index, why): an answer rejected a client request"""
-    watch: Watch | None = None
+    watch: Watch | None
     """the few messages a `Watch` asks for (see `Watch`)"""
 
 

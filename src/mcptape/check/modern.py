@@ -20,9 +20,9 @@ import orjson
 
 from mcptape.check import rules
 from mcptape.check.entry import Entry
-from mcptape.check.findings import finding
-from mcptape.check.model import IN, OUT, Finding, RequestId
-from mcptape.check.mrtr import Mrtr, Where, meta_of
+from mcptape.check.findings import finding_at
+from mcptape.check.model import IN, OUT, At, Finding, RequestId
+from mcptape.check.mrtr import Mrtr, meta_of
 from mcptape.check.pairing import Pairing, Pending
 from mcptape.check.results import ERROR_TYPES, ResultRules, plain_call
 
@@ -107,25 +107,11 @@ class Modern:
         # (an earlier-era server answering under its own semantics, basic/versioning); None: not yet.
         self.modern_server: bool | None = None
 
-    def _find(self, rule: str, where: Where, message: str, rid: RequestId | None = None) -> None:
-        ch, line, offset, text, t, event = where
-        raw = text.encode() if isinstance(text, str) else text  # only for a finding: not per line
-        self.emit(
-            finding(
-                rule,
-                channel=ch,
-                line=line,
-                offset=offset,
-                raw=raw.rstrip(b"\n"),
-                message=message,
-                request_id=rid,
-                t=t,
-                event=event,
-            )
-        )
+    def _find(self, rule: str, at: At, message: str, rid: RequestId | None = None) -> None:
+        self.emit(finding_at(rule, at, message, rid))
 
     # -- client -> server ---------------------------------------------------------------------
-    def client_request(self, method: str, rid: RequestId, params: Any, where: Where) -> None:
+    def client_request(self, method: str, rid: RequestId, params: Any, at: At) -> None:
         """A good client request (the session's pairing has it in flight already)."""
         meta = params.get("_meta") if type(params) is dict else None
         if type(meta) is not dict:
@@ -134,7 +120,7 @@ class Modern:
         if missing:
             self._find(
                 rules.MISSING_META,
-                where,
+                at,
                 f"{method} (request {rid!r}) lacks {', '.join(missing)} in params._meta",
                 rid,
             )
@@ -142,7 +128,7 @@ class Modern:
             self.watched.setdefault(rid, None)
         if method in WATCHED_REQUESTS:
             if method in REMOVED_CLIENT:
-                self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28", rid)
+                self._find(rules.REMOVED_METHOD, at, f"{method} was removed in 2026-07-28", rid)
             else:  # subscriptions/listen
                 notifications = params.get("notifications") if type(params) is dict else None
                 self.listens[rid] = notifications if type(notifications) is dict else {}
@@ -153,7 +139,7 @@ class Modern:
         if "progressToken" in meta:
             self.provided(rid, meta["progressToken"])
         if type(params) is dict and "requestState" in params:
-            self.mrtr.retry(method, rid, params, params["requestState"], where)
+            self.mrtr.retry(method, rid, params, params["requestState"], at)
 
     def provided(self, rid: RequestId, token: Any) -> None:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
@@ -161,33 +147,33 @@ class Modern:
             self.tokens[token] = rid
             self.watched[rid] = token
 
-    def client_notification(self, method: str, params: Any, where: Where) -> None:
+    def client_notification(self, method: str, params: Any, at: At) -> None:
         if method in REMOVED_CLIENT:
-            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
+            self._find(rules.REMOVED_METHOD, at, f"{method} was removed in 2026-07-28")
         if method == "notifications/cancelled" and type(params) is dict:
             target: RequestId | None = params.get("requestId")
             if type(target) is int or type(target) is str:
                 client = self.client
                 pending = client.pending.get(target)
                 if pending is not None:
-                    self.cancelled[target] = (where[4], pending)
+                    self.cancelled[target] = (at.t, pending)
                     self.watched.setdefault(target, None)
                 elif target not in client.closed and target not in client.older:
                     self._find(
                         rules.CANCEL_UNKNOWN,
-                        where,
+                        at,
                         f"notifications/cancelled references request {target!r}, which the client never sent",
                     )
 
     # -- server -> client ---------------------------------------------------------------------
-    def server_notification(self, method: str, params: Any, where: Where) -> None:
+    def server_notification(self, method: str, params: Any, at: At) -> None:
         if method in REMOVED_SERVER:
-            self._find(rules.REMOVED_METHOD, where, f"{method} was removed in 2026-07-28")
+            self._find(rules.REMOVED_METHOD, at, f"{method} was removed in 2026-07-28")
         if method == "notifications/message" and self.modern_server is not False:
             if not self.logging:
                 self._find(
                     rules.UNREQUESTED_LOG,
-                    where,
+                    at,
                     "notifications/message while no request in flight asked for log messages "
                     f"({LOG_LEVEL} in its _meta)",
                 )
@@ -195,7 +181,7 @@ class Modern:
             if caps is not None and "logging" not in caps:
                 self._find(
                     rules.UNREQUESTED_LOG,
-                    where,
+                    at,
                     "notifications/message from a server whose server/discover declared no "
                     "logging capability",
                 )
@@ -205,7 +191,7 @@ class Modern:
                 late = type(token) in TOKEN_TYPES and (token in self.done_tokens or token in self.done_older)
                 self._find(
                     rules.PROGRESS_AFTER_COMPLETION,
-                    where,
+                    at,
                     f"notifications/progress for token {token!r} "
                     + ("after its request completed" if late else "that no request in flight provided"),
                 )
@@ -214,19 +200,19 @@ class Modern:
             if target not in self.listens:
                 self._find(
                     rules.SERVER_CANCEL,
-                    where,
+                    at,
                     f"the server cancels request {target!r}, which is not a subscriptions/listen request",
                 )
         elif method in SUBSCRIBED:
-            self._subscribed(method, params, where)
+            self._subscribed(method, params, at)
 
-    def _subscribed(self, method: str, params: Any, where: Where) -> None:
+    def _subscribed(self, method: str, params: Any, at: At) -> None:
         sub: Any = meta_of(params).get(SUBSCRIPTION_ID)
         listen = self.listens.get(sub) if isinstance(sub, (int, str)) else None
         if listen is None:
             self._find(
                 rules.SUBSCRIPTION,
-                where,
+                at,
                 f"{method} without the {SUBSCRIPTION_ID} of an open subscriptions/listen request",
             )
             return
@@ -235,32 +221,30 @@ class Modern:
         if not wanted or (type(wanted) is list and uri not in wanted):
             self._find(
                 rules.SUBSCRIPTION,
-                where,
+                at,
                 f"{method} on subscription {sub!r}, which did not ask for {SUBSCRIBED[method]}"
                 + (f" {uri!r}" if type(wanted) is list else ""),
             )
 
-    def answer(
-        self, rid: RequestId, pending: Pending | None, value: dict[str, Any], where: Where
-    ) -> str | None:
+    def answer(self, rid: RequestId, pending: Pending | None, value: dict[str, Any], at: At) -> str | None:
         """A response to client request `rid` (`pending`: the request it answers, None when the
         client had cancelled it); returns a reject reason for `input_required`."""
         if rid in self.watched:
-            pending = self.close(rid, pending, where)
+            pending = self.close(rid, pending, at)
         method = pending.method if pending is not None else ""
         suspect = self.suspects.pop(rid, None) if self.suspects else None
         error = value.get("error")
         if type(error) is dict:
             code = error.get("code")
-            self.entry.refused(rid, method, error, where, self.modern_server is True)
+            self.entry.refused(rid, method, error, at, self.modern_server is True)
             if code in ERROR_TYPES:
-                self.schema.error(code, value, where, rid)
+                self.schema.error(code, value, at, rid)
             if code in RETIRED_CODES:
-                self._find(rules.ERROR_CODE, where, f"error code {code}, retired: {RETIRED_CODES[code]}", rid)
+                self._find(rules.ERROR_CODE, at, f"error code {code}, retired: {RETIRED_CODES[code]}", rid)
             elif type(code) is int and -32099 <= code <= -32020 and code not in DEFINED_CODES:
                 self._find(
                     rules.ERROR_CODE,
-                    where,
+                    at,
                     f"error code {code}, in the range reserved for the MCP specification "
                     "but not defined by it",
                     rid,
@@ -270,22 +254,20 @@ class Modern:
         if type(result) is not dict:
             return None
         kind = result.get("resultType")
-        if self.modern_server is not True and self._legacy(method, kind, where, rid):
+        if self.modern_server is not True and self._legacy(method, kind, at, rid):
             return None
         if kind is None:
-            self._find(
-                rules.RESULT_TYPE, where, f"the result of {method or 'a request'} has no resultType", rid
-            )
+            self._find(rules.RESULT_TYPE, at, f"the result of {method or 'a request'} has no resultType", rid)
             kind = "complete"
-        self.entry.served(rid, method, result, where)
-        self.schema.result(method, kind, result, where, rid)
+        self.entry.served(rid, method, result, at)
+        self.schema.result(method, kind, result, at, rid)
         if kind == "complete" and method in CACHEABLE:
             ttl, scope = result.get("ttlMs"), result.get("cacheScope")
             valid_ttl = isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl >= 0
             if not valid_ttl or scope not in ("public", "private"):
                 self._find(
                     rules.CACHE_HINTS,
-                    where,
+                    at,
                     f"the {method} result lacks valid caching hints (ttlMs {ttl!r}, cacheScope {scope!r})",
                     rid,
                 )
@@ -293,14 +275,14 @@ class Modern:
             caps = result.get("capabilities")
             self.server_capabilities = caps if type(caps) is dict else {}
         if suspect is not None and kind == "complete" and result.get("isError") is not True:
-            self.mrtr.accepted(rid, method, suspect, where)
+            self.mrtr.accepted(rid, method, suspect, at)
         if kind == "input_required":
             params = _params(pending) if pending is not None else {}
-            self.mrtr.input_required(method, rid, params, result, where)
+            self.mrtr.input_required(method, rid, params, result, at)
             return "answered input_required: it needs the user's input before it may act"
         return None
 
-    def _legacy(self, method: str, kind: Any, where: Where, rid: RequestId) -> bool:
+    def _legacy(self, method: str, kind: Any, at: At, rid: RequestId) -> bool:
         """Whether this result comes from a server of an earlier era (its 2026-07-28 rules are
         then not judged). A client that adopts 2026-07-28 without `server/discover` may be talking
         to a server that predates it: "Modern client, legacy server: Fails. The server may ...
@@ -315,7 +297,7 @@ class Modern:
         self.modern_server = False
         self._find(
             rules.LEGACY_SERVER,
-            where,
+            at,
             f"the result of {method or 'a request'} has no resultType and the server never answered "
             "server/discover: a server of an earlier era, answering a 2026-07-28 client that did not "
             "probe it first (its 2026-07-28 rules are not judged in this session)",
@@ -329,7 +311,7 @@ class Modern:
         if self.entry.waiting:
             self.entry.modern()
 
-    def complete(self, rid: RequestId, pending: Pending, result: dict[str, Any], where: Where) -> None:
+    def complete(self, rid: RequestId, pending: Pending, result: dict[str, Any], at: At) -> None:
         """A `complete` result of a method without caching hints: the server speaks 2026-07-28 (it
         gave a resultType), the result is judged against the schema, and the state a rule kept for
         the request goes."""
@@ -337,12 +319,12 @@ class Modern:
             self._modern()
         method = pending.method
         if rid in self.watched:  # in the order `answer` judges: the state, the entry, the schema
-            self.close(rid, pending, where)
-            self.entry.served(rid, method, result, where)
+            self.close(rid, pending, at)
+            self.entry.served(rid, method, result, at)
         if method != "tools/call" or not plain_call(result, self.schema.meta):  # results.plain_call
-            self.schema.result(method, "complete", result, where, rid)
+            self.schema.result(method, "complete", result, at, rid)
 
-    def close(self, rid: RequestId, pending: Pending | None, where: Where) -> Pending | None:
+    def close(self, rid: RequestId, pending: Pending | None, at: At) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled
         request's answer is judged); returns the request (known from the cancel when the answer
         came after it)."""
@@ -358,11 +340,11 @@ class Modern:
             cancelled = self.cancelled.pop(rid, None)
             if cancelled is not None:
                 when, pending = cancelled
-                if where[4] - when > RACE:
+                if at.t - when > RACE:
                     self._find(
                         rules.ANSWER_AFTER_CANCEL,
-                        where,
-                        f"an answer to request {rid!r} {where[4] - when:.3f}s after the client cancelled it",
+                        at,
+                        f"an answer to request {rid!r} {at.t - when:.3f}s after the client cancelled it",
                         rid,
                     )
         return pending

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 
 from mcptape.check import rules
-from mcptape.check.findings import finding
-from mcptape.check.model import Finding, RequestId, Severity
+from mcptape.check.findings import finding_at
+from mcptape.check.model import At, Finding, RequestId, Severity
 
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 INPUT_REQUIRED_METHODS = frozenset({"prompts/get", "resources/read", "tools/call"})
@@ -25,10 +25,8 @@ INPUT_METHODS = {
 }
 _KEPT = 4096
 
-# Where a message is: channel, line, offset, raw line (text or bytes), time, transcript event index.
-Where = tuple[str, int, int, "str | bytes", float, int]
-# How a rule reports a finding at a message: (rule, where, message, request id).
-Find = Callable[[str, Where, str, "RequestId | None"], None]
+# How a rule reports a finding at a message: (rule, the message's place, message, request id).
+Find = Callable[[str, At, str, "RequestId | None"], None]
 
 
 def meta_of(params: Any) -> dict[str, Any]:
@@ -98,20 +96,20 @@ class Mrtr:
         # (tampered, what the state is); judged by their answer (accepted-request-state).
         self.suspects: dict[RequestId, tuple[bool, str]] = {}
 
-    def retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
+    def retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, at: At) -> None:
         """A client request carrying `requestState`: judged as a retry, and kept for its answer when
         the state was not issued for it."""
-        self._retry(method, rid, params, state, where)
+        self._retry(method, rid, params, state, at)
         self._suspect(method, rid, params, state)
 
-    def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, where: Where) -> None:
+    def _retry(self, method: str, rid: RequestId, params: dict[str, Any], state: Any, at: At) -> None:
         if state is None:
             return
         issued = self.states.get(state) if type(state) is str else None
         if issued is None:
             self._find(
                 rules.MRTR_RETRY,
-                where,
+                at,
                 f"{method} (request {rid!r}) carries a requestState the server never issued in this "
                 "session (altered, foreign, or sent where none was given)",
                 rid,
@@ -120,19 +118,19 @@ class Mrtr:
         original, original_method, asked, target, arguments = issued
         if type(original) is type(rid) and original == rid:
             self._find(
-                rules.MRTR_RETRY, where, f"the retry reuses the id {rid!r} of the request it retries", rid
+                rules.MRTR_RETRY, at, f"the retry reuses the id {rid!r} of the request it retries", rid
             )
         if original_method != method:
             self._find(
                 rules.MRTR_RETRY,
-                where,
+                at,
                 f"a requestState issued for {original_method} (request {original!r}) is used on {method}",
                 rid,
             )
         elif target != target_of(method, params):
             self._find(
                 rules.MRTR_RETRY,
-                where,
+                at,
                 f"a requestState issued for {method} {target!r} (request {original!r}) is used on "
                 f"{method} {target_of(method, params)!r}",
                 rid,
@@ -140,27 +138,27 @@ class Mrtr:
         elif arguments != salient(params):
             self._find(
                 rules.MRTR_RETRY,
-                where,
+                at,
                 f"a requestState issued for {method} {target!r} (request {original!r}) is used on a "
                 "request with other arguments: it is not a retry of that request",
                 rid,
             )
         else:  # a retry of the request the state was issued for: it answers what was asked
-            self._answers(rid, original, asked, params.get("inputResponses"), where)
+            self._answers(rid, original, asked, params.get("inputResponses"), at)
         responses = params.get("inputResponses")
         if type(responses) is dict:
             extra = sorted(k for k in responses if k not in asked)
             if extra:
                 self._find(
                     rules.MRTR_INPUT_KEYS,
-                    where,
+                    at,
                     f"inputResponses answers {', '.join(map(repr, extra[:5]))}, "
                     "which the server did not ask for",
                     rid,
                 )
 
     def _answers(
-        self, rid: RequestId, original: RequestId, asked: frozenset[str], responses: Any, where: Where
+        self, rid: RequestId, original: RequestId, asked: frozenset[str], responses: Any, at: At
     ) -> None:
         """ "If a client receives an InputRequiredResult that contains the inputRequests field, the
         client MUST construct the requested inputs before retrying" (mrtr, client requirements)."""
@@ -168,7 +166,7 @@ class Mrtr:
         if unanswered:
             self._find(
                 rules.RETRY_MISSING_INPUT,
-                where,
+                at,
                 f"the retry of request {original!r} does not answer inputRequests "
                 f"{', '.join(map(repr, unanswered[:5]))}: the client MUST construct the requested inputs",
                 rid,
@@ -209,39 +207,33 @@ class Mrtr:
                     return True
         return False
 
-    def accepted(self, rid: RequestId, method: str, suspect: tuple[bool, str], where: Where) -> None:
+    def accepted(self, rid: RequestId, method: str, suspect: tuple[bool, str], at: At) -> None:
         tampered, what = suspect
+        must = (
+            ": it MUST reject state that fails verification"
+            if tampered
+            else ": it SHOULD reject state presented on a request that does not match"
+        )
         self.emit(
-            finding(
+            finding_at(
                 rules.STATE_ACCEPTED,
-                channel=where[0],
-                line=where[1],
-                offset=where[2],
-                raw=(where[3].encode() if isinstance(where[3], str) else where[3]).rstrip(b"\n"),
-                message=f"{method} (request {rid!r}) carried {what}, and the server answered it with a "
-                "success"
-                + (
-                    ": it MUST reject state that fails verification"
-                    if tampered
-                    else ": it SHOULD reject state presented on a request that does not match"
-                ),
-                request_id=rid,
-                t=where[4],
-                event=where[5],
+                at,
+                f"{method} (request {rid!r}) carried {what}, and the server answered it with a success{must}",
+                rid,
                 severity=None if tampered else Severity.WARNING,
             )
         )
 
     def input_required(
-        self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], where: Where
+        self, method: str, rid: RequestId, params: dict[str, Any], result: dict[str, Any], at: At
     ) -> None:
         if method not in INPUT_REQUIRED_METHODS:
-            self._find(rules.MRTR_SHAPE, where, f"input_required on {method}, which may not return it", rid)
+            self._find(rules.MRTR_SHAPE, at, f"input_required on {method}, which may not return it", rid)
         requests = result.get("inputRequests")
         state = result.get("requestState")
         if requests is None and state is None:
             self._find(
-                rules.MRTR_SHAPE, where, "input_required with neither inputRequests nor requestState", rid
+                rules.MRTR_SHAPE, at, "input_required with neither inputRequests nor requestState", rid
             )
         declared = meta_of(params).get(CAPABILITIES)
         declared = declared if type(declared) is dict else {}
@@ -254,7 +246,7 @@ class Mrtr:
                 if capability is None:
                     self._find(
                         rules.MRTR_SHAPE,
-                        where,
+                        at,
                         f"inputRequests[{key!r}] is {wanted!r}, not elicitation/create, "
                         "sampling/createMessage or roots/list",
                         rid,
@@ -262,7 +254,7 @@ class Mrtr:
                 elif capability not in declared:
                     self._find(
                         rules.MRTR_SHAPE,
-                        where,
+                        at,
                         f"inputRequests[{key!r}] asks for {wanted}, a capability ({capability}) the client "
                         "did not declare on this request",
                         rid,

@@ -10,30 +10,37 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from mcptape.check import rules
-from mcptape.check.findings import finding
-from mcptape.check.model import IN, OUT, Finding, Ref, RequestId
+from mcptape.check.findings import finding, finding_at
+from mcptape.check.model import IN, OUT, At, Finding, Ref, RequestId
 from mcptape.check.protocol import LONG_LIVED_REQUESTS
 
 
 class Pending(NamedTuple):
-    """A request in flight: when and where it was sent, and what it asks.
+    """A request in flight: where it was sent (the first six fields are its `At`), and what it asks.
 
     `valid` is False for a request-shaped line that was itself rejected (kept only to pair its
-    answer). The hot path builds one with `tuple.__new__(Pending, (...))`: a NamedTuple's own
-    constructor costs ~0.25 µs, five times a tuple's."""
+    answer). The analysis' hot loop builds the client's requests with `tuple.__new__(Pending, (...))`
+    (a NamedTuple's own constructor costs twice that), once per request: the request's place and its
+    pairing record are one value."""
 
-    t: float
+    channel: str
     line: int
     offset: int
     raw: str | bytes
+    t: float
     event: int
     method: str
     valid: bool
 
-    def ref(self, channel: str = IN, role: str = "request") -> Ref:
+    @property
+    def at(self) -> At:
+        """The request's place, for a rule that points at it."""
+        return At(self.channel, self.line, self.offset, self.raw, self.t, self.event)
+
+    def ref(self, role: str = "request") -> Ref:
         """A pointer to this request, for a finding's `related` list."""
         raw = self.raw.encode() if isinstance(self.raw, str) else self.raw
-        return Ref(role, channel, self.line, self.offset, raw.rstrip(b"\n"), self.event)
+        return Ref(role, self.channel, self.line, self.offset, raw.rstrip(b"\n"), self.event)
 
 
 RECENT = 4096  # closed ids remembered, to tell "answered twice" and "cancelled" from "never sent"
@@ -138,21 +145,9 @@ def duplicate_id(ch: str, rid: RequestId, pending: Pending, previous: Pending) -
     )
 
 
-def unknown_response_id(
-    ch: str, rid: RequestId, line: int, offset: int, raw: str | bytes, t: float, event: int, why: str
-) -> Finding:
-    """A response on `ch` to an id that is not in flight (`why`: never sent, or answered already)."""
-    return finding(
-        rules.UNKNOWN_RESPONSE_ID,
-        channel=ch,
-        line=line,
-        offset=offset,
-        raw=_body(raw),
-        message=f"response to id {rid!r}: {why}",
-        request_id=rid,
-        t=t,
-        event=event,
-    )
+def unknown_response_id(rid: RequestId, at: At, why: str) -> Finding:
+    """A response at `at` to an id that is not in flight (`why`: never sent, or answered already)."""
+    return finding_at(rules.UNKNOWN_RESPONSE_ID, at, f"response to id {rid!r}: {why}", rid)
 
 
 def unanswered_request(ch: str, rid: RequestId, pending: Pending) -> Finding | None:

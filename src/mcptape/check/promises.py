@@ -26,10 +26,11 @@ bounded (KEPT).
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from mcptape.check import rules
+from mcptape.check.attribution import Answered, newest
 from mcptape.check.evidence import (
     DELETE,
     GAVE_UP,
@@ -157,7 +158,7 @@ class Promises(PromiseFindings):
             record.cancelled = ref
             self.gave_up.append(record)
 
-    def action(self, call: ExecCall, in_flight: dict[RequestId, Pending], answers: Sequence[Any]) -> None:
+    def action(self, call: ExecCall, in_flight: dict[RequestId, Pending], answers: deque[Answered]) -> None:
         """An executor line, attributed: judged against the call it served, if that is a tools/call.
 
         A call nothing was promised for (no record) costs a dict entry for its first action that ran
@@ -173,7 +174,7 @@ class Promises(PromiseFindings):
             return
         pending = in_flight.get(rid)
         if pending is None:
-            for closed in reversed(answers):
+            for closed in newest(answers):
                 if closed.request_id == rid and type(closed.request_id) is type(rid):
                     pending = closed.request
                     break
@@ -273,37 +274,10 @@ class Promises(PromiseFindings):
 
     # -- judgement ------------------------------------------------------------------------------
     def _judge(self, record: Call, act: Action, in_flight: dict[RequestId, Pending]) -> None:
-        hints = record.hints
-        if hints is not None:
-            said = f"the tool declares {{}} in tools/list ({self._where(hints.where)})"
-            if hints.read_only is True:
-                if act.changes:
-                    self._at_action(
-                        record,
-                        rules.HINT_READ_ONLY,
-                        act,
-                        f"{record.describe()} caused {act.what}, an action that may change state, but "
-                        + said.format("readOnlyHint: true")
-                        + ": a read-only tool does not modify its environment",
-                    )
-            elif hints.destructive is False and act.kind in (UPDATE, DELETE):
-                self._at_action(
-                    record,
-                    rules.HINT_DESTRUCTIVE,
-                    act,
-                    f"{record.describe()} caused {act.what}, but "
-                    + said.format("destructiveHint: false")
-                    + ": it performs only additive updates",
-                )
-            if hints.open_world is False and act.outbound:
-                self._at_action(
-                    record,
-                    rules.HINT_OPEN_WORLD,
-                    act,
-                    f"{record.describe()} reached outside: {act.what}, but "
-                    + said.format("openWorldHint: false")
-                    + ": its domain of interaction is closed",
-                )
+        """One action of a tools/call: against the tool's annotations, the tools listed, and the
+        call's other actions (and an identical call's)."""
+        if record.hints is not None:
+            self._hints(record, record.hints, act)
         if record.unlisted is not None:
             self._at_action(
                 record,
@@ -313,8 +287,44 @@ class Promises(PromiseFindings):
                 f"({self._where(record.unlisted)}) does not list",
                 severity=Severity.ERROR,
             )
-        if not (act.ran and act.changes):
-            return
+        if act.ran and act.changes:
+            self._ran(record, act, in_flight)
+
+    def _hints(self, record: Call, hints: Hints, act: Action) -> None:
+        """An action against the annotations the tool declared (readOnly, destructive, openWorld)."""
+        said = f"the tool declares {{}} in tools/list ({self._where(hints.where)})"
+        if hints.read_only is True:
+            if act.changes:
+                self._at_action(
+                    record,
+                    rules.HINT_READ_ONLY,
+                    act,
+                    f"{record.describe()} caused {act.what}, an action that may change state, but "
+                    + said.format("readOnlyHint: true")
+                    + ": a read-only tool does not modify its environment",
+                )
+        elif hints.destructive is False and act.kind in (UPDATE, DELETE):
+            self._at_action(
+                record,
+                rules.HINT_DESTRUCTIVE,
+                act,
+                f"{record.describe()} caused {act.what}, but "
+                + said.format("destructiveHint: false")
+                + ": it performs only additive updates",
+            )
+        if hints.open_world is False and act.outbound:
+            self._at_action(
+                record,
+                rules.HINT_OPEN_WORLD,
+                act,
+                f"{record.describe()} reached outside: {act.what}, but "
+                + said.format("openWorldHint: false")
+                + ": its domain of interaction is closed",
+            )
+
+    def _ran(self, record: Call, act: Action, in_flight: dict[RequestId, Pending]) -> None:
+        """An action that ran and may change state: the same action twice for one call, an identical
+        call acting again (a retry), an idempotent tool whose second call did something else."""
         call = act.call
         if record.first is None:
             record.first = call

@@ -29,8 +29,8 @@ from typing import Any
 import orjson
 
 from mcptape.check import rules
-from mcptape.check.model import RequestId
-from mcptape.check.mrtr import Find, Where
+from mcptape.check.model import At, RequestId
+from mcptape.check.mrtr import Find
 from mcptape.check.schema import describe
 
 SCHEMAS = Path(__file__).with_name("schemas")
@@ -168,7 +168,7 @@ class ResultRules:
         self._find = find
         self.meta: Any = None  # a result `_meta` the validator accepted (see `plain_call`)
 
-    def result(self, method: str, kind: Any, result: dict[str, Any], where: Where, rid: RequestId) -> None:
+    def result(self, method: str, kind: Any, result: dict[str, Any], at: At, rid: RequestId) -> None:
         """A result of `kind` (its resultType) answering `method`."""
         if kind == "input_required":
             name = INPUT_REQUIRED
@@ -183,7 +183,7 @@ class ResultRules:
         if broken:
             self._find(
                 rules.RESULT_SCHEMA,
-                where,
+                at,
                 f"the {method or 'request'} result breaks the 2026-07-28 schema ({name}): "
                 + "; ".join(broken),
                 rid,
@@ -193,14 +193,14 @@ class ResultRules:
             if type(meta) is dict:
                 self.meta = meta
 
-    def error(self, code: int, value: dict[str, Any], where: Where, rid: RequestId) -> None:
+    def error(self, code: int, value: dict[str, Any], at: At, rid: RequestId) -> None:
         """An error response with a code the revision defines a shape for."""
         name = ERROR_TYPES[code]
         broken = problems(value, name, "response")
         if broken:
             self._find(
                 rules.RESULT_SCHEMA,
-                where,
+                at,
                 f"the {code} error breaks the 2026-07-28 schema ({name}): " + "; ".join(broken),
                 rid,
             )

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.check.attribution import RECENT_ANSWERS, Attributor, Closed
+from mcptape.check.attribution import RECENT_ANSWERS, Answered, Attributor, Closed
 from mcptape.check.classify import classify
 from mcptape.check.findings import Findings
 from mcptape.check.model import (
@@ -24,6 +24,7 @@ from mcptape.check.model import (
     IN,
     OUT,
     Analysis,
+    At,
     Callbacks,
     Frame,
     Kind,
@@ -47,7 +48,7 @@ _REQUEST, _NOTIFICATION, _RESPONSE, _ERROR = (
     Kind.RESPONSE,
     Kind.ERROR_RESPONSE,
 )
-_new = tuple.__new__  # builds a Pending at a tuple's cost (see pairing.Pending)
+_new = tuple.__new__  # builds a NamedTuple at half its own constructor's cost (see pairing.Pending)
 # Error codes that refuse the request's input itself (parse, invalid request, unknown method, invalid
 # params, and the 2026-07-28 header/capability/version errors): certain rejects. Any other error,
 # like `isError: true`, may report that the action itself failed (see attribution).
@@ -64,10 +65,6 @@ _COMPLETE = "complete"  # a plain result's resultType
 _PROGRESS = "notifications/progress"  # a plain notification's method
 
 
-def _bytes(raw: str | bytes) -> bytes:
-    return raw.encode() if isinstance(raw, str) else raw
-
-
 class Session:
     """Per-session state: versions, requests in flight, tool schemas, executor attribution, and the
     `Analysis` being built. Messages arrive in time order; `close()` ends the session."""
@@ -75,7 +72,7 @@ class Session:
     def __init__(
         self, callbacks: Callbacks | None = None, *, max_findings: int = 10_000, policy: str = "session"
     ) -> None:
-        self.callbacks = Callbacks() if callbacks is None else callbacks
+        self.callbacks: Callbacks = {} if callbacks is None else callbacks
         self.result = Analysis()
         self.findings = Findings(self.result, self.callbacks, max_findings)
         self.emit = self.findings.add
@@ -83,7 +80,7 @@ class Session:
         self.client = Pairing()  # requests the client sent on `in`, answered on `out`
         self.server = Pairing()  # requests the server sent on `out`, answered on `in`
         # The last answers to client requests, newest last: executor lines are attributed by them.
-        self.answers: deque[Closed] = deque(maxlen=RECENT_ANSWERS)
+        self.answers: deque[Answered] = deque(maxlen=RECENT_ANSWERS)
         self.attribution = Attributor(self.emit, policy, self.answers)
         self.tools = ToolSchemas()
         self.promises = Promises(self.emit)  # tool annotations against the actions (check/promises.py)
@@ -100,10 +97,10 @@ class Session:
     def frame(self, frame: Frame) -> None:
         """The general path: classify a frame of `in`/`out` with the one classifier."""
         msg = classify(frame, self.tracker.version)
-        on_message = self.callbacks.on_message
+        on_message = self.callbacks.get("on_message")
         if on_message is not None:
             on_message(msg)
-        watch = self.callbacks.watch
+        watch = self.callbacks.get("watch")
         if watch is not None:  # off the fast path: the watch filters what it hears itself
             watch.feed(msg)
         if msg.rule is not None:
@@ -120,25 +117,13 @@ class Session:
         frame = msg.frame
         value = msg.value
         if msg.rule is None:
-            self.accept(
-                frame.channel,
-                msg.kind,
-                msg.method,
-                msg.id,
-                value,
-                frame.line,
-                frame.offset,
-                frame.raw,
-                frame.t,
-                frame.event,
-            )
+            self.accept(msg.kind, msg.method, msg.id, value, At.of(frame))
         elif msg.id is not None and type(value) is dict:
             # A rejected line that still names a request or an answer: pair it, judge nothing more.
             pairing = self.client if frame.channel == IN else self.server
             answers = self.server if frame.channel == IN else self.client
             if msg.method is not None:
-                where = (frame.t, frame.line, frame.offset, frame.raw, frame.event)
-                pairing.open(msg.id, Pending(*where, msg.method, False))
+                pairing.open(msg.id, Pending(*At.of(frame), msg.method, False))
             elif "result" in value or "error" in value:
                 answers.close(msg.id)
 
@@ -153,80 +138,67 @@ class Session:
             self.attribution.frame_rejected(frame.t, ref, msg.problem or msg.rule or "")
 
     def accept(
-        self,
-        ch: str,
-        kind: Kind,
-        method: str | None,
-        rid: RequestId | None,
-        value: dict[str, Any],
-        line: int,
-        offset: int,
-        raw: str | bytes,
-        t: float,
-        index: int,
+        self, kind: Kind, method: str | None, rid: RequestId | None, value: dict[str, Any], at: At
     ) -> None:
-        """A good message: count it, learn the version and schemas, pair it."""
+        """A good message at `at`: count it, learn the version and schemas, pair it."""
+        ch = at.channel
         self.result.messages[ch] += 1
         if ch == OUT and (kind is _RESPONSE or kind is _ERROR):
-            self.answer(kind, rid, value, line, offset, raw, t, index)
+            self.answer(kind, rid, value, at)
         elif kind is _REQUEST:
             assert rid is not None and method is not None
+            pending = Pending(*at, method, True)
             if ch == IN:
-                self.client_request(method, rid, value, line, offset, raw, t, index)
+                self.client_request(rid, value, pending)
                 return
-            pending = Pending(t, line, offset, raw, index, method, True)
             previous = self.server.open(rid, pending)
             if previous is not None:
                 self.emit(duplicate_id(ch, rid, pending, previous))
         elif kind is _NOTIFICATION:
-            if self.tracker.stateless:
-                params = value.get("params")  # an object when present (classify)
-                modern = self.modern
-                if (
-                    method == _PROGRESS
-                    and params is not None
-                    and (token := params.get("progressToken")) in modern.tokens
-                    and type(token) in TOKEN_TYPES
-                ):
-                    pass  # progress for a request in flight (see _PROGRESS)
-                elif ch == IN:
-                    modern.client_notification(method, params, (ch, line, offset, raw, t, index))  # type: ignore[arg-type]
-                else:
-                    modern.server_notification(method, params, (ch, line, offset, raw, t, index))  # type: ignore[arg-type]
-            if method == "notifications/cancelled":
-                params = value.get("params")
-                if type(params) is dict:
-                    target = params.get("requestId")
-                    if ch == IN:
-                        ref = Ref("cancel", IN, line, offset, _bytes(raw).rstrip(b"\n"), index)
-                        self.promises.cancelled(target, self.client.pending, ref)
-                    (self.client if ch == IN else self.server).cancel(target)
-            elif method == "notifications/tools/list_changed" and ch == OUT:
-                self.promises.changed()
-        elif rid is not None:
+            assert method is not None
+            self._notification(method, value, at)
+        elif rid is not None:  # a client's answer to a server request
             answered, why = self.server.close(rid)
             if answered is not None:
-                self.result.latency.add(t - answered.t)
-                on_pair = self.callbacks.on_pair
+                self.result.latency.add(at.t - answered.t)
+                on_pair = self.callbacks.get("on_pair")
                 if on_pair is not None:
-                    on_pair(answered.event, index, t - answered.t)
+                    on_pair(answered.event, at.event, at.t - answered.t)
             elif why is not None:
-                self.emit(unknown_response_id(ch, rid, line, offset, raw, t, index, why))
+                self.emit(unknown_response_id(rid, at, why))
 
-    def client_request(
-        self,
-        method: str,
-        rid: RequestId,
-        value: dict[str, Any],
-        line: int,
-        offset: int,
-        raw: str | bytes,
-        t: float,
-        index: int,
-    ) -> None:
-        """A good client->server request (already counted): version, pairing, schema."""
+    def _notification(self, method: str, value: dict[str, Any], at: At) -> None:
+        """A notification either way: the 2026-07-28 rules, cancels, a changed tool list."""
+        ch = at.channel
+        if self.tracker.stateless:
+            params = value.get("params")  # an object when present (classify)
+            modern = self.modern
+            if (
+                method == _PROGRESS
+                and params is not None
+                and (token := params.get("progressToken")) in modern.tokens
+                and type(token) in TOKEN_TYPES
+            ):
+                pass  # progress for a request in flight (see _PROGRESS)
+            elif ch == IN:
+                modern.client_notification(method, params, at)
+            else:
+                modern.server_notification(method, params, at)
+        if method == "notifications/cancelled":
+            params = value.get("params")
+            if type(params) is dict:
+                target = params.get("requestId")
+                if ch == IN:
+                    self.promises.cancelled(target, self.client.pending, at.ref("cancel"))
+                (self.client if ch == IN else self.server).cancel(target)
+        elif method == "notifications/tools/list_changed" and ch == OUT:
+            self.promises.changed()
+
+    def client_request(self, rid: RequestId, value: dict[str, Any], pending: Pending) -> None:
+        """A good client->server request (already counted; `pending`: its place and method, as it
+        will be in flight): version, pairing, schema."""
         self.result.requests += 1
-        pending: Pending = _new(Pending, (t, line, offset, raw, index, method, True))
+        method = pending.method
         params = value.get("params")
         plain = False  # nothing for the 2026-07-28 rules but its progress token (see _CAPABILITIES)
         if params is not None and "_meta" in params:
@@ -256,37 +228,24 @@ class Session:
             if "progressToken" in meta:
                 self.modern.provided(rid, meta["progressToken"])
         elif self.tracker.stateless:
-            self.modern.client_request(method, rid, params, (IN, line, offset, raw, t, index))
+            self.modern.client_request(method, rid, params, pending.at)
         if method == "tools/call":
             if self.tools.judging:
                 self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
             if self.promises.watching:
                 self.promises.call(rid, params, pending, in_flight)  # type: ignore[arg-type]
 
-    def answer(
-        self,
-        kind: Kind,
-        rid: RequestId | None,
-        value: dict[str, Any],
-        line: int,
-        offset: int,
-        raw: str | bytes,
-        t: float,
-        index: int,
-    ) -> None:
-        """A server response to a client request: latency, rejects, what it teaches."""
+    def answer(self, kind: Kind, rid: RequestId | None, value: dict[str, Any], at: At) -> None:
+        """A server response at `at` to a client request: latency, rejects, what it teaches. The
+        common answer is judged here; a refusal's bookkeeping and the rarer cases are below."""
         if rid is None:
             return  # an error answering a line whose id could not be read
-        client = self.client
-        pending = client.take(rid)
+        pending = self.client.take(rid)
         if pending is None:
-            pending, why = client.close(rid)
+            pending = self._unpaired(rid, value, at)
             if pending is None:
-                if why is not None:
-                    self.emit(unknown_response_id(OUT, rid, line, offset, raw, t, index, why))
-                elif self.tracker.stateless:  # an answer to a cancelled request
-                    self.modern.answer(rid, None, value, (OUT, line, offset, raw, t, index))
                 return
+        t = at.t
         seconds = t - pending.t
         lat = self.result.latency  # Latency.add, inlined: once per response
         lat.count += 1
@@ -295,22 +254,17 @@ class Session:
             lat.max = seconds
         slot = frexp(seconds * 1e6)[1] if seconds > 1e-6 else 0
         lat.buckets[slot if slot < BUCKETS else BUCKETS - 1] += 1
-        callbacks = self.callbacks
-        if callbacks.on_pair is not None:
-            callbacks.on_pair(pending.event, index, seconds)
+        on_pair = self.callbacks.get("on_pair")
+        if on_pair is not None:
+            on_pair(pending.event, at.event, seconds)
         method = pending.method
         reason: str | None = None
         soft = False  # a refusal that may report the action's own failure (see attribution)
-        stateless = self.tracker.stateless
         if kind is _ERROR:
-            if stateless:  # the 2026-07-28 error codes
-                self.modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
-            error = value["error"]
-            reason = f"error {error['code']}: {error['message']}"
-            soft = error["code"] not in INPUT_REFUSALS
+            reason, soft = self._error(rid, pending, value, at)
         else:
             result = value["result"]
-            if stateless:  # most answers have nothing for the 2026-07-28 rules (see _COMPLETE)
+            if self.tracker.stateless:  # most answers have nothing for the 2026-07-28 rules (see _COMPLETE)
                 modern = self.modern
                 if (
                     method in CACHEABLE
@@ -318,43 +272,78 @@ class Session:
                     or (modern.suspects and rid in modern.suspects)  # a retry with a state to verify
                 ):
                     # input_required: the server needs the user's input before it may act
-                    reason = modern.answer(rid, pending, value, (OUT, line, offset, raw, t, index))
+                    reason = modern.answer(rid, pending, value, at)
                 else:
-                    modern.complete(rid, pending, result, (OUT, line, offset, raw, t, index))
+                    modern.complete(rid, pending, result, at)
             if reason is not None:
                 pass
             elif method == "tools/call":
                 if result.get("isError") is True:
                     reason = "the tools/call result has isError: true"
                     soft = True
-            elif method == "tools/list":
-                for late in self.tools.learn(result):  # calls sent before the list arrived
-                    self.emit(late)
-                listing = Ref("tools/list", OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
-                self.promises.listed(result, listing)
-            elif method == "initialize":
-                self.tracker.response(rid, result)
-        if rid in self.tools.early:  # a call sent before the tools were listed
-            self.tools.answered_early(rid, refused=reason is not None)
-        if self.tools.outside:
-            why_outside, found = self.tools.answered(rid, refused=reason is not None)
+            elif method == "tools/list" or method == "initialize":
+                self._learn(method, rid, result, at)
+        tools = self.tools
+        if tools.outside or rid in tools.early:
+            reason, soft = self._schemas_answered(rid, reason, soft)
+        response = None if reason is None else self._refused(kind, reason, at)
+        closed = (t, rid, pending, reason, response, soft)  # once per answer: a plain `Answered`
+        self.answers.append(closed)
+        attribution = self.attribution
+        if reason is not None or attribution.waiting:
+            attribution.answered(_new(Closed, closed))
+
+    def _unpaired(self, rid: RequestId, value: dict[str, Any], at: At) -> Pending | None:
+        """The request an answer `take` could not pair answers (one of several with its id in
+        flight), or None: an answer to no request in flight, unknown or answered twice (a
+        finding), or cancelled."""
+        pending, why = self.client.close(rid)
+        if pending is None:
+            if why is not None:
+                self.emit(unknown_response_id(rid, at, why))
+            elif self.tracker.stateless:  # an answer to a cancelled request
+                self.modern.answer(rid, None, value, at)
+        return pending
+
+    def _error(self, rid: RequestId, pending: Pending, value: dict[str, Any], at: At) -> tuple[str, bool]:
+        """An error answer: why it rejects the request, and whether the refusal is soft (a code that
+        may report the action's own failure rather than refuse the input)."""
+        if self.tracker.stateless:  # the 2026-07-28 error codes
+            self.modern.answer(rid, pending, value, at)
+        error = value["error"]
+        return f"error {error['code']}: {error['message']}", error["code"] not in INPUT_REFUSALS
+
+    def _learn(self, method: str, rid: RequestId, result: dict[str, Any], at: At) -> None:
+        """What a listing or a handshake's answer teaches: the tools' schemas and annotations, the version."""
+        if method == "initialize":
+            self.tracker.response(rid, result)
+            return
+        for late in self.tools.learn(result):  # calls sent before the list arrived
+            self.emit(late)
+        self.promises.listed(result, at.ref("tools/list"))
+
+    def _schemas_answered(self, rid: RequestId, reason: str | None, soft: bool) -> tuple[str | None, bool]:
+        """The answer to a call sent before the tools were listed, or with arguments outside the
+        declared schema: a refusal is expected (without one, the schema's finding is the reason)."""
+        tools = self.tools
+        if rid in tools.early:  # a call sent before the tools were listed
+            tools.answered_early(rid, refused=reason is not None)
+        if tools.outside:
+            why_outside, found = tools.answered(rid, refused=reason is not None)
             if found is not None:
                 self.emit(found)
                 if reason is None:
                     reason = why_outside
                 soft = False
-        response = None
-        if reason is not None:
-            self.result.rejects += 1
-            if callbacks.on_reject is not None:
-                callbacks.on_reject(index, reason)
-            role = "error-response" if kind is _ERROR else "response"
-            response = Ref(role, OUT, line, offset, _bytes(raw).rstrip(b"\n"), index)
-        closed: Closed = _new(Closed, (t, rid, pending, reason, response, soft))  # once per answer
-        self.answers.append(closed)
-        attribution = self.attribution
-        if reason is not None or attribution.waiting:
-            attribution.answered(closed)
+        return reason, soft
+
+    def _refused(self, kind: Kind, reason: str, at: At) -> Ref:
+        """An answer that rejects its request: counted, told, and pointed at."""
+        self.result.rejects += 1
+        on_reject = self.callbacks.get("on_reject")
+        if on_reject is not None:
+            on_reject(at.event, reason)
+        return at.ref("error-response" if kind is _ERROR else "response")
 
     # -- executor lines ------------------------------------------------------------------------
     def executor(self, frame: Frame) -> None:
@@ -365,7 +354,7 @@ class Session:
             value = None
         call = self.attribution.executor(frame, value, self.client.pending)
         self.promises.action(call, self.client.pending, self.answers)
-        on_exec = self.callbacks.on_exec
+        on_exec = self.callbacks.get("on_exec")
         if on_exec is not None:
             on_exec(call)
 
