@@ -90,7 +90,8 @@ def test_a_replay_folder_gives_a_suite_per_transcript_and_learn_refuses_the_form
 
 def test_a_probe_failure_is_a_junit_failure_a_sarif_result_and_an_annotation(tmp_path: Path) -> None:
     """A server that acts on concatenated objects: its case fails in JUnit (as probe always wrote
-    it), is a `probe/concatenated` error in SARIF located in the case's transcript, with the server's
+    it), is a `probe/concatenated` error in SARIF located in the case's transcript (the one probe.json
+    names: the clean start's process may host it), with the server's
     findings of that case; --format github prints them instead of the table; exit 1."""
     proc = subprocess.run(
         [
@@ -111,9 +112,15 @@ def test_a_probe_failure_is_a_junit_failure_a_sarif_result_and_an_annotation(tmp
     results = log["runs"][0]["results"]
     case = next(r for r in results if r["ruleId"] == "probe/concatenated")
     uri = case["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert uri == "out/concatenated.jsonl" and case["level"] == "error"
+    ran = next(
+        c
+        for c in json.loads((tmp_path / "out" / "probe.json").read_text())["cases"]
+        if c["id"] == "concatenated"
+    )
+    transcript = Path(ran["transcript"]).relative_to(tmp_path).as_posix()  # the process that ran it
+    assert uri == transcript and case["level"] == "error"
     assert "exec-after-reject" in {r["ruleId"] for r in results}
     assert all(r["properties"]["party"] == "server" for r in results if not r["ruleId"].startswith("probe/"))
     lines = proc.stdout.decode().splitlines()
-    assert lines[0].startswith("::error file=out/concatenated.jsonl,")
+    assert lines[0].startswith(f"::error file={transcript},")
     assert lines[-1].startswith("mcptape probe: FAIL: 1 passed, 1 failed")
