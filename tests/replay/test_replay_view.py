@@ -16,9 +16,14 @@ from tests.conftest import PYTHON, ROOT, SERVERS
 def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The viewer receives the same Diff the report was made from, with both sessions' names."""
-    opened: list[tuple[Any, str, str]] = []
-    monkeypatch.setattr(mcptape.commands.view, "view_diff", lambda d, o, n: opened.append((d, o, n)))
+    """The viewer receives the same Diff the report was made from, with both sessions' names and
+    files (the diff viewer lists two HTTP transcripts by exchange from their files)."""
+    opened: list[tuple[Any, str, str, Any]] = []
+
+    def view_diff(d: Any, o: str, n: str, *, paths: Any = None) -> None:
+        opened.append((d, o, n, paths))
+
+    monkeypatch.setattr(mcptape.commands.view, "view_diff", view_diff)
     tape = ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl"
     out = tmp_path / "new.jsonl"
     result = CliRunner().invoke(
@@ -27,9 +32,10 @@ def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
     )
     assert result.exit_code == 0, result.output
     assert len(opened) == 1
-    diff, old_name, new_name = opened[0]
+    diff, old_name, new_name, paths = opened[0]
     assert diff.same
     assert (old_name, new_name) == (str(tape), str(out))
+    assert [str(p) for p in paths] == [str(tape), str(out)]
 
 
 def test_replay_refuses_to_overwrite_a_saved_session(tmp_path: Path) -> None:
