@@ -3,6 +3,7 @@ exit 2, never a traceback; files the command was asked to write are still writte
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -45,18 +46,17 @@ def test_a_report_that_cannot_be_written_to_stdout_is_one_error_line(args: list[
 
 
 def test_the_probe_keeps_its_files_when_stdout_cannot_be_written(tmp_path: Path) -> None:
-    """probe: probe.json, the tool surface's lock and the case transcripts are written before the
-    table fails to print."""
+    """probe: probe.json, the tool surface's lock and every transcript probe.json names are written
+    before the table fails to print."""
     result = _run_into_dev_full(["probe", "-o", str(tmp_path), "--case", "debug-line", "--", *ECHO])
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines()[-1] == "Error: cannot write to stdout: No space left on device"
     assert "Traceback" not in result.stderr
-    assert {p.name for p in tmp_path.iterdir()} == {
-        "probe.json",
-        "tools.lock.json",
-        "start.jsonl",
-        "debug-line.jsonl",
-    }
+    report = json.loads((tmp_path / "probe.json").read_text())
+    transcripts = {Path(case["transcript"]).name for case in report["cases"] if case["transcript"]}
+    assert "start.jsonl" in transcripts and any(case["id"] == "debug-line" for case in report["cases"])
+    assert {p.name for p in tmp_path.iterdir()} == {"probe.json", "tools.lock.json", *transcripts}
+    assert all((tmp_path / name).stat().st_size > 0 for name in transcripts)
 
 
 def test_help_that_cannot_be_written_is_one_error_line() -> None:
