@@ -1,4 +1,4 @@
-"""Must show: each session and status rule of Streamable HTTP (check/httpsession.py) on recorded
+"""Must show: each session and status rule of Streamable HTTP (check/http/session.py) on recorded
 sessions of real processes, through `mcptape record --http-upstream`: a small stdlib server breaking
 it (tests/servers/hr_server.py, one fault per mode) driven by the official SDK client (and raw
 requests for what no SDK client sends), and the same client code against the official SDK server

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mcptape.check.httpsessionrules import ROWS
+from mcptape.check.http.sessionrules import ROWS
 from tests.check.helpers import found
 from tests.http.test_transport_rules import (
     HR_RULES,

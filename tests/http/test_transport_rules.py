@@ -1,4 +1,4 @@
-"""Each Streamable HTTP transport rule (check/transport.py) on a table of exchanges: what it finds, and
+"""Each Streamable HTTP transport rule (check/http/transport.py) on a table of exchanges: what it finds, and
 the clean twin it leaves alone. docs/http.md cites the spec sentence of each."""
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def test_the_handshake_revisions_session_id_version_header_and_get_stream(tmp_pa
     ]
 
 
-# The session and status rules' ids (check/httpsession.py; their tables: test_hr_table.py).
+# The session and status rules' ids (check/http/session.py; their tables: test_hr_table.py).
 HR_RULES = [
     "http-session-id-chars",
     "http-ended-session-served",
@@ -255,7 +255,7 @@ def test_memory_stays_bounded_however_many_exchanges_stay_open() -> None:
     """More exchanges open at once than the transport reads (requests never answered): the oldest are
     given up, a note says how many; the messages are still on in/out for every other rule."""
     from mcptape.check.analyze import analyze
-    from mcptape.check.transport import MAX_OPEN
+    from mcptape.check.http.transport import MAX_OPEN
     from mcptape.transcript.events import Event
 
     request = post(call, headers=call_headers)

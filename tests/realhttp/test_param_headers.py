@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from mcptape.check.analyze import analyze_file
-from mcptape.check.paramheaders import param_mismatches
+from mcptape.check.http.paramheaders import param_mismatches
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, recording
 

@@ -18,6 +18,7 @@ import orjson
 from mcptape.check.capture import capture_finding
 from mcptape.check.classify import shape
 from mcptape.check.framing import ChannelFramer
+from mcptape.check.http.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
 from mcptape.check.model import (
     ERR,
     EXECUTOR_CHANNELS,
@@ -34,7 +35,6 @@ from mcptape.check.model import (
 from mcptape.check.pairing import Pending
 from mcptape.check.reorder import BATCH, FLUSH, FLUSH_BYTES, KEEP_UNDER_PRESSURE, Reorder, ordered
 from mcptape.check.session import Session
-from mcptape.check.transport import HTTP_CHANNELS, HTTP_END, HttpTransport
 from mcptape.transcript.events import BYTE_CHANNELS, EOF_, EXIT, NOTE, Event, Header
 from mcptape.transcript.reader import (
     Payload,
@@ -248,7 +248,7 @@ class Analyzer:
             self.session.frame(frame)
 
     def _other(self, t: float, ch: str, payload: Payload, index: int) -> None:
-        """Records of the other channels: stderr, executor lines, eof, exit, HTTP (check/transport.py)."""
+        """Records of the other channels: stderr, executor lines, eof, exit, HTTP (check/http/)."""
         if ch in HTTP_CHANNELS or payload == HTTP_END or ch == NOTE:
             self.transport.push(t, ch, payload, index)
             return

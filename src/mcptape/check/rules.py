@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcptape.check import httpsessionrules, modernrules
+from mcptape.check import modernrules
+from mcptape.check.http import sessionrules as httpsessionrules
 from mcptape.check.model import Severity
 
 
@@ -201,7 +202,7 @@ _ALL += [
     ),
 ]
 
-# Streamable HTTP (check/transport.py), judged on an HTTP transcript's raw exchanges; each cites its
+# Streamable HTTP (check/http/transport.py), judged on an HTTP transcript's raw exchanges; each cites its
 # spec sentence in docs/http.md.
 HTTP_NOT_HTTP = "http-not-http"
 HTTP_BODY_NOT_JSON = "http-body-not-json"
@@ -287,8 +288,8 @@ _ALL += [
     ),
 ]
 
-# The session and status rules of Streamable HTTP (check/httpsession.py): ids and rows in
-# check/httpsessionrules.py, the ids named here as well; docs/http.md cites each one's sentence.
+# The session and status rules of Streamable HTTP (check/http/session.py): ids and rows in
+# check/http/sessionrules.py, the ids named here as well; docs/http.md cites each one's sentence.
 HTTP_SESSION_ID_CHARS = httpsessionrules.HTTP_SESSION_ID_CHARS
 HTTP_ENDED_SESSION_SERVED = httpsessionrules.HTTP_ENDED_SESSION_SERVED
 HTTP_BROADCAST = httpsessionrules.HTTP_BROADCAST

@@ -1,6 +1,6 @@
 """An HTTP transcript's exchanges, read back from their raw bytes for the formats (HAR above all):
 each request's and response's head and body, and when each began and ended on the recording's
-clock. The bytes are read by the check core's h11 readers (`check.exchanges.HttpMessage`), which
+clock. The bytes are read by the check core's h11 readers (`check.http.exchanges.HttpMessage`), which
 keep here every body byte (up to `BODY_LIMIT`), SSE streams as the text that crossed the wire."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 
-from mcptape.check.exchanges import Budget, Head, HttpMessage
+from mcptape.check.http.exchanges import Budget, Head, HttpMessage
 from mcptape.transcript.events import HTTP_IN, HTTP_OUT, IN, OUT
 from mcptape.transcript.reader import open_transcript
 

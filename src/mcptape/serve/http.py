@@ -35,7 +35,7 @@ import orjson
 
 from mcptape.check.classify import classify
 from mcptape.check.framing import ChannelFramer
-from mcptape.check.httpvalues import kind as message_kind
+from mcptape.check.http.values import kind as message_kind
 from mcptape.check.model import OUT, Kind, Message
 from mcptape.serve.httpconn import READ, Close, conn_send, gone, read_request, request_header, send
 from mcptape.serve.httpinject import REDIRECTED, HttpInjector, events_before

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import h11
 
-from mcptape.check.httpvalues import decoded
+from mcptape.check.http.values import decoded
 from mcptape.transcript.wire import header
 
 SESSION = b"mcp-session-id"

@@ -12,7 +12,7 @@ selected, what the list and the detail pane say of its exchange:
   then the request line and headers and the status line and headers (as recorded, escaped; secrets
   as recorded: redaction is `mcptape redact`'s job).
 
-The heads and the SSE stream are read by the check core's own readers (`check.exchanges`: h11 and
+The heads and the SSE stream are read by the check core's own readers (`check.http.exchanges`: h11 and
 the one SSE decoder, `transcript.wire.SseDecoder`), bounded: the first `HEAD_READ` bytes of a message
 for its head, the first `STREAM_READ` bytes of a response for its events.
 """
@@ -33,7 +33,7 @@ from mcptape.tui.model.rowfacts import CHANNEL_CODE, RowFacts
 from mcptape.tui.model.rows import ARROWS, RowInfo
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import HttpMessage
+    from mcptape.check.http.exchanges import HttpMessage
 
 HEAD_READ = 64 * 1024  # bytes of a message read to find its head
 STREAM_READ = 1 << 20  # bytes of a response read to name its SSE events
@@ -84,7 +84,7 @@ class Stream:
 
 
 def _reader(*, request: bool) -> HttpMessage:
-    from mcptape.check.exchanges import Budget, HttpMessage  # h11: only for an HTTP transcript
+    from mcptape.check.http.exchanges import Budget, HttpMessage  # h11: only for an HTTP transcript
 
     return HttpMessage(request=request, budget=Budget(HEAD_READ))
 

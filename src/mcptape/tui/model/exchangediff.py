@@ -1,6 +1,6 @@
 """Two HTTP transcripts' exchanges aligned for the diff viewer: status, media type, headers, session.
 
-Each exchange's heads are read by the check core's own h11 readers (`check.exchanges.HttpMessage`),
+Each exchange's heads are read by the check core's own h11 readers (`check.http.exchanges.HttpMessage`),
 and the JSON-RPC method its request carried by the check core's framing and classifier
 (`check.framing.lines_of`, `classify_line`). The exchanges of the two sessions are aligned by what
 they are, as replay's diff aligns notifications: the n-th `POST tools/call` of one session with the
@@ -31,7 +31,7 @@ from mcptape.transcript.events import HTTP_IN, HTTP_OUT
 from mcptape.transcript.reader import open_transcript
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import HttpMessage
+    from mcptape.check.http.exchanges import HttpMessage
 
 VOLATILE = frozenset(
     {
@@ -136,7 +136,7 @@ class ExchangeDiff:
 
 
 def _reader(*, request: bool) -> HttpMessage:
-    from mcptape.check.exchanges import Budget, HttpMessage  # h11: only for an HTTP transcript
+    from mcptape.check.http.exchanges import Budget, HttpMessage  # h11: only for an HTTP transcript
 
     return HttpMessage(request=request, budget=Budget(0))  # the heads are compared: no body is kept
 

@@ -1,4 +1,4 @@
-"""The ids and rows of the Streamable HTTP session and status rules (check/httpsession.py), kept apart
+"""The ids and rows of the Streamable HTTP session and status rules (check/http/session.py), kept apart
 from the registry as the 2026-07-28 rules are (check/rules.py builds their `Rule`s and names the ids).
 Each cites its spec sentence in docs/http.md.
 """

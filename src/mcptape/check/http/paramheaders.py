@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.check.httpvalues import decoded, differs
+from mcptape.check.http.values import decoded, differs
 
 MAX_DEPTH = 32  # property chains followed (a schema from the wire can nest without end)
 _ABSENT = object()

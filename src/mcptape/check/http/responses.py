@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcptape.check.httpvalues import Bad, authority, json_value, ok, same_machine, status_line
-from mcptape.check.httpvalues import kind as kind_of
+from mcptape.check.http.values import Bad, authority, json_value, ok, same_machine, status_line
+from mcptape.check.http.values import kind as kind_of
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
     HTTP_BODY_NOT_JSON,
@@ -24,8 +24,8 @@ from mcptape.check.rules import (
 from mcptape.transcript.wire import SSE_TYPE, is_json_type
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import Exchange
-    from mcptape.check.httpsession import SessionRules
+    from mcptape.check.http.exchanges import Exchange
+    from mcptape.check.http.session import SessionRules
 
 
 class ResponseRules:
@@ -33,7 +33,7 @@ class ResponseRules:
 
     sessions: set[str]  # session ids the server assigned
     negotiated: str | None  # the version an initialize answer fixed (before 2026-07-28)
-    session_rules: SessionRules  # the session and status rules (check/httpsession.py)
+    session_rules: SessionRules  # the session and status rules (check/http/session.py)
 
     def _say(
         self,
@@ -53,6 +53,7 @@ class ResponseRules:
 
     # -- the response --------------------------------------------------------------------------
     def _response_head(self, exchange: Exchange) -> None:
+        """The status and Content-Type a response's head gives its request, its session, its Origin."""
         response = exchange.response
         head = response.head
         request = exchange.request.head
@@ -104,6 +105,11 @@ class ResponseRules:
                 event,
             )
         self._session(exchange, head.get("mcp-session-id"))
+        self._origin(exchange, status, event)
+
+    def _origin(self, exchange: Exchange, status: int, event: int) -> None:
+        """A request from a foreign Origin that was served (servers MUST validate Origin)."""
+        request = exchange.request.head
         origin = request.get("origin") if request is not None else None
         host = request.get("host") if request is not None else None
         if (

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.findings import finding
-from mcptape.check.httpsession import SessionRules
-from mcptape.check.httpvalues import Bad, accepts, decoded, differs, json_value, lines, request_id
+from mcptape.check.http.paramheaders import param_mismatches
+from mcptape.check.http.responses import ResponseRules
+from mcptape.check.http.session import SessionRules
+from mcptape.check.http.values import Bad, accepts, decoded, differs, json_value, lines, request_id
 from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
-from mcptape.check.paramheaders import param_mismatches
 from mcptape.check.protocol import is_stateless, meta_version
-from mcptape.check.responses import ResponseRules
 from mcptape.check.rules import (
     HTTP_ACCEPT,
     HTTP_BODY_NOT_JSON,
@@ -37,7 +37,7 @@ from mcptape.transcript.reader import Payload
 from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS, carried_line
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import Budget, Exchange, HttpMessage
+    from mcptape.check.http.exchanges import Budget, Exchange, Head, HttpMessage
 
 HTTP_CHANNELS = WIRE_CHANNELS | {STDOUT}  # what the analyzer hands over
 _ACCEPT = {"POST": ("application/json", "text/event-stream"), "GET": ("text/event-stream",)}
@@ -76,7 +76,7 @@ class HttpTransport(ResponseRules):
         self.dropped = 0  # exchanges given up (more than MAX_OPEN open at once)
         # the in/out lines the recorder carries for bodies (or SSE events) said not to be JSON
         self.not_json: dict[str, deque[tuple[int, int]]] = {}
-        self.session_rules = SessionRules(self._say)  # sessions and statuses: check/httpsession.py
+        self.session_rules = SessionRules(self._say)  # sessions and statuses: check/http/session.py
 
     # -- input -----------------------------------------------------------------------------
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
@@ -95,7 +95,7 @@ class HttpTransport(ResponseRules):
     def record(self, t: float, ch: str, x: int, data: bytes, index: int) -> None:
         exchange = self.open.get(x)
         if exchange is None:
-            from mcptape.check.exchanges import Budget, Exchange  # h11: only for an HTTP transcript
+            from mcptape.check.http.exchanges import Budget, Exchange  # h11: only for an HTTP transcript
 
             if self.budget is None:
                 self.budget = Budget()
@@ -318,6 +318,32 @@ class HttpTransport(ResponseRules):
                 exchange.request.first_event,
             )
 
+    def _stated(self, head: Head, value: dict[str, Any], stated: str) -> list[str]:
+        """How a 2026-07-28 request's headers disagree with its body: MCP-Protocol-Version with
+        `_meta`'s, Mcp-Method with the method, Mcp-Name with the name or uri, Mcp-Param-* with the
+        arguments the tool's schema marks."""
+        method = value.get("method")
+        params = value.get("params")
+        header_version = head.get("mcp-protocol-version")
+        wrong: list[str] = []
+        if header_version != stated:
+            wrong.append(differs("MCP-Protocol-Version", header_version, stated, "_meta's protocolVersion"))
+        if "id" in value and type(method) is str:
+            if head.get("mcp-method") != method:
+                wrong.append(differs("Mcp-Method", head.get("mcp-method"), method, "method"))
+            if method in NAMED and type(params) is dict:
+                source = "uri" if method == "resources/read" else "name"
+                expected = params.get(source)
+                named = decoded(head.get("mcp-name"))
+                if type(expected) is str and named != expected:
+                    wrong.append(differs("Mcp-Name", head.get("mcp-name"), expected, f"params.{source}"))
+            if method == "tools/call" and type(params) is dict and self.schema_of is not None:
+                name = params.get("name")
+                schema = self.schema_of(name) if type(name) is str else None
+                if schema is not None:
+                    wrong += param_mismatches(schema, params.get("arguments"), head.get)
+        return wrong
+
     def _headers(self, exchange: Exchange, value: dict[str, Any]) -> None:
         """MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body (2026-07-28), or the
         negotiated version (2025-06-18 to 2025-11-25)."""
@@ -329,24 +355,7 @@ class HttpTransport(ResponseRules):
         header_version = head.get("mcp-protocol-version")
         wrong: list[str] = []
         if stated is not None and is_stateless(stated):
-            if header_version != stated:
-                wrong.append(
-                    differs("MCP-Protocol-Version", header_version, stated, "_meta's protocolVersion")
-                )
-            if "id" in value and type(method) is str:
-                if head.get("mcp-method") != method:
-                    wrong.append(differs("Mcp-Method", head.get("mcp-method"), method, "method"))
-                if method in NAMED and type(params) is dict:
-                    source = "uri" if method == "resources/read" else "name"
-                    expected = params.get(source)
-                    named = decoded(head.get("mcp-name"))
-                    if type(expected) is str and named != expected:
-                        wrong.append(differs("Mcp-Name", head.get("mcp-name"), expected, f"params.{source}"))
-                if method == "tools/call" and type(params) is dict and self.schema_of is not None:
-                    name = params.get("name")
-                    schema = self.schema_of(name) if type(name) is str else None
-                    if schema is not None:
-                        wrong += param_mismatches(schema, params.get("arguments"), head.get)
+            wrong = self._stated(head, value, stated)
         elif (
             stated is None  # a request stating its own version in _meta is no handshake session's
             and self.negotiated is not None

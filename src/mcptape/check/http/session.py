@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
-from mcptape.check.httpsessionrules import (
+from mcptape.check.http.sessionrules import (
     ERROR_STATUS,
     HTTP_BROADCAST,
     HTTP_ENDED_SESSION_SERVED,
@@ -35,12 +35,12 @@ from mcptape.check.httpsessionrules import (
     HTTP_SESSION_MISSING,
     HTTP_SESSION_MISSING_ACCEPTED,
 )
-from mcptape.check.httpvalues import ok, status_line
+from mcptape.check.http.values import ok, status_line
 from mcptape.check.model import CLIENT
 from mcptape.check.protocol import is_stateless, meta_version
 
 if TYPE_CHECKING:
-    from mcptape.check.exchanges import Exchange
+    from mcptape.check.http.exchanges import Exchange
 
 SESSION_HEADER = "mcp-session-id"
 MAX_SEEN = 4096  # identifiable messages remembered per session (the oldest forgotten first)
