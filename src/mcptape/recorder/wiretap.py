@@ -27,6 +27,7 @@ import h11
 
 from mcptape.recorder.sinks import Target
 from mcptape.recorder.spool import write_lines
+from mcptape.recorder.wirefast import FastConn, Unsure, fast_pair, h11_pair
 from mcptape.transcript.wire import (
     EXCHANGE,
     HTTP_IN,
@@ -65,8 +66,10 @@ def _fields(data: bytes) -> dict[str, str]:
 class _Side:
     """One direction of the connection: its h11 reader, the bytes fed and not yet recorded."""
 
-    def __init__(self, role: type[h11.SERVER] | type[h11.CLIENT], channel: str) -> None:
-        self.conn = h11.Connection(role, max_incomplete_event_size=MAX_HEAD)
+    def __init__(self, role: type[h11.SERVER] | type[h11.CLIENT], channel: str, fast: bool) -> None:
+        self.conn: h11.Connection | FastConn = (
+            FastConn(role, MAX_HEAD) if fast else h11.Connection(role, max_incomplete_event_size=MAX_HEAD)
+        )
         self.channel = channel
         self.pending = bytearray()  # bytes fed to h11 and not recorded yet
         self.failed: str | None = None  # why h11 stopped reading this direction
@@ -75,7 +78,8 @@ class _Side:
 
 class Tap:
     """One client connection's recorder. `client_bytes`/`server_bytes` take what was forwarded
-    (after forwarding it), `client_closed`/`server_closed` the ends; thread-safe."""
+    (after forwarding it), `client_closed`/`server_closed` the ends; thread-safe. `fast`: the common
+    exchange is read by `wirefast` (False: h11 reads everything; the records are the same)."""
 
     def __init__(
         self,
@@ -83,13 +87,15 @@ class Tap:
         exchanges: Exchanges,
         *,
         on_problem: Callable[[int, str], None] | None = None,
+        fast: bool = True,
     ) -> None:
         self.sink = sink
         self.exchanges = exchanges
         self.on_problem = on_problem
+        self.fast = fast
         self._lock = threading.Condition()
-        self._req = _Side(h11.SERVER, HTTP_IN)
-        self._resp = _Side(h11.CLIENT, HTTP_OUT)
+        self._req = _Side(h11.SERVER, HTTP_IN, fast)
+        self._resp = _Side(h11.CLIENT, HTTP_OUT, fast)
         self._waiting: deque[int] = deque()  # exchanges whose request started, oldest first
         self._answered: set[int] = set()  # exchanges whose response has begun
         self._complete: set[int] = set()  # exchanges whose request was read whole, not yet answered
@@ -215,6 +221,9 @@ class Tap:
         while side.failed is None:
             try:
                 event = side.conn.next_event()
+            except Unsure:
+                self._to_h11()
+                continue
             except h11.RemoteProtocolError as exc:
                 self._problem(side, t, f"the client sent what is not HTTP/1.1 ({exc})")
                 return
@@ -253,6 +262,9 @@ class Tap:
         while side.failed is None:
             try:
                 event = side.conn.next_event()
+            except Unsure:
+                self._to_h11()
+                continue
             except h11.RemoteProtocolError as exc:
                 if self._closing and self._client_gone:  # the client closed first: not the server's doing
                     side.failed = "the client closed the connection before the end of the response"
@@ -310,8 +322,17 @@ class Tap:
             resp.start_next_cycle()
         except h11.LocalProtocolError:
             return  # a connection that must close: nothing more will be read on it
+        if self.fast and isinstance(req, h11.Connection) and isinstance(resp, h11.Connection):
+            self._req.conn, self._resp.conn = fast_pair(req, resp, MAX_HEAD)  # kept alive: fast again
         self._read_requests(t)
         self._flush(self._req, t)
+
+    def _to_h11(self) -> None:
+        """The fast readers met what they do not read (`wirefast`): h11 takes both directions over
+        where they stopped, for the rest of this exchange."""
+        req, resp = self._req.conn, self._resp.conn
+        assert isinstance(req, FastConn) and isinstance(resp, FastConn)
+        self._req.conn, self._resp.conn = h11_pair(req, resp, MAX_HEAD)
 
     def _mirror(self, other: _Side, event: h11.Event) -> None:
         """Tell the other reader what this side did (its output is dropped)."""
@@ -329,7 +350,8 @@ class Tap:
         if side.failed is not None:
             keep = 0
         elif keep is None:
-            keep = len(side.conn.trailing_data[0])
+            conn = side.conn
+            keep = conn.unconsumed if isinstance(conn, FastConn) else len(conn.trailing_data[0])
         size = len(side.pending) - keep
         if size <= 0:
             return

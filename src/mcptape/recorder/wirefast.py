@@ -1,0 +1,294 @@
+"""The recording tap's fast reader: the common HTTP/1.1 exchange read without h11's machinery.
+
+`wiretap.Tap` reads each direction of a connection with an h11 state machine, which costs about
+as much Python per exchange as the rest of the proxy (two machines, each event also sent to the
+other as a mirror). Nearly every MCP exchange is the same shape: a keep-alive HTTP/1.1 request
+with a Host and a Content-Length, answered by a keep-alive HTTP/1.1 response with a
+Content-Length. `FastConn` reads exactly that, with the subset of h11's connection interface the
+tap uses (`receive_data`, `next_event`, `trailing_data`, the states, `start_next_cycle`, `send` for
+the mirror), and gives the same events at the same bytes: a head once it is whole, a body's bytes
+as they come (one `Data` per piece fed, up to the length), its end, `PAUSED` after it until the
+cycle restarts.
+
+Anything else, at the start of a message (before a byte of it is taken), raises `Unsure`: a head
+this module does not read (chunked or no framing, `Connection`, `Expect`, `Upgrade`, HTTP/1.0,
+a 1xx, 204 or 304 status, an answer to HEAD or CONNECT, a line h11's grammar refuses, a bare LF, a
+head cut by the end of the stream) and bytes nobody asked for. The tap then reads the rest of that
+exchange with h11 (`h11_pair`, positioned where the fast readers stopped), and goes back to
+the fast readers once both sides finished it on a connection kept alive. What h11 accepts that is
+not read here is therefore read by h11 itself; what it refuses it refuses with its own words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import h11
+
+# h11's grammar (h11/_abnf.py), for the lines this module reads itself.
+_TOKEN = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+_FIELD_VCHAR = rb"[^\x00\s]"
+_FIELD_CONTENT = rb"%s+(?:[ \t]+%s+)*" % (_FIELD_VCHAR, _FIELD_VCHAR)
+HEADER_FIELD = re.compile(rb"(%s):[ \t]*((?:%s)?)[ \t]*" % (_TOKEN, _FIELD_CONTENT))
+REQUEST_LINE = re.compile(rb"(%s) ([\x21-\x7e]+) HTTP/1\.1" % _TOKEN)
+STATUS_LINE = re.compile(rb"HTTP/1\.1 ([0-9]{3})(?: ((?:[ \t]|%s)*))?" % _FIELD_VCHAR)
+BLANK_LINE = re.compile(rb"\n\r?\n")  # where h11 ends a head
+DIGITS = re.compile(rb"[0-9]+")
+
+
+class Unsure(Exception):
+    """The next message is not one this module reads: let h11 read it (nothing of it was taken)."""
+
+
+class _Head(list[tuple[bytes, bytes]]):
+    """A head's header lines as they came (the `raw_items()` the tap reads from h11's headers)."""
+
+    def raw_items(self) -> list[tuple[bytes, bytes]]:
+        return self
+
+
+def _request(method: bytes, target: bytes, headers: _Head) -> h11.Request:
+    """An h11 `Request` made without h11's validation (this module validated it)."""
+    event = object.__new__(h11.Request)
+    for name, value in (
+        ("method", method),
+        ("target", target),
+        ("headers", headers),
+        ("http_version", b"1.1"),
+    ):
+        object.__setattr__(event, name, value)
+    return event
+
+
+def _response(status: int, reason: bytes, headers: _Head) -> h11.Response:
+    event = object.__new__(h11.Response)
+    for name, value in (
+        ("status_code", status),
+        ("reason", reason),
+        ("headers", headers),
+        ("http_version", b"1.1"),
+    ):
+        object.__setattr__(event, name, value)
+    return event
+
+
+_END = h11.EndOfMessage()
+_CLOSED = h11.ConnectionClosed()
+IDLE, BODY, DONE, CLOSED, WAIT = "idle", "body", "done", "closed", "wait"
+
+
+def _fields(lines: list[bytes]) -> _Head | None:
+    """The header lines, each as h11's grammar reads it; None when one is not (obs-fold included)."""
+    head = _Head()
+    match = HEADER_FIELD.fullmatch
+    for line in lines:
+        found = match(line)
+        if found is None:
+            return None
+        head.append((found.group(1), found.group(2)))
+    return head
+
+
+def _length(headers: _Head, *, request: bool) -> int | None:
+    """The body's length, for a head whose framing this module reads: one Content-Length of digits
+    (none on a request: no body), no Transfer-Encoding, no Connection but keep-alive, no Expect or
+    Upgrade, one Host on a request; None otherwise."""
+    length: int | None = None if not request else 0
+    hosts = lengths = 0
+    for name, value in headers:
+        lower = name.lower()
+        if lower == b"content-length":
+            lengths += 1
+            if not DIGITS.fullmatch(value):
+                return None
+            length = int(value)
+        elif lower == b"host":
+            hosts += 1
+        elif lower == b"connection":
+            if value.lower() != b"keep-alive":
+                return None
+        elif lower in (b"transfer-encoding", b"expect", b"upgrade"):
+            return None
+    if lengths > 1 or (request and hosts != 1):
+        return None
+    return length
+
+
+class FastConn:
+    """One direction of a connection read the fast way (`role`: h11.SERVER reads requests,
+    h11.CLIENT reads responses); see the module for what it reads and what it leaves to h11."""
+
+    def __init__(self, role: type[h11.SERVER] | type[h11.CLIENT], max_head: int, data: bytes = b"") -> None:
+        self.role = role
+        self.max_head = max_head
+        self.buffer = bytearray(data)
+        self.closed = False
+        self.state = IDLE if role is h11.SERVER else WAIT  # a response waits for its request
+        self.remaining = 0
+        self.length = 0
+        self.method = b""  # (reading responses) the method of the request being answered
+
+    # -- the part of h11.Connection the tap uses ---------------------------------------------
+    def receive_data(self, data: bytes | bytearray) -> None:
+        if data:
+            if self.closed:
+                raise RuntimeError("received close, then received more data?")
+            self.buffer += data
+        else:
+            self.closed = True
+
+    @property
+    def trailing_data(self) -> tuple[bytes, bool]:
+        return bytes(self.buffer), self.closed
+
+    @property
+    def unconsumed(self) -> int:
+        return len(self.buffer)
+
+    @property
+    def our_state(self) -> Any:
+        return h11.DONE if self.state == DONE else h11.IDLE
+
+    @property
+    def their_state(self) -> Any:
+        return self.our_state
+
+    def start_next_cycle(self) -> None:
+        self.state = IDLE if self.role is h11.SERVER else WAIT
+
+    def send(self, event: h11.Event) -> None:
+        """The mirror: the other side's event. A request tells the response reader its method and
+        that a response may now come."""
+        if isinstance(event, h11.Request):
+            self.method = event.method
+            if self.state == WAIT:
+                self.state = IDLE
+
+    def next_event(self) -> Any:
+        state = self.state
+        if state == BODY:
+            return self._body()
+        if state in (DONE, CLOSED):
+            if self.buffer:
+                return h11.PAUSED if state == DONE else self._unsure()
+            if self.closed:
+                self.state = CLOSED
+                return _CLOSED
+            return h11.NEED_DATA
+        if not self.buffer:
+            if self.closed:
+                if state == IDLE and self.role is h11.SERVER:
+                    self.state = CLOSED
+                    return _CLOSED
+                self._unsure()
+            return h11.NEED_DATA
+        if state == WAIT:
+            self._unsure()  # a response before its request was read
+        return self._head()
+
+    # -- reading -------------------------------------------------------------------------------
+    def _unsure(self) -> Any:
+        raise Unsure()
+
+    def _head(self) -> Any:
+        buffer = self.buffer
+        first = buffer[0]
+        if first < 0x21:  # h11: a blank line or a space first is an error (its words)
+            self._unsure()
+        found = BLANK_LINE.search(buffer)
+        if found is None:
+            if self.closed or len(buffer) > self.max_head:
+                self._unsure()
+            return h11.NEED_DATA
+        end = found.end()
+        if end > self.max_head or found.group() != b"\n\r\n" or buffer[end - 4] != 0x0D:
+            self._unsure()  # too long, or a bare LF ends a line: h11 reads it its own way
+        head = bytes(buffer[: end - 4])
+        if head.count(b"\n") != head.count(b"\r\n") or head.count(b"\r") != head.count(b"\r\n"):
+            self._unsure()
+        lines = head.split(b"\r\n")
+        headers = _fields(lines[1:])
+        if headers is None:
+            self._unsure()
+        assert headers is not None
+        if self.role is h11.SERVER:
+            line = REQUEST_LINE.fullmatch(lines[0])
+            if line is None or line.group(1) == b"CONNECT":
+                self._unsure()
+            assert line is not None
+            length = _length(headers, request=True)
+            if length is None:
+                self._unsure()
+            event: Any = _request(line.group(1), line.group(2), headers)
+        else:
+            line = STATUS_LINE.fullmatch(lines[0])
+            if line is None or self.method in (b"HEAD", b"CONNECT"):
+                self._unsure()
+            assert line is not None
+            status = int(line.group(1))
+            length = _length(headers, request=False)
+            if status < 200 or status in (204, 304) or length is None:
+                self._unsure()
+            event = _response(status, line.group(2) or b"", headers)
+        assert length is not None
+        del buffer[:end]
+        self.state, self.remaining, self.length = BODY, length, length
+        return event
+
+    def _body(self) -> Any:
+        if self.remaining == 0:
+            self.state = DONE
+            return _END
+        buffer = self.buffer
+        if not buffer:
+            if self.closed:
+                raise h11.RemoteProtocolError(
+                    "peer closed connection without sending complete message body "
+                    f"(received {self.length - self.remaining} bytes, expected {self.length})"
+                )
+            return h11.NEED_DATA
+        take = min(self.remaining, len(buffer))
+        data = bytes(buffer[:take])
+        del buffer[:take]
+        self.remaining -= take
+        return h11.Data(data=data)
+
+
+def h11_pair(requests: FastConn, responses: FastConn, max_head: int) -> tuple[h11.Connection, h11.Connection]:
+    """h11 readers for both directions, where the fast ones stopped: between exchanges, or inside
+    the request of the exchange in progress or after it. Then h11 is told of that request as the
+    mirror would have told it (its method, and a Content-Length of what is left of its body: a
+    head made here, never recorded), so the rest of it and its response are read as h11 reads them.
+    Each gets the bytes its fast reader had not taken, and the end of the stream if it came."""
+    server = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head)
+    client = h11.Connection(h11.CLIENT, max_incomplete_event_size=max_head)
+    if requests.state in (BODY, DONE):
+        left = requests.remaining if requests.state == BODY else 0
+        server.receive_data(
+            b"%s / HTTP/1.1\r\nhost: mcptape\r\ncontent-length: %d\r\n\r\n" % (responses.method, left)
+        )
+        while True:
+            event = server.next_event()
+            if event is h11.NEED_DATA or event is h11.PAUSED:
+                break
+            client.send(event)  # type: ignore[arg-type]
+            if isinstance(event, h11.EndOfMessage):
+                break
+    for conn, fast in ((server, requests), (client, responses)):
+        if fast.buffer:
+            conn.receive_data(bytes(fast.buffer))
+        if fast.closed:
+            conn.receive_data(b"")
+    return server, client
+
+
+def fast_pair(server: h11.Connection, client: h11.Connection, max_head: int) -> tuple[FastConn, FastConn]:
+    """Fast readers again, between exchanges on a connection h11 kept alive, with what it had not read."""
+    pair = []
+    for conn, role in ((server, h11.SERVER), (client, h11.CLIENT)):
+        data, closed = conn.trailing_data
+        fast = FastConn(role, max_head, data)
+        fast.closed = closed
+        pair.append(fast)
+    return pair[0], pair[1]

@@ -1,0 +1,160 @@
+"""The tap's fast reader (recorder/wirefast.py) has a twin: the same tap reading everything with
+h11. On any connection (common exchanges, the shapes only h11 reads, damaged bytes, ends of stream
+anywhere), cut into any reads and interleaved in any order, both write the same records and name
+the same problems."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcptape.recorder.wiretap import Exchanges, Tap
+
+BODY = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}'
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+SSE = b'event: message\ndata: {"jsonrpc":"2.0","method":"n"}\n\nevent: message\ndata: {"id":1}\n\n'
+
+
+def _post(head: bytes = b"", body: bytes = BODY, line: bytes = b"POST /mcp HTTP/1.1") -> bytes:
+    return line + b"\r\nHost: h\r\n" + head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _chunked(body: bytes) -> bytes:
+    return b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+
+
+REQUESTS = [
+    _post(),
+    _post(b"content-type: application/json\r\naccept: application/json, text/event-stream\r\n"),
+    _post(body=b""),
+    _post(b"Connection: keep-alive\r\nMcp-Session-Id: abc\r\n"),
+    b"GET /mcp HTTP/1.1\r\nHost: h\r\nAccept: text/event-stream\r\n\r\n",
+    b"DELETE /mcp HTTP/1.1\r\nhost: h\r\n\r\n",
+    b"HEAD /mcp HTTP/1.1\r\nHost: h\r\n\r\n",
+    b"POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + _chunked(BODY),
+    _post(b"Connection: close\r\n"),
+    _post(b"Expect: 100-continue\r\n"),
+    _post(line=b"POST /mcp HTTP/1.0"),
+    b"POST /mcp HTTP/1.1\nHost: h\nContent-Length: 2\n\n{}",  # bare LF: h11's reading
+    b"POST /mcp HTTP/1.1\r\nHost: h\r\nX-Folded: a\r\n b\r\nContent-Length: 0\r\n\r\n",
+    b"POST /mcp HTTP/1.1\r\nContent-Length: 0\r\n\r\n",  # no Host
+    _post(b"Content-Length: 3\r\n"),  # two lengths
+    b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: x\r\n\r\n",
+    b"\r\n" + _post(),
+    b"NOT HTTP AT ALL\r\n\r\n",
+    b"\x16\x03\x01\x02\x00",  # a TLS ClientHello's first bytes
+]
+RESPONSES = [
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(ANSWER) + ANSWER,
+    b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n",
+    b"HTTP/1.1 200\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n" % len(SSE) + SSE,
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    + _chunked(SSE),
+    b"HTTP/1.1 204 No Content\r\n\r\n",
+    b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n",
+    b"HTTP/1.1 304 Not Modified\r\ncontent-length: 5\r\n\r\n",
+    b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+    b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\n\r\nnot found",
+    b"HTTP/1.1 200 OK\r\nConnection: close\r\ncontent-length: 2\r\n\r\n{}",
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{}",  # read until the end
+    b"HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+    b"HTTP/1.1 200 OK\ncontent-length: 2\n\n{}",
+    b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\n{}",  # cut short
+    b"garbage\r\n\r\n",
+]
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.records: list[tuple[float, str, dict[str, Any]]] = []
+
+    def now(self) -> float:
+        return 0.0
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
+        raise AssertionError("the tap writes records with their exchange number")
+
+    def fields(self, t: float, ch: str, **fields: Any) -> None:
+        self.records.append((t, ch, fields))
+
+
+def _cuts(data: bytes, draw: st.DrawFn) -> list[bytes]:
+    points = sorted(set(draw(st.lists(st.integers(0, len(data)), max_size=6))))
+    edges = [0, *points, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(edges) if b > a]
+
+
+@st.composite
+def connections(draw: st.DrawFn) -> list[tuple[str, bytes]]:
+    """A connection as the proxy sees it: reads from each side, in an order both sides could have."""
+    count = draw(st.integers(1, 4))
+    common = st.integers(0, 3)
+    requests = b"".join(
+        REQUESTS[draw(st.one_of(common, st.integers(0, len(REQUESTS) - 1)))] for _ in range(count)
+    )
+    responses = b"".join(
+        RESPONSES[draw(st.one_of(st.integers(0, 2), st.integers(0, len(RESPONSES) - 1)))]
+        for _ in range(count)
+    )
+    client = [("client", piece) for piece in _cuts(requests, draw)]
+    server = [("server", piece) for piece in _cuts(responses, draw)]
+    steps: list[tuple[str, bytes]] = []
+    while client or server:
+        side = client if client and (not server or draw(st.booleans())) else server
+        steps.append(side.pop(0))
+    ends = draw(st.sampled_from([[], ["client"], ["server"], ["client", "server"], ["server", "client"]]))
+    return steps + [(end + "-end", b"") for end in ends]
+
+
+def _replay(steps: list[tuple[str, bytes]], fast: bool) -> tuple[list[Any], list[Any]]:
+    sink = Sink()
+    problems: list[tuple[int, str]] = []
+    tap = Tap(sink, Exchanges(), on_problem=lambda x, why: problems.append((x, why)), fast=fast)
+    for t, (kind, data) in enumerate(steps):
+        if kind == "client":
+            tap.client_sending()
+            tap.client_bytes(float(t), data)
+        elif kind == "server":
+            tap.server_bytes(float(t), data)
+        elif kind == "client-end":
+            tap.client_closed(float(t))
+        else:
+            tap.server_closed(float(t))
+    unanswered = tap.unanswered(settle=0.0)
+    return [*sink.records, ("unanswered", unanswered, tap.answering())], problems
+
+
+@settings(max_examples=400, deadline=None)
+@given(connections())
+def test_the_fast_reader_writes_what_h11_alone_writes(steps: list[tuple[str, bytes]]) -> None:
+    """Same records (channel, exchange, bytes, time), same problems, same unanswered exchanges."""
+    assert _replay(steps, fast=True) == _replay(steps, fast=False)
+
+
+def test_a_common_exchange_is_read_without_h11() -> None:
+    """The common exchange keeps the fast readers on both sides, before and after it."""
+    tap = Tap(Sink(), Exchanges())
+    tap.client_sending()
+    tap.client_bytes(0.0, REQUESTS[1])
+    tap.server_bytes(0.0, RESPONSES[0])
+    assert type(tap._req.conn).__name__ == type(tap._resp.conn).__name__ == "FastConn"
+
+
+def test_h11_reads_a_chunked_answer_then_hands_back() -> None:
+    """A chunked SSE answer is h11's to read; the next exchange is read fast again, and both are
+    recorded as h11 alone records them."""
+    steps = [
+        ("client", REQUESTS[0]),
+        ("server", RESPONSES[3]),
+        ("client", REQUESTS[0]),
+        ("server", RESPONSES[0]),
+    ]
+    assert _replay(steps, fast=True) == _replay(steps, fast=False)
+    tap = Tap(Sink(), Exchanges())
+    tap.client_sending()
+    tap.client_bytes(0.0, REQUESTS[0])
+    tap.server_bytes(0.0, RESPONSES[3])
+    assert type(tap._resp.conn).__name__ == "FastConn"
