@@ -93,9 +93,10 @@ def test_the_sse_decoder_names_what_a_client_ignores() -> None:
     assert cut is not None and cut.offset == 32 and "ended inside an event" in cut.why
 
 
-def test_a_redacted_copy_has_no_raw_http_and_reads_back_whole(tmp_path: Path) -> None:
-    """`mcptape redact`: an exchange's raw bytes become placeholders without a number (never judged,
-    nothing of them leaks), the carried messages stay on `in`, and every line of the copy is readable."""
+def test_a_redacted_copy_keeps_each_exchange_and_reads_back_whole(tmp_path: Path) -> None:
+    """`mcptape redact`: an exchange's raw bytes keep their number (nothing secret in them here, so
+    they are as recorded), bytes without a number stay a placeholder (never judged, nothing of them
+    leaks), the carried messages stay on `in`, and every line of the copy is readable."""
     from mcptape.share.copy import redact_file
     from mcptape.share.rules import Rules
 
@@ -106,5 +107,9 @@ def test_a_redacted_copy_has_no_raw_http_and_reads_back_whole(tmp_path: Path) ->
     events = list(transcript.events())
     assert transcript.problems == []
     wire = [e for e in events if e.ch.startswith("http-")]
-    assert len(wire) == 3 and all(e.fields is None and b"POST" not in e.data for e in wire)
-    assert [e.data for e in events if e.ch == "in"] == [b"{}\n"]
+    numbered = [e for e in wire if e.fields == {"x": 1}]
+    assert b"".join(e.data for e in numbered if e.ch == "http-in") == RECORDS[0]["data"].encode()
+    assert b"".join(e.data for e in numbered if e.ch == "http-out") == b"HTTP/1.1 200 OK\r\n\r\n\xff"
+    [unnumbered] = [e for e in wire if e.fields is None]
+    assert unnumbered.data.startswith(b"[redacted:") and b"exchange" not in unnumbered.data
+    assert [(e.data, e.fields) for e in events if e.ch == "in"] == [(b"{}\n", {"x": 1})]

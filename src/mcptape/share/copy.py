@@ -22,6 +22,8 @@ from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
 from mcptape.share.values import redact_fields, redact_header
 from mcptape.transcript import BYTE_CHANNELS, Event, Header, open_transcript
+from mcptape.transcript.events import HTTP_IN, WIRE_CHANNELS
+from mcptape.transcript.wire import EXCHANGE
 from mcptape.transcript.writer import TranscriptWriter
 
 
@@ -38,11 +40,23 @@ class Summary:
 def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event]:
     """The events with each byte channel re-cut into whole lines (the check core's framing) and
     every line redacted; `eof`/`exit` first write the unterminated line their channel still holds.
+    An HTTP transcript's exchanges keep their number, and their raw bytes stay HTTP (`httpcopy`).
     A record kind this version does not know keeps none of its strings (see `Redactor.fields`)."""
     from mcptape.check.framing import Framer
+    from mcptape.share.httpcopy import WireCopy, exchange_of
 
     framer = Framer()
+    wire = WireCopy(redactor)
     for ev in events:
+        x = exchange_of(ev)
+        if x is not None:  # an HTTP exchange's bytes, or a message it carried (one whole line)
+            if ev.ch in WIRE_CHANNELS:
+                yield from wire.feed(ev)
+            else:
+                yield Event(ev.t, ev.ch, raw=redactor.line(ev.data, ev.ch), fields={EXCHANGE: x})
+            continue
+        if ev.ch == "eof" and ev.get("of") == HTTP_IN:  # the proxy closed: the exchanges end here
+            yield from wire.finish()
         if ev.ch in BYTE_CHANNELS or ev.ch == "eof":
             for frame in framer.feed(ev):
                 yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
@@ -58,6 +72,7 @@ def redact_events(events: Iterable[Event], redactor: Redactor) -> Iterator[Event
         yield Event(ev.t, ev.ch, fields=redact_fields(redactor, ev.ch, ev.fields or {}))
     for frame in framer.close():
         yield Event(frame.t, frame.channel, raw=redactor.line(frame.raw, frame.channel))
+    yield from wire.finish()
 
 
 def redact_file(

@@ -19,7 +19,7 @@ from typing import Any
 from mcptape.errors import UsageError
 from mcptape.share.placeholder import Unredactor
 from mcptape.transcript import open_transcript
-from mcptape.transcript.events import Event
+from mcptape.transcript.events import WIRE_CHANNELS, Event
 
 
 def parse_secret(arg: str) -> tuple[str, str]:
@@ -50,16 +50,19 @@ def redaction_info(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def hiding(events: Iterable[Event], unredactor: Unredactor) -> Iterator[Event]:
     """A replay's new session with every verified `--secret` value put back behind its placeholder
-    (`Unredactor.hide`): the diff then compares it with the redacted recording both ways."""
+    (`Unredactor.hide`): the diff then compares it with the redacted recording both ways. Over
+    HTTP, the messages an exchange carried (`in`/`out` lines with their number `x`) are hidden;
+    the exchange's raw bytes are not: the diff compares messages, not bodies, and a body of
+    another length than its `Content-Length` says would be a transport fault of its own."""
     if not unredactor.by_digest:
         yield from events
         return
     for event in events:
-        if event.fields is None:
+        if (event.text is not None or event.raw is not None) and event.ch not in WIRE_CHANNELS:
             data = event.data
             hidden = unredactor.hide(data)
             if hidden is not data:
-                event = Event(event.t, event.ch, raw=hidden, index=event.index)
+                event = Event(event.t, event.ch, raw=hidden, fields=event.fields, index=event.index)
         yield event
 
 

@@ -290,9 +290,13 @@ class HttpDriver:
             if body == request.body:
                 body = None
         origin = (self.recorded_host, self.authority) if self.recorded_host else None
-        return request.rebuilt(
+        data = request.rebuilt(
             host=self.authority, session=self.sessions.get, body=body, values=swapped, origin=origin
         )
+        if request.whole and self.transform is not None:  # the head too (`Authorization: Bearer ...`)
+            head, sep, rest = data.partition(b"\r\n\r\n")
+            data = self.transform(head + sep) + rest
+        return data
 
     def _cut(self, step: Step) -> None:
         """The recorded client closed this exchange here: close it once it carried as much."""

@@ -77,7 +77,7 @@ class HttpReplay:
         if not self.plan.steps:
             raise UsageError(
                 f"{job.path} has no HTTP exchange",
-                hint="a redacted copy of an HTTP transcript keeps none: replay the recording itself",
+                hint="a copy redacted by an older mcptape keeps none: redact the recording again",
             )
         self.run = Run(path=job.new_path, total=len(self.plan.steps))
         self.started = 0.0
