@@ -12,7 +12,8 @@ import pytest
 
 from mcptape.check.model import Finding
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.model.facts import FactsCollector, RowFacts
+from mcptape.tui.model.facts import FactsCollector
+from mcptape.tui.model.rowfacts import RowFacts
 from tests.tui.transcripts import banner_session, exec_after_reject_session, hostile_session
 
 REPO = Path(__file__).resolve().parents[2]
