@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcptape.recorder.wiretap import Exchanges, Tap
+from mcptape.transcript.wire import carried_line, carried_lines
 
 BODY = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}'
 ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
@@ -158,3 +159,9 @@ def test_h11_reads_a_chunked_answer_then_hands_back() -> None:
     tap.client_bytes(0.0, REQUESTS[0])
     tap.server_bytes(0.0, RESPONSES[3])
     assert type(tap._resp.conn).__name__ == "FastConn"
+
+
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\x00", b"x")), max_size=5))
+def test_the_carried_lines_of_many_messages_are_each_ones_carried_line(messages: list[bytes]) -> None:
+    """One join where no message holds a CR or LF, each message's own line otherwise: the same bytes."""
+    assert carried_lines(messages) == b"".join(carried_line(m) for m in messages)

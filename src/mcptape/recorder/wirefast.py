@@ -249,8 +249,12 @@ class FastConn:
                 )
             return h11.NEED_DATA
         take = min(self.remaining, len(buffer))
-        data = bytes(buffer[:take])
-        del buffer[:take]
+        if take == len(buffer):  # all of it (the common case): one copy, the buffer emptied in place
+            data = bytes(buffer)
+            buffer.clear()
+        else:
+            data = bytes(buffer[:take])
+            del buffer[:take]
         self.remaining -= take
         return h11.Data(data=data)
 

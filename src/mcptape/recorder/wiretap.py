@@ -35,6 +35,7 @@ from mcptape.transcript.wire import (
     SSE_TYPE,
     SseDecoder,
     carried_line,
+    carried_lines,
     is_json_type,
     media_type,
 )
@@ -298,7 +299,7 @@ class Tap:
             elif isinstance(event, h11.Data):
                 self._mirror(self._req, event)
                 self._flush(side, t)  # an SSE event's bytes are recorded before the message it carries
-                self._reply_data(t, side.x, bytes(event.data))
+                self._reply_data(t, side.x, event.data if type(event.data) is bytes else bytes(event.data))
             elif isinstance(event, h11.EndOfMessage):
                 self._mirror(self._req, event)
                 self._flush(side, t)
@@ -388,8 +389,7 @@ class Tap:
         if self._reply_kind == "sse" and self._sse is not None:
             events = self._sse.feed(data)
             if events:  # one record a message, encoded and written together
-                lines = b"".join([carried_line(event.data) for event in events])
-                write_lines(self.sink, t, "out", lines, {EXCHANGE: x})
+                write_lines(self.sink, t, "out", carried_lines([e.data for e in events]), {EXCHANGE: x})
         elif self._reply_kind == "json":
             if len(self._reply) + len(data) > BODY_KEPT:
                 self._reply_kind = ""

@@ -29,6 +29,15 @@ def carried_line(message: bytes) -> bytes:
     return message.translate(_CR_LF) + b"\n"
 
 
+def carried_lines(messages: list[bytes]) -> bytes:
+    """`carried_line` of each message, joined: one copy in all when no message holds a CR or an LF
+    (the common SSE event: one `data:` line), else a copy of each."""
+    joined = b"\n".join([*messages, b""])
+    if joined.count(b"\n") == len(messages) and b"\r" not in joined:
+        return joined
+    return b"".join([carried_line(message) for message in messages])
+
+
 def media_type(value: str | None) -> str:
     """The media type of a Content-Type value, lower-cased, without parameters (`""` when none)."""
     if not value:
