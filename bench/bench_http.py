@@ -1,13 +1,19 @@
 """Benchmark `mcptape record --http-upstream` against a direct connection, in one run.
 
-    python bench/bench_http.py [--requests 2000] [--mib 128]
+    python bench/bench_http.py [--requests 2000] [--mib 64] [--rounds 3]
 
 1. Latency: `--requests` keep-alive POSTs, each answered at once with a small JSON body (a
    tools/call's result), timed one by one from the first byte sent to the last byte received;
    median and 99th percentile, directly and through the recording proxy, and the difference.
 2. Throughput: one POST answered by an SSE stream of `--mib` MiB (4 KiB events, each a JSON-RPC
    notification, as a server streaming progress or a large result), read to its end; MiB/s directly
-   and through the proxy.
+   and through the proxy. The stream has a Content-Length, then (a second figure) it is chunked, one
+   chunk an event, as the SDK's server (uvicorn) sends it.
+
+Each round measures direct and through the proxy one after the other; the figures are the medians
+of `--rounds` rounds (the load of this shared machine moves during a run: alternating is what keeps
+the two sides comparable), and the load average is printed before and after. The two goals of
+issue 25.6 are printed last: the SSE ratio (>= 0.5x) and the added latency (<= 0.25 ms median).
 
 The upstream is a raw-socket server in its own process (so its cost is the same both ways); the
 client is raw sockets in this process; mcptape runs as the installed console script, writing its
@@ -36,6 +42,7 @@ EVENT = (
     b'"params":{"progressToken":1,"progress":1,"message":"' + b"x" * 3960 + b'"}}\n\n'
 )
 SSE = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n"
+CHUNKED = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 JSON = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
 BODY = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"42"}],"isError":false}}'
 def serve(conn):
@@ -57,15 +64,20 @@ def serve(conn):
             buf += conn.recv(65536)
         body, buf = buf[:length], buf[length:]
         if b"stream" in body:
-            total = int(body.split(b'"mib":')[1].split(b"}")[0]) << 20
+            total = int(body.split(b'"mib":')[1].split(b"}")[0].split(b",")[0]) << 20
             n = total // len(EVENT)
-            conn.sendall(SSE % (n * len(EVENT)))
-            block = EVENT * 64
+            event = EVENT
+            if b'"chunked":true' in body:
+                conn.sendall(CHUNKED)
+                event = b"%x\r\n" % len(EVENT) + EVENT + b"\r\n"
+            else:
+                conn.sendall(SSE % (n * len(EVENT)))
+            block = event * 64
             sent = 0
             while sent + 64 <= n:
                 conn.sendall(block)
                 sent += 64
-            conn.sendall(EVENT * (n - sent))
+            conn.sendall(event * (n - sent) + (b"0\r\n\r\n" if event is not EVENT else b""))
         else:
             conn.sendall(JSON % len(BODY) + BODY)
 listener = socket.socket()
@@ -89,15 +101,30 @@ def request(body: bytes) -> bytes:
 
 
 def read_response(sock: socket.socket, buf: bytearray) -> int:
-    """Read one response with a content-length; return its body size (leftover stays in `buf`)."""
+    """Read one response with a content-length or chunked body; return its body size (leftover
+    stays in `buf`)."""
     while b"\r\n\r\n" not in buf:
         data = sock.recv(1 << 20)
         if not data:
             raise ConnectionError("closed")
         buf += data
     end = buf.index(b"\r\n\r\n") + 4
-    length = int(re.search(rb"content-length: (\d+)", bytes(buf[:end]), re.I).group(1))  # type: ignore[union-attr]
+    head = bytes(buf[:end])
     del buf[:end]
+    found = re.search(rb"content-length: (\d+)", head, re.I)
+    if found is None:  # chunked: read to the last chunk (the size counts the chunks' framing too)
+        size = 0
+        while not buf.endswith(b"0\r\n\r\n"):
+            size += len(buf)
+            buf.clear()
+            data = sock.recv(1 << 20)
+            if not data:
+                raise ConnectionError("closed")
+            buf += data
+        size += len(buf)
+        buf.clear()
+        return size
+    length = int(found.group(1))
     while len(buf) < length:
         data = sock.recv(1 << 20)
         if not data:
@@ -125,11 +152,12 @@ def latency(port: int, n: int) -> list[float]:
     return times
 
 
-def throughput(port: int, mib: int) -> float:
+def throughput(port: int, mib: int, chunked: bool = False) -> float:
     sock = socket.create_connection(("127.0.0.1", port))
     buf = bytearray()
     start = time.perf_counter()
-    sock.sendall(request(json.dumps({"stream": True, "mib": mib}).encode()))
+    body = {"stream": True, "mib": mib, "chunked": chunked}
+    sock.sendall(request(json.dumps(body, separators=(",", ":")).encode()))
     size = read_response(sock, buf)
     elapsed = time.perf_counter() - start
     sock.close()
@@ -153,23 +181,39 @@ def start_mcptape(upstream: int, out: Path) -> tuple[subprocess.Popen[bytes], in
     raise SystemExit(f"mcptape did not start: {err.read_text()}")
 
 
+def load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--mib", type=int, default=128)
+    parser.add_argument("--mib", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    print(f"{os.cpu_count()} CPUs; {load()}", flush=True)
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM], stdout=subprocess.PIPE)
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline())
+    rounds: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         proc, proxy = start_mcptape(port, Path(tmp) / "bench.jsonl")
         try:
-            direct = latency(port, args.requests)
-            through = latency(proxy, args.requests)
-            direct_rate = throughput(port, args.mib)
-            through_rate = throughput(proxy, args.mib)
+            for _ in range(args.rounds):
+                direct = latency(port, args.requests)
+                through = latency(proxy, args.requests)
+                one = {
+                    "d50": statistics.median(direct) * 1000,
+                    "t50": statistics.median(through) * 1000,
+                    "d99": _ms(direct, 99),
+                    "t99": _ms(through, 99),
+                }
+                for kind, chunked in (("", False), ("c", True)):
+                    one[kind + "direct"] = throughput(port, args.mib, chunked)
+                    one[kind + "through"] = throughput(proxy, args.mib, chunked)
+                rounds.append(one)
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(30)
@@ -177,19 +221,36 @@ def main() -> None:
             upstream.wait()
         size = os.path.getsize(Path(tmp) / "bench.jsonl")
 
-    def ms(values: list[float], q: float) -> float:
-        return statistics.quantiles(values, n=100)[int(q) - 1] * 1000 if q < 100 else max(values) * 1000
+    def mid(key: str) -> float:
+        return statistics.median(r[key] for r in rounds)
 
-    d50, t50 = statistics.median(direct) * 1000, statistics.median(through) * 1000
-    d99, t99 = ms(direct, 99), ms(through, 99)
-    print(f"latency ({args.requests} keep-alive POSTs, small JSON answers)")
-    print(f"  direct:            median {d50:.3f} ms, p99 {d99:.3f} ms")
-    print(f"  through mcptape:   median {t50:.3f} ms, p99 {t99:.3f} ms ({t50 / d50:.1f}x the direct median)")
-    print(f"  added per request: median {t50 - d50:.3f} ms, p99 {t99 - d99:.3f} ms")
-    print(f"throughput (one SSE stream of {args.mib} MiB, 4 KiB events)")
-    print(f"  direct:            {direct_rate:.0f} MiB/s")
-    print(f"  through mcptape:   {through_rate:.0f} MiB/s ({through_rate / direct_rate:.2f}x)")
-    print(f"transcript: {size / (1 << 20):.0f} MiB")
+    def ratio(kind: str) -> list[float]:
+        return [r[kind + "through"] / r[kind + "direct"] for r in rounds]
+
+    added = [r["t50"] - r["d50"] for r in rounds]
+    print(f"latency ({args.requests} keep-alive POSTs, small JSON answers; medians of {args.rounds} rounds)")
+    print(f"  direct:            median {mid('d50'):.3f} ms, p99 {mid('d99'):.3f} ms")
+    print(f"  through mcptape:   median {mid('t50'):.3f} ms, p99 {mid('t99'):.3f} ms")
+    print(
+        f"  added per request: median {statistics.median(added):.3f} ms, p99 {mid('t99') - mid('d99'):.3f} ms"
+    )
+    for kind, what in (("", "with a Content-Length"), ("c", "chunked, one chunk an event")):
+        print(f"throughput (one SSE stream of {args.mib} MiB, 4 KiB events, {what})")
+        print(f"  direct:            {mid(kind + 'direct'):.0f} MiB/s")
+        print(
+            f"  through mcptape:   {mid(kind + 'through'):.0f} MiB/s "
+            f"({statistics.median(ratio(kind)):.2f}x; rounds {', '.join(f'{x:.2f}' for x in ratio(kind))})"
+        )
+    print(f"transcript: {size / (1 << 20):.0f} MiB; {load()}")
+    print(
+        f"goals (issue 25.6): SSE relay {statistics.median(ratio('')):.2f}x a direct connection "
+        f"(chunked {statistics.median(ratio('c')):.2f}x; goal >= 0.5x); added latency "
+        f"{statistics.median(added):.3f} ms median per POST (goal <= 0.25 ms)"
+    )
+
+
+def _ms(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] * 1000
 
 
 if __name__ == "__main__":

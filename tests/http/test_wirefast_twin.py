@@ -36,6 +36,8 @@ REQUESTS = [
     b"DELETE /mcp HTTP/1.1\r\nhost: h\r\n\r\n",
     b"HEAD /mcp HTTP/1.1\r\nHost: h\r\n\r\n",
     b"POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + _chunked(BODY),
+    b"POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"4\r\n{}{}\r\n1;x\r\n \r\n0\r\nA: b\r\n\r\n",
     _post(b"Connection: close\r\n"),
     _post(b"Expect: 100-continue\r\n"),
     _post(line=b"POST /mcp HTTP/1.0"),
@@ -54,6 +56,18 @@ RESPONSES = [
     b"HTTP/1.1 200\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n" % len(SSE) + SSE,
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
     + _chunked(SSE),
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nTransfer-Encoding: Chunked\r\n\r\n"
+    + b"%x;name=value \r\n" % 20
+    + SSE[:20]
+    + b"\r\n"
+    + b"%X\r\n" % (len(SSE) - 20)
+    + SSE[20:]
+    + b"\r\n0\r\nX-Trailer: yes\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\n\r\n0\r\n\r\n",  # a bad footer
+    b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",  # a bad chunk header
+    b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-length: 4\r\n\r\n0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\n",  # LF ends the trailer
     b"HTTP/1.1 204 No Content\r\n\r\n",
     b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n",
     b"HTTP/1.1 304 Not Modified\r\ncontent-length: 5\r\n\r\n",

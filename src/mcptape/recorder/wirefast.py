@@ -34,7 +34,8 @@ HEADER_FIELD = re.compile(rb"(%s):[ \t]*((?:%s)?)[ \t]*" % (_TOKEN, _FIELD_CONTE
 REQUEST_LINE = re.compile(rb"(%s) ([\x21-\x7e]+) HTTP/1\.1" % _TOKEN)
 STATUS_LINE = re.compile(rb"HTTP/1\.1 ([0-9]{3})(?: ((?:[ \t]|%s)*))?" % _FIELD_VCHAR)
 BLANK_LINE = re.compile(rb"\n\r?\n")  # where h11 ends a head
-DIGITS = re.compile(rb"[0-9]+")
+DIGITS = re.compile(rb"[0-9]{1,20}")  # h11 takes no longer Content-Length
+CHUNK_HEADER = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*\r\n")
 
 
 class Unsure(Exception):
@@ -90,12 +91,15 @@ def _fields(lines: list[bytes]) -> _Head | None:
     return head
 
 
+CHUNKED = -1  # `_length` of a chunked body
+
+
 def _length(headers: _Head, *, request: bool) -> int | None:
     """The body's length, for a head whose framing this module reads: one Content-Length of digits
-    (none on a request: no body), no Transfer-Encoding, no Connection but keep-alive, no Expect or
-    Upgrade, one Host on a request; None otherwise."""
+    (none on a request: no body) or one `Transfer-Encoding: chunked` (`CHUNKED`), not both; no
+    Connection but keep-alive, no Expect or Upgrade, one Host on a request; None otherwise."""
     length: int | None = None if not request else 0
-    hosts = lengths = 0
+    hosts = lengths = codings = 0
     for name, value in headers:
         lower = name.lower()
         if lower == b"content-length":
@@ -103,14 +107,19 @@ def _length(headers: _Head, *, request: bool) -> int | None:
             if not DIGITS.fullmatch(value):
                 return None
             length = int(value)
+        elif lower == b"transfer-encoding":
+            codings += 1
+            if value.lower() != b"chunked":
+                return None
+            length = CHUNKED
         elif lower == b"host":
             hosts += 1
         elif lower == b"connection":
             if value.lower() != b"keep-alive":
                 return None
-        elif lower in (b"transfer-encoding", b"expect", b"upgrade"):
+        elif lower in (b"expect", b"upgrade"):
             return None
-    if lengths > 1 or (request and hosts != 1):
+    if lengths + codings > 1 or (request and hosts != 1):
         return None
     return length
 
@@ -125,8 +134,10 @@ class FastConn:
         self.buffer = bytearray(data)
         self.closed = False
         self.state = IDLE if role is h11.SERVER else WAIT  # a response waits for its request
-        self.remaining = 0
-        self.length = 0
+        self.remaining = 0  # of a body with a Content-Length (`length`), or of the current chunk
+        self.length = 0  # the Content-Length, or CHUNKED
+        self.discard = b""  # (chunked) what is left to take of the CRLF after a chunk's bytes
+        self.trailer = False  # (chunked) the last chunk came: the trailer section is read next
         self.method = b""  # (reading responses) the method of the request being answered
 
     # -- the part of h11.Connection the tap uses ---------------------------------------------
@@ -233,10 +244,14 @@ class FastConn:
             event = _response(status, line.group(2) or b"", headers)
         assert length is not None
         del buffer[:end]
-        self.state, self.remaining, self.length = BODY, length, length
+        self.state, self.length = BODY, length
+        self.remaining = max(0, length)
+        self.discard, self.trailer = b"", False
         return event
 
     def _body(self) -> Any:
+        if self.length == CHUNKED:
+            return self._chunked()
         if self.remaining == 0:
             self.state = DONE
             return _END
@@ -258,27 +273,109 @@ class FastConn:
         self.remaining -= take
         return h11.Data(data=data)
 
+    def _chunked(self) -> Any:
+        """A chunked body, read as h11's ChunkedReader reads it: a chunk header once its line is
+        whole, a chunk's bytes as they come (one `Data` per chunk or piece of one), its CRLF, and
+        after the last chunk an empty trailer; a trailer with fields, a line h11's grammar refuses
+        or a piece of one at the end of the stream is h11's (`Unsure`: `h11_pair` resumes there)."""
+        buffer = self.buffer
+        if self.trailer:
+            if buffer[:2] == b"\r\n" or buffer[:1] == b"\n":
+                del buffer[: 2 if buffer[:1] == b"\r" else 1]
+                self.state = DONE
+                return _END
+            if buffer:
+                self._unsure()  # trailer fields, or a piece of the blank line: h11 reads them
+            return self._need()
+        if self.discard:
+            if not buffer:
+                return self._need()
+            taken = bytes(buffer[: len(self.discard)])
+            if taken != self.discard[: len(taken)]:
+                self._unsure()  # h11 says what was wrong
+            del buffer[: len(taken)]
+            self.discard = self.discard[len(taken) :]
+            if self.discard:
+                return self._need()
+        start = False
+        if self.remaining == 0:
+            end = buffer.find(b"\r\n")
+            if end < 0:
+                return self._need()
+            found = CHUNK_HEADER.fullmatch(buffer, 0, end + 2)
+            if found is None:
+                self._unsure()
+            assert found is not None
+            size = int(found.group(1), 16)
+            del buffer[: end + 2]
+            if size == 0:
+                self.trailer = True
+                return self._chunked()
+            self.remaining, start = size, True
+        if not buffer:
+            return self._need()
+        take = min(self.remaining, len(buffer))
+        data = bytes(buffer[:take])
+        del buffer[:take]
+        self.remaining -= take
+        if self.remaining == 0:
+            self.discard = b"\r\n"
+        return h11.Data(data=data, chunk_start=start, chunk_end=self.remaining == 0)
+
+    def _need(self) -> Any:
+        """Nothing more can be read now: more bytes are needed, or, at the end of the stream, h11's
+        error for a chunked body cut short (an empty buffer), or h11's reading (bytes left over)."""
+        if self.buffer:
+            if self.closed or len(self.buffer) > self.max_head:
+                self._unsure()
+            return h11.NEED_DATA
+        if self.closed:
+            raise h11.RemoteProtocolError(
+                "peer closed connection without sending complete message body (incomplete chunked read)"
+            )
+        return h11.NEED_DATA
+
+    def resume(self) -> bytes:
+        """The bytes that take h11 to where this reader is inside a message: its head (the request
+        method the mirror gave, or a 200), then in a chunked body the chunk it is in, the CRLF it is
+        taking or the last chunk; never recorded, only told to h11."""
+        if self.state not in (BODY, DONE):
+            return b""
+        if self.role is h11.SERVER:
+            head = b"%s / HTTP/1.1\r\nhost: mcptape\r\n" % (self.method or b"POST")
+        else:
+            head = b"HTTP/1.1 200 OK\r\n"
+        if self.state == DONE or self.length != CHUNKED:
+            return head + b"content-length: %d\r\n\r\n" % self.remaining
+        head += b"transfer-encoding: chunked\r\n\r\n"
+        if self.trailer:
+            return head + b"0\r\n"
+        if self.discard:
+            return head + b"1\r\nx" + b"\r\n"[: 2 - len(self.discard)]
+        if self.remaining:
+            return head + b"%x\r\n" % self.remaining
+        return head
+
 
 def h11_pair(requests: FastConn, responses: FastConn, max_head: int) -> tuple[h11.Connection, h11.Connection]:
     """h11 readers for both directions, where the fast ones stopped: between exchanges, or inside
-    the request of the exchange in progress or after it. Then h11 is told of that request as the
-    mirror would have told it (its method, and a Content-Length of what is left of its body: a
-    head made here, never recorded), so the rest of it and its response are read as h11 reads them.
-    Each gets the bytes its fast reader had not taken, and the end of the stream if it came."""
+    a message of the exchange in progress. Each is first told, in bytes never recorded, what takes
+    it there (`FastConn.resume`), its events passed to the other as the mirror would pass them;
+    then it gets the bytes its fast reader had not taken, and the end of the stream if it came."""
     server = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head)
     client = h11.Connection(h11.CLIENT, max_incomplete_event_size=max_head)
-    if requests.state in (BODY, DONE):
-        left = requests.remaining if requests.state == BODY else 0
-        server.receive_data(
-            b"%s / HTTP/1.1\r\nhost: mcptape\r\ncontent-length: %d\r\n\r\n" % (responses.method, left)
-        )
-        while True:
-            event = server.next_event()
-            if event is h11.NEED_DATA or event is h11.PAUSED:
-                break
-            client.send(event)  # type: ignore[arg-type]
-            if isinstance(event, h11.EndOfMessage):
-                break
+    requests.method = responses.method
+    for conn, other, fast in ((server, client, requests), (client, server, responses)):
+        prefix = fast.resume()
+        if prefix:
+            conn.receive_data(prefix)
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA or event is h11.PAUSED:
+                    break
+                other.send(event)  # type: ignore[arg-type]
+                if isinstance(event, h11.EndOfMessage):
+                    break
     for conn, fast in ((server, requests), (client, responses)):
         if fast.buffer:
             conn.receive_data(bytes(fast.buffer))

@@ -8,10 +8,11 @@ client sent is "sent" on `responses`, and so on), so both state machines stay in
 where each message ends (a `HEAD` answer, a 1xx, a chunked or a read-until-close body), which is
 all that is asked of it: nothing is ever re-encoded, and the bytes the mirror produces are dropped.
 
-The bytes h11 consumed since the last record are written as they come, tagged with the exchange
+The bytes the readers consumed since the last record are written as they come, tagged with the exchange
 they belong to: a request's bytes open an exchange (numbered for the whole session), its response's
 close it. A request body, once complete, goes on `in`; a JSON response body on `out` when complete;
-each event of an SSE stream on `out` as soon as its blank line arrives. Bytes h11 cannot read (not
+each event of an SSE stream on `out` in the read its blank line arrives in (right after that read's
+bytes: one record for them, one write for its events' messages). Bytes h11 cannot read (not
 HTTP) stop the reading, never the forwarding: they are recorded as they are, on the exchange in
 progress, and the reason is kept for `exchange_problem`.
 """
@@ -105,6 +106,7 @@ class Tap:
         self._reply = bytearray()  # a JSON response body being read
         self._reply_kind = ""  # "json", "sse" or "" (carries nothing) for the response being read
         self._sse: SseDecoder | None = None
+        self._messages: list[tuple[int, list[bytes]]] = []  # SSE messages read, not yet written (x, lines)
         self._mirror_ok = True
         self._closing = False  # the server closed its end: a reading error is a message cut short
         self._client_gone = False  # the client closed its end (a stream it closed is not cut short)
@@ -298,7 +300,8 @@ class Tap:
                     self._begin_reply(event)
             elif isinstance(event, h11.Data):
                 self._mirror(self._req, event)
-                self._flush(side, t)  # an SSE event's bytes are recorded before the message it carries
+                # The SSE messages wait for the flush that records the bytes they came in (`_flush`):
+                # a read's bytes are one record, its events' messages the next, in one write.
                 self._reply_data(t, side.x, event.data if type(event.data) is bytes else bytes(event.data))
             elif isinstance(event, h11.EndOfMessage):
                 self._mirror(self._req, event)
@@ -354,13 +357,16 @@ class Tap:
             conn = side.conn
             keep = conn.unconsumed if isinstance(conn, FastConn) else len(conn.trailing_data[0])
         size = len(side.pending) - keep
-        if size <= 0:
-            return
-        data = bytes(side.pending[:size])
-        del side.pending[:size]
-        if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
-            side.x = self.exchanges.next()
-        self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
+        if size > 0:
+            data = bytes(side.pending[:size])
+            del side.pending[:size]
+            if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
+                side.x = self.exchanges.next()
+            self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
+        if side is self._resp and self._messages:  # the SSE messages those bytes carried, after them
+            for x, lines in self._messages:
+                write_lines(self.sink, t, "out", b"".join(lines), {EXCHANGE: x})
+            self._messages.clear()
 
     # -- what the bodies carry -----------------------------------------------------------------
     def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
@@ -388,8 +394,12 @@ class Tap:
     def _reply_data(self, t: float, x: int, data: bytes) -> None:
         if self._reply_kind == "sse" and self._sse is not None:
             events = self._sse.feed(data)
-            if events:  # one record a message, encoded and written together
-                write_lines(self.sink, t, "out", carried_lines([e.data for e in events]), {EXCHANGE: x})
+            if events:  # one record a message, encoded and written together at the next flush
+                lines = carried_lines([e.data for e in events])
+                if self._messages and self._messages[-1][0] == x:
+                    self._messages[-1][1].append(lines)
+                else:
+                    self._messages.append((x, [lines]))
         elif self._reply_kind == "json":
             if len(self._reply) + len(data) > BODY_KEPT:
                 self._reply_kind = ""
