@@ -145,7 +145,8 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
     type=click.IntRange(min=1, max=32),
     default=min(4, os.cpu_count() or 1),
     show_default="min(4, CPUs)",
-    help="Cases run at the same time (each is its own server process).",
+    help="Server processes starting at the same time (the clean start's first; a server counts "
+    "until it answers its first request, and the cases then run side by side).",
 )
 @click.option(
     "--oversize",
