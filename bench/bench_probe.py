@@ -11,9 +11,11 @@ For each server (`mcp-server-time` from the virtualenv, a server built with the 
 2. the whole probe with default options (`--tool --args` when the server needs real arguments:
    time zones), as `mcptape probe` runs it (the console script);
 
-and prints both wall times, their ratio, how many server processes the probe started, and the
-machine's load average before and after. The plain session is timed before and after each probe
-(the median of all is the figure), so that a change of load during the run weighs on both sides.
+and prints both wall times, their ratio, the CPU both took (mcptape's and the servers': the figure
+the machine's load moves least), how many server processes the probe started, and the machine's
+load average before and after (on 2 quiet cores a probe takes at least half its CPU time). The
+plain session is timed before and after each probe (the median of all is the figure), so that a
+change of load during the run weighs on both sides.
 Trust only ratios measured in the same run on this shared machine (see /work/shared/PERF.md).
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -71,14 +74,23 @@ def servers() -> list[tuple[str, list[str], dict[str, object], bool]]:
     ]
 
 
-def plain_session(command: list[str], params: dict[str, object]) -> float:
-    t0 = time.perf_counter()
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def plain_session(command: list[str], params: dict[str, object]) -> tuple[float, float]:
+    """Wall and CPU seconds (the client's and the server's) of one plain session."""
+    cpu, t0 = children_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-c", SESSION, json.dumps(params), *command], check=True, timeout=120)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, children_cpu() - cpu
 
 
-def probe(command: list[str], call: dict[str, object] | None, jobs: int | None) -> tuple[float, int, str]:
-    """The probe's wall time, the number of transcripts (server processes) and its summary line."""
+def probe(
+    command: list[str], call: dict[str, object] | None, jobs: int | None
+) -> tuple[float, int, str, float]:
+    """The probe's wall time, the number of transcripts (server processes), its summary line and the
+    CPU seconds it took (mcptape's and every server's)."""
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
         out = Path(tmp) / "out"
         options = ["-o", str(out)]
@@ -86,7 +98,7 @@ def probe(command: list[str], call: dict[str, object] | None, jobs: int | None) 
             options += ["--tool", str(call["name"]), "--args", json.dumps(call["arguments"])]
         if jobs is not None:
             options += ["-j", str(jobs)]
-        t0 = time.perf_counter()
+        cpu, t0 = children_cpu(), time.perf_counter()
         done = subprocess.run(
             [str(BIN / "mcptape"), "probe", *options, "--", *command],
             capture_output=True,
@@ -94,9 +106,10 @@ def probe(command: list[str], call: dict[str, object] | None, jobs: int | None) 
             timeout=600,
         )
         seconds = time.perf_counter() - t0
+        cpu = children_cpu() - cpu
         processes = len(list(out.glob("*.jsonl")))
         summary = done.stdout.rstrip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()[-200:]
-    return seconds, processes, summary
+    return seconds, processes, summary, cpu
 
 
 def load() -> str:
@@ -118,10 +131,13 @@ def main() -> None:
         for _ in range(args.runs):
             probes.append(probe(command, params if told else None, args.jobs))
             plains.append(plain_session(command, params))
-        plain = statistics.median(plains)
+        plain = statistics.median(p[0] for p in plains)
+        plain_cpu = statistics.median(p[1] for p in plains)
         wall = statistics.median(p[0] for p in probes)
+        cpu = statistics.median(p[3] for p in probes)
         print(
-            f"{name}: one plain session {plain:.2f}s; probe {wall:.2f}s = {wall / plain:.1f}x a session, "
+            f"{name}: one plain session {plain:.2f}s; probe {wall:.2f}s = {wall / plain:.1f}x a session "
+            f"(CPU {cpu:.1f}s = {cpu / plain_cpu:.1f}x the session's {plain_cpu:.2f}s), "
             f"{probes[0][1]} server processes; {load()}; {probes[0][2]}",
             flush=True,
         )

@@ -15,6 +15,7 @@ from mcptape.probe.observed import Verdict
 from tests.probe.support import PB_SERVER, by_id, probe
 
 SLOW = [sys.executable, str(Path(__file__).with_name("slow_start.py"))]
+LOCKED = [sys.executable, str(Path(__file__).with_name("locked_server.py"))]
 REFUSES = (
     "import sys\n"
     "for line in sys.stdin:\n"
@@ -58,6 +59,18 @@ def test_a_failed_clean_start_leaves_only_its_own_transcript(tmp_path: Path) -> 
     assert rows["start"].verdict is Verdict.FAIL
     assert not rows["batch"].ran and not rows["start-warnings"].ran
     assert sorted(p.name for p in out.iterdir()) == ["start.jsonl"]
+
+
+def test_with_one_job_one_server_runs_at_a_time(tmp_path: Path) -> None:
+    """-j 1 is for a server that takes a global lock: every case passes; with -j 2 two servers run at
+    once and the second finds the lock taken."""
+    cases = ["start-warnings", "start-discover", "debug-line", "batch", "truncated-eof", "tools"]
+    command = [*LOCKED, str(tmp_path / "lock"), *PB_SERVER]
+    result, _ = probe(tmp_path / "one", command, cases=cases, jobs=1)
+    rows = [(r.case.id, r.reasons) for r in result.results if r.verdict is not Verdict.PASS]
+    assert not rows and len(result.results) == 9
+    result, _ = probe(tmp_path / "two", command, cases=cases, jobs=2)
+    assert [r for r in result.results if r.stderr.startswith(b"locked")]
 
 
 def test_the_gate_lets_the_lowest_rank_through_first() -> None:

@@ -122,6 +122,8 @@ def _inputs_process(
     """One server process: the handshake, then (once the clean start is known) the cases until
     they are done or the session ends; then, when every case was sent and the session is open, the
     per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
+    if ready.blocked:
+        return None  # the clean start failed before this process started: none for it
     path = plan.out_dir / f"{cases[0].id}.jsonl"
     title = "hard inputs one after another, each judged in its own window"
     harness = Harness(

@@ -147,7 +147,9 @@ def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     groups, own = share_processes([c for c in cases if not c.corpus and c is not first], first)
     host = next((g for g in groups if hosts_tools(g)), None) if plan.every_tool else None
     discover = next((c for c in own if c.discover), None)
-    pool = ThreadPoolExecutor(max_workers=POOL, thread_name_prefix="mcptape-probe")
+    # -j 1: one server process at a time (a server that takes a global lock: a fixed port, a pid
+    # file); the clean start's process is submitted first, so it runs first and never waits.
+    pool = ThreadPoolExecutor(max_workers=POOL if plan.jobs > 1 else 1, thread_name_prefix="mcptape-probe")
     futures: list[Future[list[CaseResult]]] = []
     mrtr: Future[list[CaseResult]] | None = None
     rank = itertools.count(1)

@@ -64,6 +64,8 @@ def run_case(
     handshake (None, and no transcript, when the clean start failed). `rank`, `held`: its place at
     the start-up gate (`live.server`); `then`: more to send in the same session after the case
     (it sets `observed.until` where its part begins)."""
+    if ready is not None and ready.blocked:
+        return None  # the clean start failed before this case started: no server for it
     marker = f"mcptape-probe-{case.id}-{plan.token}"
     env = dict(os.environ)
     env.update(case.env)
