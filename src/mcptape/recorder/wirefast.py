@@ -4,19 +4,21 @@
 as much Python per exchange as the rest of the proxy (two machines, each event also sent to the
 other as a mirror). Nearly every MCP exchange is the same shape: a keep-alive HTTP/1.1 request
 with a Host and a Content-Length, answered by a keep-alive HTTP/1.1 response with a
-Content-Length. `FastConn` reads exactly that, with the subset of h11's connection interface the
-tap uses (`receive_data`, `next_event`, `trailing_data`, the states, `start_next_cycle`, `send` for
-the mirror), and gives the same events at the same bytes: a head once it is whole, a body's bytes
-as they come (one `Data` per piece fed, up to the length), its end, `PAUSED` after it until the
-cycle restarts.
+Content-Length or a chunked body (an SSE stream). `FastConn` reads exactly that, with the subset of
+h11's connection interface the tap uses (`receive_data`, `next_event`, `trailing_data`, the
+states, `start_next_cycle`, `send` for the mirror), and gives the same events at the same bytes: a
+head once it is whole, a body's bytes as they come (one `Data` per piece fed, up to the length;
+per chunk, as h11's ChunkedReader), its end, `PAUSED` after it until the cycle restarts.
 
-Anything else, at the start of a message (before a byte of it is taken), raises `Unsure`: a head
-this module does not read (chunked or no framing, `Connection`, `Expect`, `Upgrade`, HTTP/1.0,
-a 1xx, 204 or 304 status, an answer to HEAD or CONNECT, a line h11's grammar refuses, a bare LF, a
-head cut by the end of the stream) and bytes nobody asked for. The tap then reads the rest of that
-exchange with h11 (`h11_pair`, positioned where the fast readers stopped), and goes back to
-the fast readers once both sides finished it on a connection kept alive. What h11 accepts that is
-not read here is therefore read by h11 itself; what it refuses it refuses with its own words.
+Anything else raises `Unsure` where it is met: at the start of a message (before a byte of it is
+taken), a head this module does not read (no framing, `Connection`, `Expect`, `Upgrade`,
+HTTP/1.0, a 1xx, 204 or 304 status, an answer to HEAD or CONNECT, a line h11's grammar refuses, a
+bare LF, a head cut by the end of the stream) and bytes nobody asked for; inside a chunked body, a
+chunk line h11's grammar refuses, a chunk's CRLF that is not one, trailer fields, a piece of a line
+at the end of the stream. The tap then reads the rest of that exchange with h11 (`h11_pair`,
+resumed exactly where the fast readers stopped: `FastConn.resume`), and goes back to the fast
+readers once both sides finished it on a connection kept alive. What h11 accepts that is not read
+here is therefore read by h11 itself; what it refuses it refuses with its own words.
 """
 
 from __future__ import annotations
