@@ -1,23 +1,21 @@
 """A server that takes a global lock, as one on a fixed port or with a pid file does:
-`locked_server.py LOCK CMD...` creates LOCK or, when it exists (another instance runs), says
-`locked` on stderr and exits 3; else runs CMD on the same stdio (executor tap included) and removes
-LOCK when it ends."""
+`locked_server.py LOCK CMD...` takes an exclusive lock on the file LOCK or, when another instance
+holds it, says `locked` on stderr and exits 3; else it becomes CMD, which holds the lock until it
+ends (however it ends)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
-import subprocess
 import sys
 
 if __name__ == "__main__":
     lock, command = sys.argv[1], sys.argv[2:]
+    fd = os.open(lock, os.O_CREAT | os.O_WRONLY, 0o644)
     try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-    except FileExistsError:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         sys.stderr.write("locked\n")
         sys.exit(3)
-    try:
-        code = subprocess.run(command, close_fds=False).returncode
-    finally:
-        os.unlink(lock)
-    sys.exit(code)
+    os.set_inheritable(fd, True)  # the server keeps the lock
+    os.execv(command[0], command)
