@@ -29,6 +29,10 @@ MIN_LEARNT = 6  # shorter values are searched for as whole words only, and never
 _ALL_IDS = frozenset(BUILTIN_IDS)
 _TRIGGER_WORDS = tuple((word, rule_id) for rule_id, words in PATTERN_TRIGGERS.items() for word in words)
 _JSON_ESCAPED = re.compile(r'["\\/\x00-\x1f\x7f-\U0010ffff]')  # chars a JSON encoder may escape
+_WORD_START = r"(?<![0-9A-Za-z_])"
+# In raw text, a word may also start right after an escape that decodes to a non-word character
+# (`"ok\npw1"`): where a short value may start, for `may_hit` (its decoded string decides).
+RAW_WORD_START = r"(?:(?<![0-9A-Za-z_])|(?<=\\[bfnrt]))"
 
 
 @dataclass(slots=True)
@@ -51,6 +55,7 @@ class Finder:
         self._learnt: dict[str, str] = {}  # value -> label
         self._short: dict[str, str] = {}  # a value shorter than MIN_LEARNT -> label (whole words only)
         self._literal: re.Pattern[str] | None = None
+        self._marker: re.Pattern[str] | None = None  # `_literal` for raw text (see RAW_WORD_START)
         self._dirty = False
         self._user_kv = _user_key_pattern(rules.extra_keys)
         self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
@@ -126,7 +131,8 @@ class Finder:
         if self._use_literal and self._literal is not None:
             if self._escapable and "\\" in text:
                 return None
-            marks.extend(m.start() for m in self._literal.finditer(text))
+            marker = self._marker or self._literal
+            marks.extend(m.start() for m in marker.finditer(text))
             marks.sort()
         return marks
 
@@ -202,9 +208,11 @@ class Finder:
         values = sorted(self._learnt, key=len, reverse=True)
         short = sorted(self._short, key=len, reverse=True)
         parts = [re.escape(v) for v in values]
+        self._marker = None
         if short:
             words = "|".join(re.escape(v) for v in short)
-            parts.append(rf"(?<![0-9A-Za-z_])(?:{words})(?![0-9A-Za-z_])")
+            self._marker = re.compile("|".join([*parts, rf"{RAW_WORD_START}(?:{words})(?![0-9A-Za-z_])"]))
+            parts.append(rf"{_WORD_START}(?:{words})(?![0-9A-Za-z_])")
         self._literal = re.compile("|".join(parts)) if parts else None
         self._escapable = any(_JSON_ESCAPED.search(v) for v in (*values, *short))
         self._dirty = False

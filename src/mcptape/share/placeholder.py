@@ -189,16 +189,16 @@ def _hider(by_digest: Mapping[str, str]) -> tuple[re.Pattern[str], dict[str, str
         for form in (value, _json_escape(value)):
             forms.setdefault(form, f"[redacted:{d}]")
     ordered = sorted(forms, key=len, reverse=True)
-    words = [
-        rf"(?<![0-9A-Za-z_]){re.escape(f)}(?![0-9A-Za-z_])" if len(f) < SHORT else re.escape(f)
-        for f in ordered
-    ]
+    # a short word may start right after an escape (`"ok\\npw1"`): `_structure` checks it is one
+    start = r"(?:(?<![0-9A-Za-z_])|(?<=\\[bfnrt]))"
+    words = [rf"{start}{re.escape(f)}(?![0-9A-Za-z_])" if len(f) < SHORT else re.escape(f) for f in ordered]
     return re.compile("|".join(words)), forms
 
 
 def _structure(text: str) -> Callable[[re.Match[str]], bool]:
-    """Whether a match of `hide` is a short value standing in a JSON line's structure (an id `1`
-    is not the password `1`): there it stays, as the redactor leaves it (`share.finder`)."""
+    """Whether a match of `hide` is a short value that stays: in a JSON line's structure (an id `1`
+    is not the password `1`), as the redactor leaves it (`share.finder`), or after a letter that
+    no escape's backslash comes before, or outside a string (`a\\npw1`: the word is `npw1`)."""
     from mcptape.share.jsonscan import string_spans
 
     lines: dict[int, tuple[bool, list[tuple[int, int]]]] = {}  # line start -> (is JSON, its strings)
@@ -212,9 +212,20 @@ def _structure(text: str) -> Callable[[re.Match[str]], bool]:
             line = text[start:] if end < 0 else text[start:end]
             lines[start] = (_is_json(line), string_spans(line))
         valid, spans = lines[start]
-        return valid and not _within(spans, m.start() - start)
+        inside = _within(spans, m.start() - start)
+        if m.start() > start and text[m.start() - 1] in "bfnrt":  # after `\n`: an escape, or `\\n`?
+            return not inside or _backslashes(text, m.start() - 1) % 2 == 0
+        return valid and not inside
 
     return check
+
+
+def _backslashes(text: str, at: int) -> int:
+    """How many backslashes come just before `text[at]`."""
+    n = 0
+    while at - n > 0 and text[at - n - 1] == "\\":
+        n += 1
+    return n
 
 
 def _is_json(line: str) -> bool:
