@@ -65,6 +65,7 @@ class Finder:
         self._keys_seen: dict[str, bool] = {}
         self._triggers: dict[frozenset[str], re.Pattern[str]] = {}
         self._marks: list[int] | None = None
+        self.words = True  # False: a short seen value is not searched for (see `Redactor.text`)
 
     def learn(self, value: str, label: str) -> None:
         """Replace `value` wherever it appears from now on, whatever its length: a rule found it
@@ -174,7 +175,8 @@ class Finder:
             for m in self._literal.finditer(text):
                 value = m.group()
                 if value in self._short:
-                    hits.append(Hit(m.start(), m.end(), self._short[value], False, short=True))
+                    if self.words:
+                        hits.append(Hit(m.start(), m.end(), self._short[value], False, short=True))
                 else:
                     hits.append(Hit(m.start(), m.end(), self._learnt.get(value, "seen"), False))
         if not hits:

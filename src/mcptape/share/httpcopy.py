@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mcptape.share.httphead import redact_head
+from mcptape.share.jsonscan import json_text
 from mcptape.share.redact import Redactor
 from mcptape.transcript.events import HTTP_IN, WIRE_CHANNELS, Event
 from mcptape.transcript.wire import EXCHANGE
@@ -30,6 +32,7 @@ from mcptape.transcript.wire import EXCHANGE
 MAX_HEAD = 1 << 20
 HEAD, LENGTH, CHUNKED, CLOSE, OPAQUE = "head", "length", "chunked", "close", "opaque"
 _LENGTH_LINE = re.compile(rb"(?im)^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*\r?)$")
+_SSE_FIELDS = (b"event:", b"id:", b"retry:")  # an SSE stream's lines that carry no data
 _NO_BODY = frozenset({204, 304})
 
 
@@ -49,6 +52,8 @@ class _Message:
         self.lines = bytearray()  # a chunked or close-delimited body's text not yet ended by a newline
         self.in_data = False  # CHUNKED: inside a chunk's data (else at a size line or a trailer)
         self.trailer = False  # CHUNKED: past the last chunk
+        self.sse = False  # the body is an SSE stream (`text/event-stream`)
+        self.json = False  # CHUNKED or CLOSE: the body is JSON, redacted whole at its end
 
 
 class WireCopy:
@@ -112,8 +117,10 @@ class WireCopy:
         status = _status(start) if msg.ch != HTTP_IN else 0
         chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
         length = headers.get(b"content-length")
+        kind = headers.get(b"content-type", b"").lower()
+        msg.sse, msg.json = b"text/event-stream" in kind, b"json" in kind
         if 100 <= status < 200 and status != 101:  # an informational answer: the real head follows
-            yield self._event(msg, self._redacted(msg, msg.head), msg.head_t)
+            yield self._event(msg, self._head(msg, msg.head), msg.head_t)
             msg.head, msg.head_t = b"", msg.t
         elif status == 101:
             yield from self._opaque(msg, b"")
@@ -121,20 +128,20 @@ class WireCopy:
             msg.state, msg.left = LENGTH, 0
         elif chunked:
             msg.state = CHUNKED
-            yield self._event(msg, self._redacted(msg, msg.head), msg.head_t)
+            yield self._event(msg, self._head(msg, msg.head), msg.head_t)
         elif length is not None and length.strip().isdigit():
             msg.state, msg.left = LENGTH, int(length)
         elif msg.ch == HTTP_IN:  # a request without a length has no body
             msg.state, msg.left = LENGTH, 0
         else:  # a response read until the connection closes
             msg.state = CLOSE
-            yield self._event(msg, self._redacted(msg, msg.head), msg.head_t)
+            yield self._event(msg, self._head(msg, msg.head), msg.head_t)
 
     def _whole_body(self, msg: _Message) -> Iterator[Event]:
         body = bytes(msg.buf[: msg.left])
         del msg.buf[: msg.left]
         yield from self._length_body(msg, body, missing=0)
-        msg.state = CLOSE  # bytes past the message (there should be none): lines, as they come
+        msg.state, msg.json = CLOSE, False  # bytes past the message (there should be none): lines
         msg.lines += msg.buf
         msg.buf.clear()
         yield from self._ended_lines(msg)
@@ -142,8 +149,8 @@ class WireCopy:
     def _length_body(self, msg: _Message, body: bytes, *, missing: int) -> Iterator[Event]:
         """The head, saying the redacted body's length (plus the bytes the recording never got),
         then the body."""
-        redacted = self._redacted(msg, body) if body else body
-        head = self._redacted(msg, msg.head)
+        redacted = self._body(msg, body) if body else body
+        head = self._head(msg, msg.head)
         length = str(len(redacted) + missing).encode()
         head = _LENGTH_LINE.sub(lambda m: m.group(1) + length + m.group(3), head)
         yield self._event(msg, head, msg.head_t)
@@ -195,34 +202,35 @@ class WireCopy:
 
     def _last_chunk(self, msg: _Message) -> Iterator[Event]:
         if msg.lines:
-            yield self._event(msg, _chunk(self._redacted(msg, bytes(msg.lines))), msg.t)
+            yield self._event(msg, _chunk(self._body(msg, bytes(msg.lines))), msg.t)
             msg.lines.clear()
-        end = b"0\r\n" + (self._redacted(msg, msg.head) if msg.head else b"") + b"\r\n"
+        end = b"0\r\n" + (redact_head(self.redactor, msg.head, None) if msg.head else b"") + b"\r\n"
         yield self._event(msg, end, msg.t)
-        msg.state = CLOSE  # anything after it: lines, as they come
+        msg.state, msg.json = CLOSE, False  # anything after it: lines, as they come
         msg.lines += msg.buf
         msg.buf.clear()
 
     def _ended_lines(self, msg: _Message) -> Iterator[Event]:
-        """The lines of a chunked or close-delimited body that have ended, as one chunk or record."""
+        """The lines of a chunked or close-delimited body that have ended, as one chunk or record
+        (a JSON body waits for its end: it is one JSON value, read whole)."""
         end = msg.lines.rfind(b"\n") + 1
-        if not end:
+        if not end or msg.json:
             return
-        data = self._redacted(msg, bytes(msg.lines[:end]))
+        data = self._body(msg, bytes(msg.lines[:end]))
         del msg.lines[:end]
         yield self._event(msg, _chunk(data) if msg.state == CHUNKED else data, msg.t)
 
     def _rest(self, msg: _Message) -> Iterator[Event]:
         """An unfinished message at the end of the recording, cut where the recording cut it."""
         if msg.state == HEAD and msg.buf:
-            yield self._event(msg, self._redacted(msg, bytes(msg.buf)), msg.t)
+            yield self._event(msg, self._head(msg, bytes(msg.buf)), msg.t)
         elif msg.state == LENGTH:
             body = bytes(msg.buf)
             yield from self._length_body(msg, body, missing=msg.left - len(body))
         elif msg.state in (CHUNKED, CLOSE):
             rest = bytes(msg.lines) + (bytes(msg.buf) if msg.state == CLOSE else b"")
             if rest:
-                data = self._redacted(msg, rest)
+                data = self._body(msg, rest)
                 yield self._event(msg, _chunk(data) if msg.state == CHUNKED else data, msg.t)
         msg.buf.clear()
         msg.lines.clear()
@@ -230,6 +238,27 @@ class WireCopy:
     # -- writing ---------------------------------------------------------------------------
     def _redacted(self, msg: _Message, data: bytes) -> bytes:
         return self.redactor.block(data, f"{msg.ch}:{msg.x}")
+
+    def _head(self, msg: _Message, head: bytes) -> bytes:
+        return redact_head(self.redactor, head, "request" if msg.ch == HTTP_IN else "response")
+
+    def _body(self, msg: _Message, data: bytes) -> bytes:
+        """Whole lines of a body, redacted. A JSON value over several lines is read as one (its
+        structure is JSON: a short secret stays out of it); an SSE stream's `event:`, `id:` and
+        `retry:` lines keep short secrets (an event id `7` is not the password `7`)."""
+        if msg.sse:
+            if not any(field in data for field in _SSE_FIELDS):
+                return self._redacted(msg, data)
+            lines = data.split(b"\n")
+            return b"\n".join(
+                _text(self.redactor, line, words=False)
+                if line.startswith(_SSE_FIELDS)
+                else self._redacted(msg, line)
+                for line in lines
+            )
+        if b"\n" in data and json_text(data.decode("utf-8", "surrogateescape")):
+            return _text(self.redactor, data, words=True)
+        return self._redacted(msg, data)
 
     def _event(self, msg: _Message, data: bytes, t: float) -> Event:
         return Event(t, msg.ch, raw=data, fields={EXCHANGE: msg.x})
@@ -242,6 +271,13 @@ class WireCopy:
         if held:
             shown = held.decode("utf-8", "surrogateescape")
             yield Event(msg.t, msg.ch, text=self.redactor.placeholder(shown, "unknown-record"))
+
+
+def _text(redactor: Redactor, data: bytes, *, words: bool) -> bytes:
+    """`data` redacted as one text (`Redactor.text`)."""
+    text = data.decode("utf-8", "surrogateescape")
+    out = redactor.text(text, words=words)
+    return data if out is text else out.encode("utf-8", "surrogateescape")
 
 
 def _fields(head: bytes) -> tuple[bytes, dict[bytes, bytes]] | None:

@@ -105,3 +105,17 @@ def inside_at(text: str, at: int, inside: bool = False) -> bool:
             if pos < 0:
                 return False
             pos, inside = pos + 1, True
+
+
+def json_text(text: str) -> bool:
+    """Whether `text` is one JSON value, or an SSE `data:` line carrying one (`data: {...}`): its
+    text between strings is then JSON structure (numbers, names), where a short secret is not."""
+    import orjson
+
+    if text.startswith("data:"):
+        text = text[5:]
+    try:
+        orjson.loads(text)
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
+        return False
+    return True

@@ -199,7 +199,7 @@ def _structure(text: str) -> Callable[[re.Match[str]], bool]:
     """Whether a match of `hide` is a short value that stays: in a JSON line's structure (an id `1`
     is not the password `1`), as the redactor leaves it (`share.finder`), or after a letter that
     no escape's backslash comes before, or outside a string (`a\\npw1`: the word is `npw1`)."""
-    from mcptape.share.jsonscan import string_spans
+    from mcptape.share.jsonscan import json_text, string_spans
 
     lines: dict[int, tuple[bool, list[tuple[int, int]]]] = {}  # line start -> (is JSON, its strings)
 
@@ -210,7 +210,7 @@ def _structure(text: str) -> Callable[[re.Match[str]], bool]:
         if start not in lines:
             end = text.find("\n", start)
             line = text[start:] if end < 0 else text[start:end]
-            lines[start] = (_is_json(line), string_spans(line))
+            lines[start] = (json_text(line), string_spans(line))
         valid, spans = lines[start]
         inside = _within(spans, m.start() - start)
         if m.start() > start and text[m.start() - 1] in "bfnrt":  # after `\n`: an escape, or `\\n`?
@@ -226,16 +226,6 @@ def _backslashes(text: str, at: int) -> int:
     while at - n > 0 and text[at - n - 1] == "\\":
         n += 1
     return n
-
-
-def _is_json(line: str) -> bool:
-    import orjson
-
-    try:
-        orjson.loads(line)
-    except (orjson.JSONDecodeError, UnicodeEncodeError):
-        return False
-    return True
 
 
 def _within(spans: list[tuple[int, int]], pos: int) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcptape.share.finder import MIN_LEARNT, Finder, Hit
-from mcptape.share.jsonscan import STRING, Decoded, inside_at
+from mcptape.share.jsonscan import STRING, Decoded, inside_at, json_text
 from mcptape.share.placeholder import PLACEHOLDER, Key, placeholder
 from mcptape.share.rules import KV_TAIL, TRIVIAL_VALUES, Rules
 from mcptape.share.structure import (
@@ -127,11 +127,17 @@ class Redactor:
             self._pem.add(channel)
         return self.text(line)
 
-    def text(self, text: str) -> str:
-        """Redact one line of text (no newline in it); returns `text` itself when nothing changed."""
+    def text(self, text: str, *, words: bool = True) -> str:
+        """Redact one line of text (or one JSON value over several); returns `text` itself when
+        nothing changed. `words=False`: a short seen value stays (an HTTP start line, a header
+        that is not secret-looking: `HTTP/1.1` is not the password `1`)."""
         if not self.find.prepare(text):
             return text
-        edits = self._edits(text)
+        self.find.words = words
+        try:
+            edits = self._edits(text)
+        finally:
+            self.find.words = True
         return self._apply(text, edits) if edits else text
 
     def cut(self, data: bytes, keep: int, *, inside: bool = False) -> tuple[bytes, bytes, bool]:
@@ -321,7 +327,7 @@ class Redactor:
         """Secrets between strings. In a valid JSON line that text is structure: only a number equal
         to a secret is replaced (by a quoted placeholder); elsewhere the placeholder, which is
         never valid JSON, goes in as it is."""
-        valid = _is_json(text)
+        valid = json_text(text)
         for offset, hits, gap in gaps:
             for hit in hits:
                 if valid and hit.short:
@@ -386,13 +392,3 @@ def _odd_backslashes(text: str, at: int) -> bool:
 
 def _has_undecodable(text: str) -> bool:
     return any("\udc80" <= c <= "\udcff" for c in text)
-
-
-def _is_json(text: str) -> bool:
-    import orjson
-
-    try:
-        orjson.loads(text)
-    except (orjson.JSONDecodeError, UnicodeEncodeError):
-        return False
-    return True
