@@ -32,6 +32,7 @@ from mcptape.transcript.wire import EXCHANGE
 MAX_HEAD = 1 << 20
 HEAD, LENGTH, CHUNKED, CLOSE, OPAQUE = "head", "length", "chunked", "close", "opaque"
 _LENGTH_LINE = re.compile(rb"(?im)^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*\r?)$")
+_HEAD_END = re.compile(rb"\n\r?\n")  # as h11 reads it: CRLF CRLF, or bare LFs
 _SSE_FIELDS = (b"event:", b"id:", b"retry:")  # an SSE stream's lines that carry no data
 _NO_BODY = frozenset({204, 304})
 
@@ -52,6 +53,7 @@ class _Message:
         self.lines = bytearray()  # a chunked or close-delimited body's text not yet ended by a newline
         self.in_data = False  # CHUNKED: inside a chunk's data (else at a size line or a trailer)
         self.trailer = False  # CHUNKED: past the last chunk
+        self.keep = False  # LENGTH: no body whatever the head says (HEAD, 204, 304): its length stays
         self.sse = False  # the body is an SSE stream (`text/event-stream`)
         self.json = False  # CHUNKED or CLOSE: the body is JSON, redacted whole at its end
 
@@ -88,13 +90,13 @@ class WireCopy:
     # -- reading ---------------------------------------------------------------------------
     def _advance(self, msg: _Message) -> Iterator[Event]:
         while msg.buf and msg.state == HEAD:
-            end = msg.buf.find(b"\r\n\r\n")
-            if end < 0:
+            found = _HEAD_END.search(msg.buf)
+            if found is None:
                 if len(msg.buf) > MAX_HEAD:
                     yield from self._opaque(msg, b"")
                 return
-            msg.head = bytes(msg.buf[: end + 4])
-            del msg.buf[: end + 4]
+            msg.head = bytes(msg.buf[: found.end()])
+            del msg.buf[: found.end()]
             yield from self._begin(msg)
         if msg.state == LENGTH and len(msg.buf) >= msg.left:
             yield from self._whole_body(msg)
@@ -125,7 +127,7 @@ class WireCopy:
         elif status == 101:
             yield from self._opaque(msg, b"")
         elif (msg.method == "HEAD" and msg.ch != HTTP_IN) or status in _NO_BODY:
-            msg.state, msg.left = LENGTH, 0
+            msg.state, msg.left, msg.keep = LENGTH, 0, True
         elif chunked:
             msg.state = CHUNKED
             yield self._event(msg, self._head(msg, msg.head), msg.head_t)
@@ -148,11 +150,12 @@ class WireCopy:
 
     def _length_body(self, msg: _Message, body: bytes, *, missing: int) -> Iterator[Event]:
         """The head, saying the redacted body's length (plus the bytes the recording never got),
-        then the body."""
+        then the body. A message without a body whatever its head says keeps the length it says."""
         redacted = self._body(msg, body) if body else body
         head = self._head(msg, msg.head)
         length = str(len(redacted) + missing).encode()
-        head = _LENGTH_LINE.sub(lambda m: m.group(1) + length + m.group(3), head)
+        if not msg.keep:
+            head = _LENGTH_LINE.sub(lambda m: m.group(1) + length + m.group(3), head)
         yield self._event(msg, head, msg.head_t)
         if redacted:
             yield self._event(msg, redacted, msg.t)
@@ -282,7 +285,9 @@ def _text(redactor: Redactor, data: bytes, *, words: bool) -> bytes:
 
 def _fields(head: bytes) -> tuple[bytes, dict[bytes, bytes]] | None:
     """The start line and the headers (names lower-cased, the last value of each) of a head."""
-    lines = head[:-4].split(b"\r\n")
+    lines = [line.rstrip(b"\r") for line in head.split(b"\n")]
+    while lines and not lines[-1]:
+        lines.pop()
     headers: dict[bytes, bytes] = {}
     for line in lines[1:]:
         name, colon, value = line.partition(b":")
