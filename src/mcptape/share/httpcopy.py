@@ -119,8 +119,11 @@ class WireCopy:
         status = _status(start) if msg.ch != HTTP_IN else 0
         chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
         length = headers.get(b"content-length")
-        kind = headers.get(b"content-type", b"").lower()
-        msg.sse, msg.json = b"text/event-stream" in kind, b"json" in kind
+        kind = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
+        msg.sse, msg.json = (
+            kind == b"text/event-stream",
+            kind == b"application/json" or kind.endswith(b"+json"),
+        )
         if 100 <= status < 200 and status != 101:  # an informational answer: the real head follows
             yield self._event(msg, self._head(msg, msg.head), msg.head_t)
             msg.head, msg.head_t = b"", msg.t
