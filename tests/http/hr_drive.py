@@ -115,6 +115,21 @@ async def modern_session(url: str) -> dict[str, Any]:
     return {"text": getattr(text, "text", None), "session_headers": len(headers)}
 
 
+async def stale_session(url: str) -> dict[str, Any]:
+    """The SDK client's 2026-07-28 session, then two 2026-07-28 requests carrying the session id an
+    older client kept (`Mcp-Session-Id: stale-1`): the session ids the answers carried."""
+    seen = await modern_session(url)
+    body = {"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {"_meta": meta()}}
+    headers = {
+        **HEADERS,
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/list",
+        "Mcp-Session-Id": "stale-1",
+    }
+    answers = [await post(url, body, headers) for _ in range(2)]
+    return {**seen, "stale": [answer.headers.get("mcp-session-id") for answer in answers]}
+
+
 async def modern_errors(url: str) -> dict[str, Any]:
     """A 2026-07-28 session, then a method the server does not implement and a version it does not."""
     seen = await modern_session(url)

@@ -222,7 +222,6 @@ HR_RULES = [
     "http-ended-session-served",
     "http-broadcast",
     "http-session-missing",
-    "http-session-missing-accepted",
     "http-modern-session",
     "http-error-status",
 ]

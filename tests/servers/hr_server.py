@@ -8,7 +8,8 @@ by MODE, for the tests of the HTTP session and status rules (tests/http/test_hr_
 * `alive-after-delete`: a session ended by DELETE still answers its requests (200, not 404);
 * `sessionless-ok`: a request without the assigned session id is served (200, not 400);
 * `broadcast`: each progress notification of `steps` is sent on its POST stream and on the GET stream;
-* `modern-session`: the answers to 2026-07-28 requests carry an Mcp-Session-Id (minted, or echoed);
+* `modern-session`: a server of 2026-07-28 only (its server/discover lists no other version, an
+  initialize is refused) whose answers carry an Mcp-Session-Id (the request's echoed, else minted);
 * `modern-200`: the 2026-07-28 errors -32601 (method not found) and -32022 (unsupported version)
   are sent with 200, not 404 and 400.
 
@@ -87,7 +88,7 @@ def answer(method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
     if method == "server/discover":
         info = {"io.modelcontextprotocol/serverInfo": {"name": "hr", "version": "1"}}
         value: dict[str, Any] = {
-            "supportedVersions": [MODERN, LEGACY],
+            "supportedVersions": [MODERN] if MODE == "modern-session" else [MODERN, LEGACY],
             "capabilities": {"tools": {}},
             **cache,
             "_meta": info,
@@ -200,6 +201,10 @@ class Handler(BaseHTTPRequestHandler):
     # -- the two eras ---------------------------------------------------------------------------
     def _legacy(self, message: dict[str, Any]) -> None:
         method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
+        if MODE == "modern-session":  # 2026-07-28 only
+            data = {"supported": [MODERN], "requested": params.get("protocolVersion")}
+            self._json(400, error(rid, -32022, "Unsupported protocol version", data))
+            return
         if method == "initialize":
             opened = Session(mint())
             SESSIONS[opened.id] = opened

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import h11
 
+from mcptape.check.http.values import QUOTED, quoted, quoted_header
 from mcptape.transcript.wire import SSE_TYPE, SseDecoder, SseEvent, SseProblem, is_json_type, media_type
 
 BODY_KEPT = 1 << 20  # bytes of a JSON body kept for judging (past this, its JSON is not judged)
@@ -195,6 +196,12 @@ class HttpMessage:
         return self.request or is_json_type(self.head.media)
 
 
+def clip(text: str, limit: int = QUOTED, header: bool = True) -> str:
+    """A request line's part (`header`: read as latin-1) or a JSON string as a finding's message shows
+    it: escaped and cut at `limit` bytes (values.quoted_header or quoted, without the quotes)."""
+    return (quoted_header(text, limit) if header else quoted(text, limit))[1:-1]
+
+
 def _headers(event: h11.Request | h11.Response) -> list[tuple[str, str]]:
     return [(n.decode("latin-1").lower(), v.decode("latin-1")) for n, v in event.headers.raw_items()]
 
@@ -212,6 +219,9 @@ class Exchange:
         self.value: object = None  # the request body's JSON value, once read
         self.mismatch: str | None = None  # how its headers disagree with its body
         self.sse_problems = 0  # SSE problems already reported
+        # the Mcp-Session-Id its 2xx answer carries, to a request carrying one, while it is not yet
+        # known whether the server supports only 2026-07-28 (its body may tell: check/http/session.py)
+        self.pending_session: str | None = None
 
     def release(self) -> None:
         self.request.release()
@@ -227,9 +237,9 @@ class Exchange:
     def describe(self) -> str:
         """`POST /mcp tools/call -> 200 text/event-stream`: what a finding names the exchange by."""
         request, response = self.request.head, self.response.head
-        what = f"{request.method} {request.target}" if request is not None else "?"
+        what = f"{clip(request.method)} {clip(request.target)}" if request is not None else "?"
         if type(self.value) is dict and type(self.value.get("method")) is str:
-            what += f" {self.value['method']}"
+            what += f" {clip(self.value['method'], header=False)}"
         if response is not None:
             what += f" -> {response.status}"
             if response.media:

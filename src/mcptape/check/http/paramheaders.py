@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.check.http.values import decoded, differs
+from mcptape.check.http.values import decoded, differs, quoted_header
 
 MAX_DEPTH = 32  # property chains followed (a schema from the wire can nest without end)
 _ABSENT = object()
@@ -69,7 +69,8 @@ def param_mismatches(schema: Any, arguments: Any, header: Callable[[str], str | 
         where = "arguments." + ".".join(path)
         if value is _ABSENT:
             if got is not None:
-                wrong.append(f"{field} is {got!r}, but {where} is absent (the header is then omitted)")
+                shown = quoted_header(got)
+                wrong.append(f"{field} is {shown}, but {where} is absent (the header is then omitted)")
             continue
         expected = _text(value)
         if expected is not None and decoded(got) != expected:

@@ -6,9 +6,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from mcptape.check.http.values import Bad, authority, json_value, ok, same_machine, status_line
+from mcptape.check.http.broadcast import Key, bounded_add, sid_key
+from mcptape.check.http.session import modern_shaped
+from mcptape.check.http.values import (
+    Bad,
+    authority,
+    json_value,
+    ok,
+    quoted_header,
+    same_machine,
+    shown_id,
+    status_line,
+)
 from mcptape.check.http.values import kind as kind_of
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
@@ -28,10 +37,17 @@ if TYPE_CHECKING:
     from mcptape.check.http.session import SessionRules
 
 
+MAX_ASSIGNED = 65536  # session ids remembered as assigned
+
+
+def _media(media: str) -> str:
+    return quoted_header(media) if media else "'none'"
+
+
 class ResponseRules:
     """What `HttpTransport` judges of each response (a base class: it states what it needs)."""
 
-    sessions: set[str]  # session ids the server assigned
+    sessions: dict[Key, None]  # session ids the server assigned (sid_key; the oldest forgotten first)
     negotiated: str | None  # the version an initialize answer fixed (before 2026-07-28)
     session_rules: SessionRules  # the session and status rules (check/http/session.py)
 
@@ -90,18 +106,19 @@ class ResponseRules:
                 True,
                 0,
                 status_line(status),
-                f"a JSON-RPC request answered {status} with Content-Type {media or 'none'!r},"
+                f"a JSON-RPC request answered {status} with Content-Type {_media(media)},"
                 " neither application/json nor text/event-stream",
                 event,
             )
-        if request is not None and request.method == "GET" and ok(status) and media != SSE_TYPE:
+        get = request is not None and request.method == "GET" and self.session_rules.for_endpoint(request)
+        if get and ok(status) and media != SSE_TYPE:
             self._say(
                 HTTP_CONTENT_TYPE,
                 exchange,
                 True,
                 0,
                 status_line(status),
-                f"a GET answered {status} with Content-Type {media or 'none'!r}, not text/event-stream",
+                f"a GET answered {status} with Content-Type {_media(media)}, not text/event-stream",
                 event,
             )
         self._session(exchange, head.get("mcp-session-id"))
@@ -124,7 +141,8 @@ class ResponseRules:
                 True,
                 0,
                 f"Origin: {origin}".encode(),
-                f"a request from Origin {origin!r} to host {host!r} was answered {status}"
+                f"a request from Origin {quoted_header(origin)} to host {quoted_header(host or '')} was"
+                f" answered {status}"
                 " (servers MUST validate Origin, and refuse an invalid one with 403)",
                 event,
             )
@@ -137,15 +155,16 @@ class ResponseRules:
         if assigned is None:
             return
         if initialize:
-            self.sessions.add(assigned)
-        elif sent is not None and assigned != sent:
+            bounded_add(self.sessions, sid_key(assigned), None, MAX_ASSIGNED)
+        elif sent is not None and assigned != sent and not modern_shaped(exchange):  # http-modern-session
             self._say(
                 HTTP_SESSION_CHANGED,
                 exchange,
                 True,
                 0,
                 assigned.encode(),
-                f"the response carries Mcp-Session-Id {assigned!r}, the request {sent!r}",
+                f"the response carries Mcp-Session-Id {quoted_header(assigned)}, the request"
+                f" {quoted_header(sent)}",
                 exchange.response.first_event,
             )
 
@@ -177,11 +196,11 @@ class ResponseRules:
                 )
                 continue
             self._learn(value)
-            self.session_rules.carried(exchange, value, event.start, True)
-            self._stream(exchange, value, event.start)
+            self.session_rules.carried(exchange, value, event.data, event.start, True)
+            self._stream(exchange, value, event.data, event.start)
 
-    def _stream(self, exchange: Exchange, value: Any, offset: int) -> None:
-        """A message on an SSE stream: is it on the stream it belongs to?"""
+    def _stream(self, exchange: Exchange, value: Any, raw: bytes, offset: int) -> None:
+        """A message on an SSE stream (`raw` its bytes): is it on the stream it belongs to?"""
         if type(value) is not dict:
             return
         request = exchange.request.head
@@ -193,7 +212,10 @@ class ResponseRules:
         elif type(exchange.value) is dict:
             asked = exchange.value.get("id")
             if is_response and value.get("id") != asked:
-                why = f"the response to request {value.get('id')!r} on the stream of request {asked!r}"
+                why = (
+                    f"the response to request {shown_id(value.get('id'))} on the stream of request"
+                    f" {shown_id(asked)}"
+                )
             elif (
                 "method" in value
                 and "id" in value
@@ -206,7 +228,7 @@ class ResponseRules:
                 exchange,
                 True,
                 offset,
-                orjson.dumps(value),
+                raw,
                 why,
                 exchange.response.last_event,
             )
@@ -249,7 +271,7 @@ class ResponseRules:
             )
             return
         self._learn(value)
-        self.session_rules.carried(exchange, value, 0, False)
+        self.session_rules.carried(exchange, value, body, 0, False)
 
     def _learn(self, value: Any) -> None:
         """An initialize answer fixes the version the later requests' header must state."""

@@ -11,7 +11,6 @@ HTTP_SESSION_ID_CHARS = "http-session-id-chars"
 HTTP_ENDED_SESSION_SERVED = "http-ended-session-served"
 HTTP_BROADCAST = "http-broadcast"
 HTTP_SESSION_MISSING = "http-session-missing"
-HTTP_SESSION_MISSING_ACCEPTED = "http-session-missing-accepted"
 HTTP_MODERN_SESSION = "http-modern-session"
 HTTP_ERROR_STATUS = "http-error-status"
 
@@ -51,16 +50,9 @@ ROWS: list[tuple[str, Severity, str, str, str]] = [
         "client",
     ),
     (
-        HTTP_SESSION_MISSING_ACCEPTED,
-        Severity.WARNING,
-        "a request without the assigned Mcp-Session-Id answered 2xx (SHOULD be 400)",
-        "transport",
-        "server",
-    ),
-    (
         HTTP_MODERN_SESSION,
         Severity.WARNING,
-        "an answer to a 2026-07-28 request that carries an Mcp-Session-Id (minted or echoed)",
+        "a server supporting only 2026-07-28 echoing or minting an Mcp-Session-Id on a 2xx answer",
         "transport",
         "server",
     ),

@@ -17,10 +17,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcptape.check.findings import finding
+from mcptape.check.http.broadcast import Key, sid_key
 from mcptape.check.http.paramheaders import param_mismatches
 from mcptape.check.http.responses import ResponseRules
 from mcptape.check.http.session import SessionRules
-from mcptape.check.http.values import Bad, accepts, decoded, differs, json_value, lines, request_id
+from mcptape.check.http.settling import Settling
+from mcptape.check.http.values import (
+    Bad,
+    accepts,
+    decoded,
+    differs,
+    json_value,
+    lines,
+    quoted_header,
+    request_id,
+)
 from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
@@ -49,7 +60,7 @@ MAX_OPEN = 4096  # exchanges read at once (a stream per exchange: constant memor
 MAX_NOT_JSON = 64  # bodies said not to be JSON whose in/out line is still awaited, per channel
 
 
-class HttpTransport(ResponseRules):
+class HttpTransport(ResponseRules, Settling):
     """Judge an HTTP transcript's exchanges; `finish()` returns the notes to add to the report. Made
     for every analysis, it costs nothing until an HTTP record comes (h11 is imported then)."""
 
@@ -66,7 +77,7 @@ class HttpTransport(ResponseRules):
         self.settle = settle
         self.cancelled: list[int] = []  # exchanges whose 2026-07-28 request the client's close cancelled
         self.open: dict[int, Exchange] = {}
-        self.sessions: set[str] = set()  # session ids the server assigned
+        self.sessions: dict[Key, None] = {}  # session ids the server assigned (responses._session)
         self.negotiated: str | None = None  # the version an initialize answer fixed (before 2026-07-28)
         self.stdout_bytes = 0
         self.stdout_lines = 0
@@ -122,48 +133,9 @@ class HttpTransport(ResponseRules):
             if message.complete:
                 self._response_end(exchange)
                 self._answered_without_id(exchange)
+                self.session_rules.done(exchange)
                 del self.open[x]
                 exchange.release()
-
-    def client_left(self, note: dict[str, Any]) -> None:
-        """The recorder's note that the client closed an exchange's connection before its response
-        ended: on 2026-07-28 that cancels the request ("Closing the SSE response stream **MUST** be
-        treated by the server as cancellation of that request."), so it may stay unanswered."""
-        x = note.get("x")
-        exchange = self.open.get(x) if type(x) is int and note.get("closed") == "client" else None
-        if exchange is None or self.settle is None:
-            return
-        value = exchange.value
-        if type(value) is not dict or "id" not in value or "method" not in value:
-            return
-        stated = meta_version(value.get("params"))
-        if stated is not None and is_stateless(stated):
-            self.settle(value["id"])
-            self.cancelled.append(exchange.x)
-
-    def _answered_without_id(self, exchange: Exchange) -> None:
-        """A request's own exchange refused it (4xx), answered a JSON-RPC error whose id is null, or
-        answered a JSON body that is not JSON (`http-body-not-json` is that fault, one finding: the
-        request is not also unanswered): an HTTP response answers the POST it is the response to,
-        so the request is answered, if not by id. (An older server refuses a 2026-07-28
-        `server/discover` with `400` and an error without id, and the client falls back: "On `400
-        Bad Request`, the client **SHOULD** inspect the response body before falling back"; a
-        foreign Origin: "servers **MUST** respond with HTTP 403 Forbidden. The HTTP response body
-        **MAY** comprise a JSON-RPC _error response_ that has no `id`.")"""
-        response, value = exchange.response, exchange.value
-        head = response.head
-        if self.settle is None or head is None or type(value) is not dict or "method" not in value:
-            return
-        if "id" not in value:
-            return
-        answer = None
-        if response.sse is None and response.json_body and not response.over:
-            answer = json_value(bytes(response.body))
-        if type(answer) is dict and "id" in answer and answer["id"] == value["id"]:
-            return  # answered by id: the pairing has it
-        refused = 400 <= head.status < 500 or isinstance(answer, Bad)
-        if refused or (type(answer) is dict and "error" in answer and answer.get("id") is None):
-            self.settle(value["id"])
 
     def stdout(self, data: bytes, index: int) -> None:
         if self.stdout_event < 0:
@@ -277,8 +249,8 @@ class HttpTransport(ResponseRules):
     def _request(self, exchange: Exchange) -> None:
         message = exchange.request
         head = message.head
-        if head is not None:
-            self._accept(exchange, head.method, head.get("accept"))
+        if head is not None and (head.method != "GET" or self.session_rules.for_endpoint(head)):
+            self._accept(exchange, head.method, head.get("accept"))  # a GET elsewhere: OAuth metadata
         if head is None or head.method != "POST" or message.over:
             return
         body = bytes(message.body)
@@ -378,13 +350,18 @@ class HttpTransport(ResponseRules):
                 exchange.request.first_event,
             )
         session = head.get("mcp-session-id")
-        if session is not None and method != "initialize" and self.sessions and session not in self.sessions:
+        if (
+            session is not None
+            and method != "initialize"
+            and self.sessions
+            and sid_key(session) not in self.sessions
+        ):
             self._say(
                 HTTP_SESSION_CHANGED,
                 exchange,
                 False,
                 0,
                 session.encode(),
-                f"Mcp-Session-Id {session!r} is no session the server assigned",
+                f"Mcp-Session-Id {quoted_header(session)} is no session the server assigned",
                 exchange.request.first_event,
             )

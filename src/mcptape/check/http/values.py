@@ -9,6 +9,33 @@ from typing import Any
 
 import orjson
 
+from mcptape.textsafe import escape
+
+QUOTED = 80  # bytes of a transcript value a finding's message quotes (then `...(+N bytes)`)
+
+
+def quoted(value: str, limit: int = QUOTED) -> str:
+    """A string of a JSON value (an id, a method) as a finding's message quotes it: in quotes,
+    escaped and cut at `limit` bytes by `textsafe.escape` (`...(+N bytes)`), so a message stays
+    short whatever the transcript holds."""
+    return "'" + escape(value.encode("utf-8", "surrogatepass"), limit) + "'"
+
+
+def quoted_header(value: str, limit: int = QUOTED) -> str:
+    """A header value (read as latin-1: one character a byte) quoted as `quoted` does, from the bytes
+    the wire carried (a 1 MiB session id is shown as its first `limit` bytes and their count)."""
+    return "'" + escape(value.encode("latin-1", "replace"), limit) + "'"
+
+
+def shown_id(value: object) -> str:
+    """A JSON-RPC id (or progress token) as a message names it: an integer as is, a string quoted,
+    anything else by its JSON type (never its whole value: it may nest 1000 deep)."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str:
+        return quoted(value)
+    return "null" if value is None else f"a JSON {type(value).__name__}"
+
 
 def ok(status: int) -> bool:
     return 200 <= status < 300
@@ -70,8 +97,8 @@ def decoded(value: str | None) -> str | None:
 
 def differs(header: str, got: str | None, expected: str, source: str) -> str:
     if got is None:
-        return f"{header} is missing ({source} is {expected!r})"
-    return f"{header} is {got!r}, {source} is {expected!r}"
+        return f"{header} is missing ({source} is {quoted(expected)})"
+    return f"{header} is {quoted_header(got)}, {source} is {quoted(expected)}"
 
 
 def authority(origin: str) -> str:
