@@ -66,9 +66,9 @@ def test_with_one_job_one_server_runs_at_a_time(tmp_path: Path) -> None:
     once and the second finds the lock taken."""
     cases = ["start-warnings", "start-discover", "debug-line", "batch", "truncated-eof", "tools"]
     command = [*LOCKED, str(tmp_path / "lock"), *PB_SERVER]
-    result, _ = probe(tmp_path / "one", command, cases=cases, jobs=1)
+    result, _ = probe(tmp_path / "one", command, cases=cases, jobs=1, timeout=10)  # (a loaded machine)
     rows = [(r.case.id, r.reasons) for r in result.results if r.verdict is not Verdict.PASS]
-    assert not rows and len(result.results) == 9
+    assert not rows and len(result.results) == 9, rows
     result, _ = probe(tmp_path / "two", command, cases=cases, jobs=2)
     assert [r for r in result.results if r.stderr.startswith(b"locked")]
 

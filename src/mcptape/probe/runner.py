@@ -117,154 +117,206 @@ class _Reports:
 
 def run_probe(plan: Plan, progress: Progress = stderr_progress) -> ProbeResult:
     """Run every case of `plan`; never waits on the server longer than its timeouts allow."""
-    t0 = time.monotonic()
-    live.reset(plan.jobs)
-    plan.out_dir.mkdir(parents=True, exist_ok=True)
-    cases = list(plan.cases)
-    more = " and hard inputs to each tool" if plan.every_tool else ""
-    progress(f"mcptape probe: {len(cases)} cases{more}, transcripts in {plan.out_dir}")
-    if plan.allow_mutating:
-        progress(
-            "mcptape probe: --allow-mutating: tools that may change data will be called for real "
-            "(named once the server lists them)"
-        )
-    report = _Reports(progress)
-    first = next((c for c in cases if c.id == CLEAN_START), None)
-    call: Call | None = _given_call(plan)
-    baseline: int | None = None
-    tools: list[dict[str, Any]] = []
-    refused: str | None = None
-    surface_lock: SurfaceLock | None = None
-    blocked = False
-    linger = plan.timeout
+    return _Run(plan, progress).run()
 
-    # Every case's server starts now, through the start-up gate (the clean start's first); the
-    # others do their own handshake and wait for the clean start (`ready`). The corpus frames wait
-    # for the tool list (a frame naming a tool the probe may not call is not sent), so they are
-    # grouped once it is known.
-    ready = Ready(call) if first is not None else Ready.now(call or Call(None), linger)
-    corpus = [c for c in cases if c.corpus]
-    groups, own = share_processes([c for c in cases if not c.corpus and c is not first], first)
-    host = next((g for g in groups if hosts_tools(g)), None) if plan.every_tool else None
-    discover = next((c for c in own if c.discover), None)
-    # -j 1: one server process at a time (a server that takes a global lock: a fixed port, a pid
-    # file); the clean start's process is submitted first, so it runs first and never waits.
-    pool = ThreadPoolExecutor(max_workers=POOL if plan.jobs > 1 else 1, thread_name_prefix="mcptape-probe")
-    futures: list[Future[list[CaseResult]]] = []
-    mrtr: Future[list[CaseResult]] | None = None
-    rank = itertools.count(1)
-    place = live.claim(0) if first is not None else None  # the clean start goes first
-    try:
+
+class _Run:
+    """One probe run, in its phases: every server started (`_start_all`), the clean start's facts
+    (`_clean_start`), the cases that wait for them sent on (`_go_on`), the results as they come
+    (`_collect`)."""
+
+    def __init__(self, plan: Plan, progress: Progress) -> None:
+        self.t0 = time.monotonic()
+        self.plan, self.progress = plan, progress
+        self.report = _Reports(progress)
+        self.first = next((c for c in plan.cases if c.id == CLEAN_START), None)
+        self.call: Call | None = _given_call(plan)
+        self.baseline: int | None = None
+        self.tools: list[dict[str, Any]] = []
+        self.refused: str | None = None  # why the valid call was refused
+        self.surface_lock: SurfaceLock | None = None
+        self.blocked = False
+        self.linger = plan.timeout
+        self.frames: list[ToolFrame] = []
+        self.skipped: list[tuple[str, str]] = []
+        self.good: set[str] = set()  # the tools whose base arguments are known to work
+        self.ready = (
+            Ready(self.call) if self.first is not None else Ready.now(self.call or Call(None), plan.timeout)
+        )
+        self.futures: list[Future[list[CaseResult]]] = []
+        self.mrtr: Future[list[CaseResult]] | None = None  # the future whose results add MRTR cases
+
+    def run(self) -> ProbeResult:
+        plan = self.plan
+        live.reset(plan.jobs)
+        plan.out_dir.mkdir(parents=True, exist_ok=True)
+        more = " and hard inputs to each tool" if plan.every_tool else ""
+        self.progress(f"mcptape probe: {len(plan.cases)} cases{more}, transcripts in {plan.out_dir}")
+        if plan.allow_mutating:
+            self.progress(
+                "mcptape probe: --allow-mutating: tools that may change data will be called for real "
+                "(named once the server lists them)"
+            )
+        # -j 1: one server process at a time (a server that takes a global lock: a fixed port, a pid
+        # file); the clean start's process is submitted first, so it runs first and never waits.
+        pool = ThreadPoolExecutor(
+            max_workers=POOL if plan.jobs > 1 else 1, thread_name_prefix="mcptape-probe"
+        )
+        try:
+            host, discover = self._start_all(pool)
+            corpus = [c for c in plan.cases if c.corpus]
+            if self.first is not None:
+                corpus = self._clean_start(corpus)
+            self._go_on(pool, corpus, host, discover)
+            self._collect()
+        except KeyboardInterrupt:
+            live.stop_all()  # the cases in other threads end now, not at their timeouts
+            raise
+        finally:
+            # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
+            self.ready.block()  # (no-op once it went on) the cases waiting for the clean start end now
+            pool.shutdown(wait=True, cancel_futures=True)
+        return self._result()
+
+    def _start_all(self, pool: ThreadPoolExecutor) -> tuple[list[Case] | None, Case | None]:
+        """Every case's server starts now, through the start-up gate (the clean start's first); the
+        others do their own handshake and wait for the clean start (`ready`). The corpus frames wait
+        for the tool list (a frame naming a tool the probe may not call is not sent): they are
+        grouped once it is known (`_go_on`). Returns the group that hosts the per-tool inputs and
+        start-discover (the MRTR cases follow it)."""
+        plan, first = self.plan, self.first
+        cases = [c for c in plan.cases if not c.corpus and c is not first]
+        groups, own = share_processes(cases, first)
+        host = next((g for g in groups if hosts_tools(g)), None) if plan.every_tool else None
+        discover = next((c for c in own if c.discover), None)
+        rank = itertools.count(1)
+        place = live.claim(0) if first is not None else None  # the clean start goes first
         for group in groups:
             if group[0] is first:
-                announce = progress if plan.allow_mutating else None
-                job = pool.submit(run_inputs, group, plan, ready, group is host, 0, place, announce)
+                announce = self.progress if plan.allow_mutating else None
+                job = pool.submit(run_inputs, group, plan, self.ready, group is host, 0, place, announce)
             else:
-                job = pool.submit(run_inputs, group, plan, ready, group is host, next(rank))
-            futures.append(job)
+                job = pool.submit(run_inputs, group, plan, self.ready, group is host, next(rank))
+            self.futures.append(job)
         if discover is not None:
             own.remove(discover)
-            mrtr = pool.submit(_discover_then_mrtr, discover, plan, ready, next(rank))
-            futures.append(mrtr)
-        futures += [pool.submit(run_and_judge, case, plan, ready, next(rank)) for case in own]
-        if first is not None:
-            seen = ready.wait_seen()
-            if seen is None:  # the clean start's process raised (its server could not start, say)
-                futures[0].result()
-                raise AssertionError("the clean start ended without a word")
-            observed, start_result = seen
-            report(start_result)
-            call = observed.call or call
-            baseline = start_result.baseline
-            tools = observed.tools or []
-            linger = min(plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
-            if observed.call_error and call is not None:
-                refused = (
-                    f"the valid call {escape_text(call.tool or 'tools/list')} "
-                    f"{escape_text(orjson.dumps(call.arguments).decode())[:120]} was refused too "
-                    f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
-                    "--from TRANSCRIPT (a recorded session that called it)"
-                )
-            if observed.tools is not None:
-                surface_lock = write_surface_lock(observed.path, plan.out_dir)
-            if start_result.blocking:
-                blocked = True
-                ready.block()
-                wait(futures)  # their servers end at once, their transcripts are removed
-                futures, mrtr = [], None
-                if observed.gone == "initialize":
-                    raise ServerDied(start_result)
-                rest = [c for c in cases if c is not first]
-                report.total = len(report.results) + len(rest)
-                for case in rest:
-                    report(not_run(case, f"not run: the clean start failed ({start_result.did})"))
-                corpus = []
-        call = call or Call(None)
-        _, skipped = callable_tools(tools, plan.allow_mutating)
-        every = plan.every_tool and bool(tools) and not blocked
-        frames = tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
+            self.mrtr = pool.submit(_discover_then_mrtr, discover, plan, self.ready, next(rank))
+            self.futures.append(self.mrtr)
+        self.futures += [pool.submit(run_and_judge, case, plan, self.ready, next(rank)) for case in own]
+        return host, discover
+
+    def _clean_start(self, corpus: list[Case]) -> list[Case]:
+        """What the clean start found (the valid call, its baseline, the tools, how long a bad frame
+        may linger); when it failed, the others end and are reported not run (ServerDied when the
+        server ended before answering initialize). The corpus cases left to send."""
+        seen = self.ready.wait_seen()
+        if seen is None:  # the clean start's process raised (its server could not start, say)
+            self.futures[0].result()
+            raise AssertionError("the clean start ended without a word")
+        observed, start = seen
+        self.report(start)
+        call = self.call = observed.call or self.call
+        self.baseline = start.baseline
+        self.tools = observed.tools or []
+        self.linger = min(self.plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
+        if observed.call_error and call is not None:
+            self.refused = (
+                f"the valid call {escape_text(call.tool or 'tools/list')} "
+                f"{escape_text(orjson.dumps(call.arguments).decode())[:120]} was refused too "
+                f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
+                "--from TRANSCRIPT (a recorded session that called it)"
+            )
+        if observed.tools is not None:
+            self.surface_lock = write_surface_lock(observed.path, self.plan.out_dir)
+        if not start.blocking:
+            return corpus
+        self.blocked = True
+        self.ready.block()
+        wait(self.futures)  # their servers end at once, their transcripts are removed
+        self.futures, self.mrtr = [], None
+        if observed.gone == "initialize":
+            raise ServerDied(start)
+        rest = [c for c in self.plan.cases if c is not self.first]
+        self.report.total = len(self.report.results) + len(rest)
+        for case in rest:
+            self.report(not_run(case, f"not run: the clean start failed ({start.did})"))
+        return []
+
+    def _go_on(
+        self, pool: ThreadPoolExecutor, corpus: list[Case], host: list[Case] | None, discover: Case | None
+    ) -> None:
+        """The facts the waiting cases go on with; the processes that needed them to start (the
+        corpus frames, the per-tool inputs without a host, MRTR without start-discover)."""
+        plan, tools = self.plan, self.tools
+        call = self.call = self.call or Call(None)
+        _, self.skipped = callable_tools(tools, plan.allow_mutating)
+        every = plan.every_tool and bool(tools) and not self.blocked
+        frames = self.frames = (
+            tool_frames(tools, call, plan.token, plan.recorded, plan.reach) if every else []
+        )
         corpus, unsent = _screen(corpus, plan)
         for result in unsent:
-            report(result)
-        good = {call.tool} if call.tool is not None and refused is None else set()
-        if report.total is None:
-            sent = len([c for c in cases if c is not first and (not c.corpus or c in corpus)])
-            report.total = len(report.results) + sent + sum(1 for f in frames if f.base is None)
-            progress(_totals(tools, frames, skipped, report.total, every))
+            self.report(result)
+        self.good = {call.tool} if call.tool is not None and self.refused is None else set()
+        if self.report.total is None:
+            sent = [c for c in plan.cases if c is not self.first and (not c.corpus or c in corpus)]
+            self.report.total = (
+                len(self.report.results) + len(sent) + sum(1 for f in frames if f.base is None)
+            )
+            self.progress(_totals(tools, frames, self.skipped, self.report.total, every))
         # Altered and foreign requestState: after start-discover, and only when the server spoke the
         # stateless revision there (no process of its own for a server without it).
         # No tool the probe may name: no MRTR tool can be found, no process for it.
         asks = every and bool(callable_tools(tools, plan.allow_mutating)[0])
-        riding = Shared(frames, good, linger) if frames and host is not None else None
-        if first is not None and not blocked:
-            ready.go(call, baseline, linger, riding, mrtr=asks)
+        riding = Shared(frames, self.good, self.linger) if frames and host is not None else None
+        if self.first is not None and not self.blocked:
+            self.ready.go(call, self.baseline, self.linger, riding, mrtr=asks)
         corpus_groups, corpus_own = share_processes(corpus)
-        futures += [pool.submit(run_inputs, g, plan, ready) for g in corpus_groups]
-        futures += [pool.submit(run_and_judge, case, plan, ready) for case in corpus_own]
+        self.futures += [pool.submit(run_inputs, g, plan, self.ready) for g in corpus_groups]
+        self.futures += [pool.submit(run_and_judge, case, plan, self.ready) for case in corpus_own]
         if frames and host is None:
-            futures.append(pool.submit(run_tool_frames, plan, frames, good, linger))
+            self.futures.append(pool.submit(run_tool_frames, plan, frames, self.good, self.linger))
         if asks and discover is None:
-            mrtr = pool.submit(run_mrtr, plan, call)
-            futures.append(mrtr)
-        for future in as_completed(futures):
+            self.mrtr = pool.submit(run_mrtr, plan, call)
+            self.futures.append(self.mrtr)
+
+    def _collect(self) -> None:
+        """Each process's results as it ends (the MRTR cases found add to the total)."""
+        report = self.report
+        for future in as_completed(self.futures):
             outcome = future.result()
-            found_cases = [r for r in outcome if r.case.group == TOOL] if future is mrtr else []
+            found_cases = [r for r in outcome if r.case.group == TOOL] if future is self.mrtr else []
             if found_cases and report.total is not None:
                 report.total += len(found_cases)
                 found = len({r.case.id.split(":", 1)[-1] for r in found_cases})
-                progress(
+                self.progress(
                     f"mcptape probe: {found} tools use MRTR: {len(found_cases)} more cases, "
                     f"{report.total} in all"
                 )
             for result in outcome:
-                if refused is not None and result.case.uses_call and result.case.group == INPUT:
-                    inconclusive(result, refused)
+                if self.refused is not None and result.case.uses_call and result.case.group == INPUT:
+                    inconclusive(result, self.refused)
                 report(result)
-    except KeyboardInterrupt:
-        live.stop_all()  # the cases in other threads end now, not at their timeouts
-        raise
-    finally:
-        # On Ctrl-C (or an error) no new case starts; the running ones end within their timeouts.
-        ready.block()  # (no-op once it went on) the cases waiting for the clean start end now
-        pool.shutdown(wait=True, cancel_futures=True)
-    results = report.results
-    frame_of = {id(f.case): f for f in frames}
-    unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
-    refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None))  # their base refused
-    order = {case.id: i for i, case in enumerate([*plan.cases, *(f.case for f in frames)])}
-    results.sort(key=lambda r: order.get(r.case.id, len(order)))
-    return ProbeResult(
-        plan,
-        call,
-        baseline,
-        results,
-        time.monotonic() - t0,
-        skipped_tools=skipped,
-        refused=refused,
-        refused_tools=refused_tools,
-        reach=plan.reach.table(order),
-        surface_lock=surface_lock,
-    )
+
+    def _result(self) -> ProbeResult:
+        results, frames = self.report.results, self.frames
+        frame_of = {id(f.case): f for f in frames}
+        unsure = [frame_of.get(id(r.case)) for r in results if r.verdict is Verdict.INCONCLUSIVE]
+        refused_tools = list(dict.fromkeys(f.tool for f in unsure if f is not None))  # their base refused
+        order = {case.id: i for i, case in enumerate([*self.plan.cases, *(f.case for f in frames)])}
+        results.sort(key=lambda r: order.get(r.case.id, len(order)))
+        return ProbeResult(
+            self.plan,
+            self.call,
+            self.baseline,
+            results,
+            time.monotonic() - self.t0,
+            skipped_tools=self.skipped,
+            refused=self.refused,
+            refused_tools=refused_tools,
+            reach=self.plan.reach.table(order),
+            surface_lock=self.surface_lock,
+        )
 
 
 def _totals(

@@ -27,21 +27,15 @@ from collections.abc import Callable
 import h11
 
 from mcptape.recorder.sinks import Target
-from mcptape.recorder.spool import write_lines
 from mcptape.recorder.wirefast import FastConn, Unsure, fast_pair, h11_pair
+from mcptape.recorder.wirereply import BODY_KEPT, Reply
 from mcptape.transcript.wire import (
     EXCHANGE,
     HTTP_IN,
     HTTP_OUT,
-    SSE_TYPE,
-    SseDecoder,
     carried_line,
-    carried_lines,
-    is_json_type,
-    media_type,
 )
 
-BODY_KEPT = 64 << 20  # a carried body past this is not put on in/out (its raw bytes still are)
 MAX_HEAD = 1 << 20  # h11's limit on a head (request line and headers)
 
 
@@ -103,10 +97,7 @@ class Tap:
         self._complete: set[int] = set()  # exchanges whose request was read whole, not yet answered
         self._body = bytearray()  # the request body being read
         self._body_over = False
-        self._reply = bytearray()  # a JSON response body being read
-        self._reply_kind = ""  # "json", "sse" or "" (carries nothing) for the response being read
-        self._sse: SseDecoder | None = None
-        self._messages: list[tuple[int, list[bytes]]] = []  # SSE messages read, not yet written (x, lines)
+        self._reply = Reply(sink, self._carry)  # what the response being read carries
         self._mirror_ok = True
         self._closing = False  # the server closed its end: a reading error is a message cut short
         self._client_gone = False  # the client closed its end (a stream it closed is not cut short)
@@ -297,16 +288,16 @@ class Tap:
                 self._answered.add(side.x)
                 self._mirror(self._req, event)
                 if isinstance(event, h11.Response):
-                    self._begin_reply(event)
+                    self._reply.begin(event)
             elif isinstance(event, h11.Data):
                 self._mirror(self._req, event)
                 # The SSE messages wait for the flush that records the bytes they came in (`_flush`):
                 # a read's bytes are one record, its events' messages the next, in one write.
-                self._reply_data(t, side.x, event.data if type(event.data) is bytes else bytes(event.data))
+                self._reply.data(side.x, event.data if type(event.data) is bytes else bytes(event.data))
             elif isinstance(event, h11.EndOfMessage):
                 self._mirror(self._req, event)
                 self._flush(side, t)
-                self._end_reply(t, side.x)
+                self._reply.end(t, side.x)
                 if self._waiting and self._waiting[0] == side.x:
                     self._waiting.popleft()
                     self._answered.discard(side.x)
@@ -363,53 +354,10 @@ class Tap:
             if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
                 side.x = self.exchanges.next()
             self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
-        if side is self._resp and self._messages:  # the SSE messages those bytes carried, after them
-            for x, lines in self._messages:
-                write_lines(self.sink, t, "out", b"".join(lines), {EXCHANGE: x})
-            self._messages.clear()
+        if side is self._resp:
+            self._reply.written(t)  # the SSE messages those bytes carried, after them
 
     # -- what the bodies carry -----------------------------------------------------------------
     def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
         """A message the exchange carried, as one line of `in` or `out`."""
         self.sink.fields(t, ch, **{EXCHANGE: x}, **_fields(carried_line(message)))
-
-    def _begin_reply(self, head: h11.Response) -> None:
-        content_type = None
-        for name, value in head.headers.raw_items():
-            if name.lower() == b"content-type":
-                content_type = value.decode("latin-1")
-        media = media_type(content_type)
-        self._reply = bytearray()
-        self._sse = None
-        if media == SSE_TYPE:
-            self._reply_kind = "sse"
-            self._sse = SseDecoder()
-        elif is_json_type(media) or (media == "" and head.status_code != 202 and head.status_code < 400):
-            # an untyped body is read as JSON, but for a refusal (a 403's "Invalid Origin header"):
-            # its text is the HTTP answer, not a message
-            self._reply_kind = "json"
-        else:
-            self._reply_kind = ""
-
-    def _reply_data(self, t: float, x: int, data: bytes) -> None:
-        if self._reply_kind == "sse" and self._sse is not None:
-            events = self._sse.feed(data)
-            if events:  # one record a message, encoded and written together at the next flush
-                lines = carried_lines([e.data for e in events])
-                if self._messages and self._messages[-1][0] == x:
-                    self._messages[-1][1].append(lines)
-                else:
-                    self._messages.append((x, [lines]))
-        elif self._reply_kind == "json":
-            if len(self._reply) + len(data) > BODY_KEPT:
-                self._reply_kind = ""
-                self._reply = bytearray()
-            else:
-                self._reply += data
-
-    def _end_reply(self, t: float, x: int) -> None:
-        if self._reply_kind == "json" and self._reply:
-            self._carry(t, "out", x, bytes(self._reply))
-        self._reply = bytearray()
-        self._reply_kind = ""
-        self._sse = None
