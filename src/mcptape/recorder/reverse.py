@@ -282,6 +282,7 @@ class ReverseProxy:
             try:
                 client.sendall(buffer[:size])
             except OSError:  # the client left (on 2026-07-28, closing a stream cancels its request)
+                tap.client_unreachable()  # before the upstream's end is read, whichever thread is first
                 try:
                     upstream.shutdown(socket.SHUT_RDWR)
                 except OSError:

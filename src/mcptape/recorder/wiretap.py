@@ -134,6 +134,12 @@ class Tap:
             self._flush(self._req, t)
             self._release()
 
+    def client_unreachable(self) -> None:
+        """The proxy could not write to the client: it left, though its end may not be read yet (the
+        upstream's end that follows is then not the upstream's doing)."""
+        with self._lock:
+            self._client_gone = True
+
     @property
     def client_gone(self) -> bool:
         """True once the client closed its end of the connection."""
