@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/bench_export.py` (dev.sh)
 from bench.bench_check import generate
 from bench.bench_live import measure, p99_ratio
 
