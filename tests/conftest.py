@@ -19,6 +19,17 @@ import pytest
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# A run starts a thousand Python processes (mcptape's commands, test servers, nested pytest runs).
+# Under PYTHONDONTWRITEBYTECODE each compiles every mcptape module it imports, and each xdist worker
+# rewrites every test module, every time: a sixth of the suite's CPU time. Keep the work tree free
+# of bytecode as that setting asks, but cache it outside (set before the workers start, so they and
+# every process they start inherit it).
+if sys.dont_write_bytecode and not sys.pycache_prefix:
+    _cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcptape" / "pycache"
+    sys.pycache_prefix, sys.dont_write_bytecode = str(_cache), False
+    os.environ["PYTHONPYCACHEPREFIX"] = str(_cache)
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -27,10 +38,10 @@ PYTHON = sys.executable
 # A nested `python -m pytest` (a test of mcptape's own pytest plugins), without the plugins of this
 # virtualenv it never uses: hypothesis, syrupy and textual's snapshots cost 2-3 s of start-up each
 # time, in each of its xdist workers too.
-NESTED_PYTEST = (
-    PYTHON, "-m", "pytest", "-p", "no:cacheprovider",
-    "-p", "no:hypothesispytest", "-p", "no:syrupy", "-p", "no:textual-snapshot",
+UNUSED_PLUGINS = (
+    "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:syrupy", "-p", "no:textual-snapshot",
 )  # fmt: skip
+NESTED_PYTEST = (PYTHON, "-m", "pytest", *UNUSED_PLUGINS)
 
 
 def console_script() -> str:
