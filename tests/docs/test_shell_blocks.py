@@ -3,7 +3,7 @@
 A block is a fence tagged `sh`, `bash`, `shell` (each command line runs) or `console` (each `$ `
 line runs). Each command runs with bash in a fresh copy of a sandbox where the names the docs use
 exist: `python -m my_server`, `./server`, `./new-build` and `my_client.py` are the bundled demo
-server and an SDK client; `session.jsonl`, `old.jsonl`, `new.jsonl`, `transcripts/`, `tapes/`,
+server and a small client; `session.jsonl`, `old.jsonl`, `new.jsonl`, `transcripts/`, `tapes/`,
 `tests/transcripts/greet.jsonl` and `demo-transcripts/` are real recordings of it (`mcptape demo`);
 `~` is the sandbox's. A command passes when it exits 0 or 1 (mcptape's "clean/same" and
 "findings/different"), not 2 (a usage error, an unreadable input) nor 126/127 (not runnable).
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, console_script, once_per_run
+from tests.conftest import ROOT, UNUSED_PLUGINS, console_script, once_per_run
 
 SHELLS = ("sh", "bash", "shell", "console")
 FENCE = re.compile(r"^```([a-z]*)[^\n]*\n(.*?)^```", re.M | re.S)
@@ -71,22 +71,57 @@ def blocks() -> list[Block]:
 
 BLOCKS = blocks()
 MY_SERVER = "import runpy\nrunpy.run_module('mcptape.demo.server', run_name='__main__')\n"
-MY_CLIENT = '''"""An SDK client: lists the tools of the server whose command line is its arguments."""
+MY_CLIENT = '''"""A stdio client of the 2026-07-28 revision, by hand: it starts the server its arguments
+name, asks it for server/discover and tools/list (as the demo's client did), skips lines that are
+not JSON-RPC and gives up on an answer after 5 s."""
+import json
+import queue
+import subprocess
 import sys
+import threading
 
-import anyio
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "mcp", "version": "0.1.0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+server = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+lines = queue.Queue()
+threading.Thread(target=lambda: [*map(lines.put, server.stdout), lines.put(b"")], daemon=True).start()
 
 
-async def main() -> None:
-    params = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])
-    async with Client(params) as client:
-        await client.list_tools()
+def ask(rid, method):
+    request = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {"_meta": META}}
+    server.stdin.write(json.dumps(request).encode() + b"\\n")
+    server.stdin.flush()
+    while True:
+        try:
+            line = lines.get(timeout=5)
+        except queue.Empty:
+            sys.exit(f"my_client: no answer to {method} in 5 s")
+        if not line:
+            sys.exit("my_client: the server closed its stdout")
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue  # a banner, noise
+        if isinstance(message, dict) and message.get("id") == rid and "method" not in message:
+            return message
 
 
-anyio.run(main)
+ask(1, "server/discover")
+print([tool["name"] for tool in ask(2, "tools/list")["result"]["tools"]])
+server.stdin.close()
+server.wait(5)
 '''
+
+# `./server` and `./new-build`: the demo server on stdio. Asked for a port (`./server --port 8000`,
+# an HTTP build), it says it has none and exits at once, so `record --http-upstream` ends with the
+# server's code instead of waiting 30 s for a port nobody opens.
+STAND_IN = """#!/bin/sh
+case " $* " in *" --port "*) echo "server: this stand-in speaks stdio only" >&2; exit 1;; esac
+exec {python} -m mcptape.demo.server
+"""
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +140,7 @@ def _make_sandbox(root: Path) -> None:
     (root / "my_client.py").write_text(MY_CLIENT)
     for name in ("server", "new-build"):
         script = root / name
-        script.write_text(f"#!/bin/sh\nexec {sys.executable} -m mcptape.demo.server\n")
+        script.write_text(STAND_IN.format(python=sys.executable))
         script.chmod(0o755)
     shutil.copy(demo / "demo-clean.jsonl", root / "session.jsonl")
     shutil.copy(demo / "demo-clean.jsonl", root / "old.jsonl")
@@ -129,6 +164,7 @@ def _run(command: str, sandbox: Path, tmp_path: Path) -> subprocess.CompletedPro
         "HOME": str(where / "home"),
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "XDG_STATE_HOME": str(where / "home" / ".state"),
+        "PYTEST_ADDOPTS": " ".join(UNUSED_PLUGINS),  # a `pytest` of the docs loads only what it uses
     }
     env.pop("MCPTAPE_DIR", None)
     return subprocess.run(
