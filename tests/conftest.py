@@ -86,6 +86,17 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
     return folder
 
 
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/e2e/ (sweeps against real servers) is `slow`, as a module elsewhere
+    says with `pytestmark = pytest.mark.slow`."""
+    for item in items:
+        if item.path.is_relative_to(E2E):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def mcptape_bin() -> str:
     return console_script()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from mcp import Client
 
 from mcptape.replay.api import replay
@@ -15,6 +16,8 @@ from mcptape.transcript import open_transcript
 from tests.cassette.origins import Tripwire, make_origin_ca, origin
 from tests.clients import Script, sdk_session
 from tests.conftest import console_script
+
+pytestmark = pytest.mark.slow
 
 FETCH = [str(Path(sys.executable).parent / "mcp-server-fetch"), "--allow-private-ips"]
 # readabilipy (the fetch server's HTML extractor) runs `npm install` in its own package folder on

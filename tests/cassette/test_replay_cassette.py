@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.cassette.origins import Tripwire, headers_route, origin
 from tests.conftest import console_script
+
+pytestmark = pytest.mark.slow
 
 FETCHER = [sys.executable, str(Path(__file__).with_name("fetcher.py"))]
 

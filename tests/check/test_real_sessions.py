@@ -22,6 +22,8 @@ from mcptape.check.model import Analysis, Message
 from tests.clients import sdk_session
 from tests.conftest import SERVERS, server_everything
 
+pytestmark = pytest.mark.slow
+
 
 def _check_clean(path: Path) -> Analysis:
     _, analysis = analyze_file(str(path))

@@ -16,6 +16,8 @@ from mcptape.check.rules import RULES
 from tests.ci.sarif import assert_valid_sarif
 from tests.hostile.tapes import assert_clean_run, line, message, record, run, unsafe_chars, write
 
+pytestmark = pytest.mark.slow
+
 ANNOTATION = re.compile(r"^::(error|warning|notice) file=([^,:]+),line=(\d+),title=([^:]*)::(.*)$")
 
 

@@ -17,6 +17,8 @@ from tests.conftest import console_script
 from tests.hostile.tapes import assert_clean_run, run
 from tests.probe.support import PB_SERVER
 
+pytestmark = pytest.mark.slow
+
 CHANGED = [sys.executable, "-m", "mcptape.demo.server", "--changed"]
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.conftest import SERVERS, console_script
 
+pytestmark = pytest.mark.slow
+
 REPO = SERVERS.parents[1]
 
 MCPTAPE = console_script()

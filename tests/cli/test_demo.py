@@ -5,8 +5,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
+
+pytestmark = pytest.mark.slow
 
 
 def test_demo_records_a_clean_and_a_buggy_session(tmp_path: Path) -> None:

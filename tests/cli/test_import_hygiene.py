@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import mcptape
+
+pytestmark = pytest.mark.slow
 
 PACKAGE = Path(mcptape.__file__).parent
 

@@ -10,8 +10,11 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 REPO = SERVERS.parents[1]
 

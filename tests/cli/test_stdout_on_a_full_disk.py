@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import PYTHON, SERVERS, console_script
 
+pytestmark = pytest.mark.slow
+
 GOOD = str(Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl")
 ECHO = [PYTHON, str(SERVERS / "echo_tool.py")]
 

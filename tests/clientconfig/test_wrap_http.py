@@ -12,11 +12,14 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
 from tests.http.helpers import free_port, sdk_server, terminate, wait_accepting
+
+pytestmark = pytest.mark.slow
 
 
 def _mcptape(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:

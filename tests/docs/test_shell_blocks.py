@@ -30,6 +30,8 @@ import pytest
 
 from tests.conftest import ROOT, UNUSED_PLUGINS, console_script, once_per_run
 
+pytestmark = pytest.mark.slow
+
 SHELLS = ("sh", "bash", "shell", "console")
 FENCE = re.compile(r"^```([a-z]*)[^\n]*\n(.*?)^```", re.M | re.S)
 RECORD_OUTPUT = re.compile(r"^(?:\w+=\S+ )*mcptape record .*?-o (\S+\.jsonl) ")

@@ -9,9 +9,13 @@ import socket
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.export.helpers import export, listener, tool_session, write_transcript
 from tests.http.helpers import refused_port
+
+pytestmark = pytest.mark.slow
 
 ECHO = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 

@@ -20,6 +20,8 @@ from tests.export.har_schema import HAR
 from tests.export.helpers import export, tool_session, write_transcript
 from tests.http.helpers import exchanges
 
+pytestmark = pytest.mark.slow
+
 ECHO = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 
 

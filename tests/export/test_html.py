@@ -9,7 +9,11 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from tests.export.helpers import dump_dom, export, line, listener, tool_session, write_transcript
+
+pytestmark = pytest.mark.slow
 
 # Every element the report itself is made of: anything else in the DOM came from a transcript.
 OWN_TAGS = {

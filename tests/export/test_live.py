@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tests.conftest import PYTHON, SERVERS, console_script
 from tests.export.helpers import export, listener
 from tests.http.helpers import free_port, recording, refused_port, sdk_server
 from tests.http.test_record_sdk import drive
+
+pytestmark = pytest.mark.slow
 
 HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 CALLS: list[dict[str, Any]] = [

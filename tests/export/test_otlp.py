@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from google.protobuf import json_format  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tests.conftest import ROOT
 from tests.export.helpers import export, listener, tool_session, write_transcript
+
+pytestmark = pytest.mark.slow
 
 ECHO = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 

@@ -17,7 +17,7 @@ from tests.export.helpers import export, tool_session, write_transcript
 from tests.export.phoenix import Phoenix, start
 
 ECHO = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
-pytestmark = pytest.mark.timeout(1500)  # a first run installs Phoenix
+pytestmark = [pytest.mark.timeout(1500), pytest.mark.slow]  # a first run installs Phoenix
 
 
 @pytest.fixture(scope="module")

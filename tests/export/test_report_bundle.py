@@ -7,8 +7,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import console_script
 from tests.export.helpers import answer, call, request, tool_session, write_transcript
+
+pytestmark = pytest.mark.slow
 
 SECRET = "hunter2-very-secret"
 

@@ -25,6 +25,8 @@ from mcptape.errors import MCPTapeError
 from mcptape.jsonsafe import dumps
 from tests.hostile.tapes import HEADER, assert_clean_run, run, unsafe_chars
 
+pytestmark = pytest.mark.slow
+
 FORMAT = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
 ODD = [
     "\x1b[31m",

@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import PYTHON
 from tests.http.helpers import HERE, exchanges, free_port, recording, records, refused_port
 
+pytestmark = pytest.mark.slow
+
 PLANTED = HERE / "servers" / "planted.py"
 CALL = {
     "jsonrpc": "2.0",

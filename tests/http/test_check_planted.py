@@ -9,12 +9,15 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Finding
 from mcptape.cli import main
 from tests.http.helpers import exchanges, free_port, recording
 from tests.http.test_bad_upstream import CALL, HEADERS, planted
+
+pytestmark = pytest.mark.slow
 
 DISCOVER = {
     "jsonrpc": "2.0",

@@ -17,6 +17,8 @@ from tests.http import hr_drive
 from tests.http.test_transport_rules import HR_RULES
 from tests.realhttp.helpers import record_sweep, verdicts
 
+pytestmark = pytest.mark.slow
+
 Recorded = tuple[Path, dict[str, Any]]
 
 

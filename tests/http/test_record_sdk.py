@@ -27,6 +27,8 @@ from tests.http.helpers import (
     wait_accepting,
 )
 
+pytestmark = pytest.mark.slow
+
 
 async def _session(url: str, mode: str) -> dict[str, Any]:
     async with Client(url, mode=mode) as client:

@@ -13,6 +13,8 @@ from mcptape.replay.api import diff_files, replay
 from tests.http.helpers import free_port, recording, records, sdk_server
 from tests.http.test_record_sdk import _session
 
+pytestmark = pytest.mark.slow
+
 
 def _recorded(tmp_path: Path, mode: str) -> tuple[Path, int]:
     port = free_port()

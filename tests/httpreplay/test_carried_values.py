@@ -8,10 +8,13 @@ import re
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from tests.http.helpers import data_of, exchanges, records
 from tests.httpreplay.helpers import Tape, notes_server
+
+pytestmark = pytest.mark.slow
 
 SESSION = re.compile(rb"(?im)^mcp-session-id: *(\S+)\r$")
 

@@ -11,10 +11,13 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import NESTED_PYTEST
 from tests.http.helpers import records
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_folder_of_http_transcripts_is_replayed_each_over_http(

@@ -9,10 +9,13 @@ import socket
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.check.analyze import analyze_file
 from tests.http.helpers import exchanges, records
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
+
+pytestmark = pytest.mark.slow
 
 
 def _request_lines(path: Path) -> list[bytes]:

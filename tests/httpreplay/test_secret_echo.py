@@ -22,6 +22,8 @@ from tests.conftest import PYTHON, SERVERS
 from tests.http.helpers import exchanges, free_port, recording
 from tests.httpreplay.helpers import mcptape
 
+pytestmark = pytest.mark.slow
+
 PASSWORD = "pw1"
 ECHO = "welcome ada: password pw1 accepted"
 

@@ -16,12 +16,15 @@ from pathlib import Path
 
 import anyio
 import orjson
+import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.replay.api import diff_files
 from tests.conftest import console_script
 from tests.http.helpers import free_port, recording
 from tests.httpreplay.helpers import Tape, mcptape, notes_session
+
+pytestmark = pytest.mark.slow
 
 LISTENING = re.compile(r"listening on (http://\S+)")
 

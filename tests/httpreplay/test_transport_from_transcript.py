@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.http.helpers import records
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
+
+pytestmark = pytest.mark.slow
 
 STDIO = (
     '{"mcptape":1,"started":"","command":["x"],"cwd":"","recorder":{}}\n{"t":0.1,"ch":"in","data":"{}\\n"}\n'

@@ -20,6 +20,8 @@ from mcptape.commands.record import record_command
 from mcptape.recorder.options import RecordOptions, parse_fast
 from tests.conftest import PYTHON, SERVERS, console_script
 
+pytestmark = pytest.mark.slow
+
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
 ECHO_SERVER = [PYTHON, str(SERVERS / "echo_tool.py")]
 

@@ -11,10 +11,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from tests.clients import sdk_session
 from tests.conftest import NODE_DIR, PYTHON, console_script, server_everything
+
+pytestmark = pytest.mark.slow
 
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
 

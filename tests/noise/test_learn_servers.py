@@ -17,6 +17,8 @@ from pydantic import FileUrl
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, console_script, server_everything
 
+pytestmark = pytest.mark.slow
+
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
 RETEXT = Path(__file__).with_name("retext.py")
 

@@ -17,6 +17,8 @@ from pydantic import FileUrl
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, console_script, server_everything
 
+pytestmark = pytest.mark.slow
+
 RETEXT = Path(__file__).with_name("retext.py")
 QUICK = ("--shutdown-timeout", "0.3")  # it never exits when its stdin closes: no need to wait 2 s
 

@@ -7,10 +7,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from tests.clients import sdk_session
 from tests.conftest import NESTED_PYTEST, PYTHON, SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 ECHO_SERVER = [PYTHON, str(SERVERS / "echo_tool.py")]
 CHANGED = [PYTHON, str(Path(__file__).with_name("retext.py")), "hi there", "ho there", "--", *ECHO_SERVER]

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.probe.observed import Verdict
 from tests.probe.support import PB_SERVER, by_id, probe
+
+pytestmark = pytest.mark.slow
 
 SLOW = [*PB_SERVER, "--action", "http", "--delay", "0.4"]  # HTTP names no request id
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.check import rules
 from mcptape.probe.judge import WROTE
 from mcptape.probe.observed import Verdict
 from tests.probe.support import PB_SERVER, by_id, probe
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_read_only_tool_whose_tap_says_read_passes(tmp_path: Path) -> None:

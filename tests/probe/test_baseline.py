@@ -10,10 +10,13 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import orjson
+import pytest
 
 from mcptape.probe import baseline
 from tests.conftest import console_script
 from tests.probe.support import PB_SERVER
+
+pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
 SDK_SERVER = [sys.executable, str(HERE / "sdk_server.py")]

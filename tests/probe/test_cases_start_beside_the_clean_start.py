@@ -10,9 +10,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from mcptape.probe import live
 from mcptape.probe.observed import Verdict
 from tests.probe.support import PB_SERVER, by_id, probe
+
+pytestmark = pytest.mark.slow
 
 SLOW = [sys.executable, str(Path(__file__).with_name("slow_start.py"))]
 LOCKED = [sys.executable, str(Path(__file__).with_name("locked_server.py"))]

@@ -8,9 +8,12 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import orjson
+import pytest
 
 from tests.conftest import SERVERS
 from tests.probe.support import PB_SERVER
+
+pytestmark = pytest.mark.slow
 
 
 def run(mcptape_bin: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:

@@ -8,8 +8,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SERVERS, console_script
 from tests.interrupts import interrupt
+
+pytestmark = pytest.mark.slow
 
 MCPTAPE = console_script()
 

@@ -18,6 +18,8 @@ from mcptape.probe.cases import CASES
 from mcptape.probe.plan import Plan
 from tests.conftest import SERVERS, console_script  # noqa: F401
 
+pytestmark = pytest.mark.slow
+
 
 def test_a_case_starting_at_ctrl_c_is_aborted_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started = threading.Event()

@@ -16,6 +16,8 @@ from mcptape.probe.recorded import recorded_calls
 from tests.conftest import ROOT, console_script
 from tests.probe.support import PB_SERVER, by_id, probe
 
+pytestmark = pytest.mark.slow
+
 
 def test_a_second_tool_that_acts_on_unknown_arguments_fails(tmp_path: Path) -> None:
     """The first tool is strict; the second (it may change data: probed with --allow-mutating) accepts

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.probe.observed import Verdict
 from mcptape.probe.recorded import recorded_calls
 from tests.conftest import PYTHON, ROOT
 from tests.probe.support import by_id, probe
+
+pytestmark = pytest.mark.slow
 
 TIME = [str(Path(PYTHON).parent / "mcp-server-time"), "--local-timezone", "UTC"]
 RECORDING = ROOT / "transcripts" / "mcp-server-time-handshake.jsonl"

@@ -24,6 +24,8 @@ from mcptape.probe.runner import ProbeResult
 from tests.conftest import PYTHON, SERVERS, console_script
 from tests.http.helpers import free_port
 
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 SDK_HTTP = [PYTHON, str(HERE / "sdk_http_server.py")]
 TOLERANT = [PYTHON, str(SERVERS / "pb_http_server.py")]

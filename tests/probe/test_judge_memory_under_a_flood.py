@@ -7,11 +7,15 @@ import json
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from mcptape.probe.cases import BY_ID
 from mcptape.probe.judge import judge
 from mcptape.probe.observed import Observed, Verdict
 from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
+
+pytestmark = pytest.mark.slow
 
 LINES = 20_000
 

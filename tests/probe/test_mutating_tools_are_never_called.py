@@ -18,6 +18,8 @@ from mcptape.probe.safety import NOT_TESTED, Reach, UnsafeFrame
 from tests.conftest import console_script
 from tests.probe.support import PB_SERVER, by_id, probe
 
+pytestmark = pytest.mark.slow
+
 
 def sent_calls(path: Path) -> list[tuple[str, str | None]]:
     """The requests the probe sent in a transcript: each one's id and the tool it names, if any."""

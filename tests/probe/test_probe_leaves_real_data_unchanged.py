@@ -14,6 +14,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import orjson
+import pytest
 from mcp import Client
 
 from mcptape.probe.recorded import recorded_calls
@@ -21,6 +22,8 @@ from mcptape.probe.safety import NOT_TESTED
 from tests.clients import sdk_session
 from tests.conftest import NODE_DIR, console_script
 from tests.probe.support import probe
+
+pytestmark = pytest.mark.slow
 
 PACKAGES = NODE_DIR / "node_modules" / "@modelcontextprotocol"
 MEMORY_WRITERS = {

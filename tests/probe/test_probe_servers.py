@@ -18,6 +18,8 @@ from mcptape.probe.plan import Plan
 from mcptape.probe.sessions import absolute_paths, run_case
 from tests.probe.support import PB_SERVER, by_id, probe
 
+pytestmark = pytest.mark.slow
+
 
 def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
     """A server that rejects every bad frame without acting passes all cases, each with its transcript."""

@@ -8,9 +8,12 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import console_script
 from tests.probe.support import PB_SERVER, probe
+
+pytestmark = pytest.mark.slow
 
 
 def fake_command(folder: Path, witness: Path) -> None:

@@ -18,6 +18,8 @@ from mcptape.probe.runner import ProbeResult
 from tests.conftest import server_everything
 from tests.probe.support import by_id, probe
 
+pytestmark = pytest.mark.slow
+
 TIME_SERVER = [str(Path(sys.executable).parent / "mcp-server-time")]
 TOLERANT = ("debug-line", "banner-after-request", "concatenated", "string-params", "boolean-id", "batch")
 STARTS = ("start", "start-warnings", "start-verbose-env", "start-empty-cwd", "start-idle", "start-discover")

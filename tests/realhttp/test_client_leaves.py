@@ -13,6 +13,8 @@ from mcp.shared.exceptions import MCPError
 from tests.http.helpers import records
 from tests.realhttp.helpers import record_sweep
 
+pytestmark = pytest.mark.slow
+
 
 async def _too_big_an_event(url: str) -> str:
     async with Client(url, mode="legacy") as client:

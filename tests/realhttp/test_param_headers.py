@@ -17,6 +17,8 @@ from mcptape.check.http.paramheaders import param_mismatches
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, recording
 
+pytestmark = pytest.mark.slow
+
 SERVER = Path(__file__).resolve().parent / "servers" / "param_headers.py"
 
 

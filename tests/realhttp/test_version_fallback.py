@@ -16,6 +16,8 @@ from tests.conftest import server_everything
 from tests.http.helpers import exchanges, free_port, recording, records
 from tests.realhttp.helpers import verdicts
 
+pytestmark = pytest.mark.slow
+
 
 async def _modern_client(url: str) -> str:
     async with Client(url) as client:

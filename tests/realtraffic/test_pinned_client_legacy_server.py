@@ -16,6 +16,8 @@ from mcptape.check.model import CLIENT, Severity
 from tests.conftest import server_everything
 from tests.realtraffic.support import FEATURES, record
 
+pytestmark = pytest.mark.slow
+
 
 async def _list_and_call(client: Client) -> None:
     tools = {tool.name for tool in (await client.list_tools()).tools}

@@ -21,6 +21,8 @@ from mcptape.check.model import CLIENT, Severity
 from mcptape.transcript import open_transcript
 from tests.realtraffic.support import FEATURES, loud, record
 
+pytestmark = pytest.mark.slow
+
 WRONG: list[tuple[str, dict[str, Any]]] = [
     ("add", {"a": 2}),
     ("add", {"a": "two", "b": 3}),

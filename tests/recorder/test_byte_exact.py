@@ -10,11 +10,14 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcptape.transcript import open_transcript
 from tests.conftest import SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 SIZES = [0, 1, 2, 7, 200, 4096, 65536, 1 << 20]
 

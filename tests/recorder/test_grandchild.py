@@ -14,6 +14,8 @@ from mcptape.errors import SpawnError
 from mcptape.harness import Harness
 from mcptape.recorder import session as session_module
 
+pytestmark = pytest.mark.slow
+
 # The server forks a grandchild that keeps stdout, writes one late line after a second, and exits.
 LINGERING = """\
 import os, time

@@ -6,10 +6,13 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.harness import Harness
 from mcptape.transcript import open_transcript
 from tests.conftest import SERVERS
+
+pytestmark = pytest.mark.slow
 
 INIT = {
     "jsonrpc": "2.0",

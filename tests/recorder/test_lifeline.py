@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import console_script
 
+pytestmark = pytest.mark.slow
+
 # Prints its pid on stdout, then behaves as MODE says. LOG gets the name of each signal it notes.
 SERVER = r"""
 import os, signal, sys, time

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 from mcp import Client
 
 from mcptape.check.analyze import analyze_file
@@ -17,6 +18,8 @@ from tests.http.helpers import free_port, recording
 from tests.http.test_bad_upstream import planted
 from tests.http.test_check_planted import DISCOVER, DISCOVER_HEADERS
 from tests.realhttp.helpers import record_sweep
+
+pytestmark = pytest.mark.slow
 
 NOT_JSON = b"hello, this is not JSON"
 RAW_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

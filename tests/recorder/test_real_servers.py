@@ -14,6 +14,8 @@ from mcptape.transcript import open_transcript
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, SERVERS
 
+pytestmark = pytest.mark.slow
+
 
 def messages(path: Path, ch: str) -> list[dict[str, Any]]:
     """The JSON-RPC messages of one channel (each whole line of a clean session is one message)."""

@@ -17,6 +17,8 @@ from mcptape.transcript import open_transcript
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, SERVERS, console_script
 
+pytestmark = pytest.mark.slow
+
 SERVER = [PYTHON, str(SERVERS / "nr_short_secret.py")]
 PASSWORD = "pw1"
 

@@ -11,8 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import open_transcript
 from tests.conftest import SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 ECHO = [sys.executable, str(SERVERS / "lifecycle.py"), "echo-lines"]
 

@@ -7,10 +7,13 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from tests.conftest import console_script
 from tests.replay.conftest import rp
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_server_that_hangs_fails_cleanly_at_the_step_timeout(v1_tape: Path) -> None:

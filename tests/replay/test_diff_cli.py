@@ -12,6 +12,8 @@ from mcptape.replay.api import replay
 from tests.conftest import console_script
 from tests.replay.conftest import rp
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def v2_tape(v1_tape: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -22,6 +22,8 @@ from tests.conftest import console_script
 from tests.replay.conftest import ENV_SERVER as SERVER
 from tests.replay.conftest import NONCE, RECORDED
 
+pytestmark = pytest.mark.slow
+
 
 def replayer_env() -> dict[str, str]:
     """This process's environment with a variable the recording never had, another TZ, no GREETING."""

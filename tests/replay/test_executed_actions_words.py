@@ -6,11 +6,14 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from tests.clients import python_server
 from tests.conftest import console_script
 from tests.replay.test_http_sink import CLIENT, DEPLOY
+
+pytestmark = pytest.mark.slow
 
 
 def test_http_requests_the_sink_answered_are_not_called_side_effects_that_ran(tmp_path: Path) -> None:

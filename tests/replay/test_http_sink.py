@@ -6,11 +6,14 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.clients import python_server
 from tests.conftest import SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 DEPLOY = SERVERS / "fx_deploy_preview.py"
 CLIENT = b"".join(

@@ -8,8 +8,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PYTHON, SERVERS, console_script
 from tests.interrupts import end, interrupt, running_with
+
+pytestmark = pytest.mark.slow
 
 
 def test_ctrl_c_ends_a_replay_waiting_on_a_hanging_server(tmp_path: Path, v1_tape: Path) -> None:

@@ -17,6 +17,8 @@ from mcptape.replay.settings import ReplaySettings
 from mcptape.transcript import open_transcript
 from tests.replay.conftest import ENV_SERVER, RECORDED, rp
 
+pytestmark = pytest.mark.slow
+
 EVERYONE = "notifications/message:params.data.elapsed"
 GREET = ("tools/call:result.content[*].text", "tools/call:result.structuredContent.result")
 SETTINGS = f"""\

@@ -5,10 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
 from tests.replay.conftest import rp
+
+pytestmark = pytest.mark.slow
 
 CLIENT_BYTES = b"".join(
     [

@@ -16,6 +16,8 @@ from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.slow
+
 GOOD = Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 FLOOD = 16 << 20  # bytes of stderr noise, in lines of CHUNK bytes (the check core itself buffers
 CHUNK = 1 << 10  # 4096 records: lines of 1 KiB keep that buffer at 4 MiB)

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
 from tests.replay.conftest import minted
+
+pytestmark = pytest.mark.slow
 
 
 def _sent(path: Path) -> list[dict[str, Any]]:

@@ -15,6 +15,8 @@ from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
 from tests.conftest import console_script
 
+pytestmark = pytest.mark.slow
+
 SERVER = Path(__file__).resolve().parent / "telemetry_server.py"
 WARNING = "telemetry_server: warning: config.toml is deprecated"
 

@@ -7,9 +7,12 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import minted, rp
+
+pytestmark = pytest.mark.slow
 
 
 def corpus(tmp_path: Path, v1_tape: Path) -> Path:

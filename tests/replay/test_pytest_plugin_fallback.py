@@ -9,6 +9,8 @@ import pytest
 
 from tests.replay.test_pytest_plugin import corpus, run_pytest
 
+pytestmark = pytest.mark.slow
+
 PATIENT = ("--mcptape-step-timeout", "60")  # a server starting on a loaded machine is slow, not broken
 
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import rp
 from tests.replay.test_pytest_plugin import corpus
+
+pytestmark = pytest.mark.slow
 
 
 def server_in_another_project(tmp_path: Path) -> Path:

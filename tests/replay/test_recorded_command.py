@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.replay.api import replay
 from tests.conftest import ROOT, SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 
 def with_header(tape: Path, out: Path, **fields: object) -> Path:

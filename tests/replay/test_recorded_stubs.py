@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from mcp import Client
 
 from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
 from tests.conftest import console_script
+
+pytestmark = pytest.mark.slow
 
 STUB_SERVER = Path(__file__).resolve().parent / "stub_server.py"
 STUB = "mcptape-qa-deploy"

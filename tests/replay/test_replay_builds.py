@@ -6,12 +6,15 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 import mcptape
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
 from tests.replay.conftest import rp
+
+pytestmark = pytest.mark.slow
 
 
 def test_replay_against_the_same_build_is_the_same(v1_tape: Path) -> None:

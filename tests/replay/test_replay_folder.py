@@ -8,9 +8,12 @@ import subprocess
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import console_script
 from tests.replay.conftest import rp
+
+pytestmark = pytest.mark.slow
 
 
 def suite(tmp_path: Path, v1_tape: Path) -> Path:

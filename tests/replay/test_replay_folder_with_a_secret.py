@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SERVERS, console_script
+
+pytestmark = pytest.mark.slow
 
 REPO = SERVERS.parents[1]
 

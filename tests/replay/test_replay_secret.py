@@ -12,6 +12,8 @@ from mcptape.replay.api import replay
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, SERVERS, console_script
 
+pytestmark = pytest.mark.slow
+
 SERVER = [PYTHON, str(SERVERS / "rp_login.py")]
 PASSWORD = "hunter2-very-secret-pw"
 

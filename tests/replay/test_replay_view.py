@@ -12,6 +12,8 @@ import mcptape.commands.view
 from mcptape.commands.replay import replay_command
 from tests.conftest import PYTHON, ROOT, SERVERS
 
+pytestmark = pytest.mark.slow
+
 
 def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -21,6 +21,8 @@ from tests.conftest import server_everything
 from tests.replay.conftest import rp
 from tests.replay.events import INIT, INIT_OK, Session, request, result, text_result
 
+pytestmark = pytest.mark.slow
+
 
 async def roots(context: ClientRequestContext) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[types.Root(uri=FileUrl("file:///work/project"), name="project")])

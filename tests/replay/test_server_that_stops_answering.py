@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import replay
 from tests.conftest import PYTHON
+
+pytestmark = pytest.mark.slow
 
 GOOD = Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 # Closes its stdout at once, then keeps reading stdin until the client closes it.

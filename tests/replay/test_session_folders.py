@@ -9,10 +9,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import replay
 from mcptape.replay.where import SESSION_MAX_AGE, prune_sessions
 from tests.conftest import console_script
 from tests.replay.conftest import rp
+
+pytestmark = pytest.mark.slow
 
 
 def test_keep_dir_keeps_a_differing_session_there_and_removes_a_same_one(

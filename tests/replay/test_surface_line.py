@@ -14,6 +14,8 @@ from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
 from tests.conftest import SERVERS
 
+pytestmark = pytest.mark.slow
+
 SERVER = SERVERS / "rp_surface.py"
 
 

@@ -13,6 +13,8 @@ import mcptape.replay.api as api
 import mcptape.replay.skeleton as skeleton
 from tests.conftest import SERVERS, console_script  # noqa: F401
 
+pytestmark = pytest.mark.slow
+
 REPO = SERVERS.parents[1]
 
 GOOD = str(REPO / "transcripts" / "sdk-echo-tool-handshake.jsonl")

@@ -9,11 +9,14 @@ from pathlib import Path
 
 import anyio
 import orjson
+import pytest
 from mcp import Client
 
 from mcptape.transcript.reader import open_transcript
 from tests.httpreplay.test_serve_listen import serving
 from tests.realhttp.helpers import record_sweep
+
+pytestmark = pytest.mark.slow
 
 
 async def _cancel_then_add(url: str) -> str:

@@ -15,6 +15,8 @@ import pytest
 from mcptape.serve.injectcases import ONE, PAIR
 from tests.serve.helpers import PYTHON, SDK_CLIENT, client, mcptape, python_server, record, time_server
 
+pytestmark = pytest.mark.slow
+
 SDK_PARSE_ERROR = "Failed to parse JSONRPC message from server"
 
 

@@ -32,6 +32,8 @@ from mcptape.serve.session import Options
 from tests.serve.helpers import HERE, PYTHON, mcptape
 from tests.serve.tapes import Tape, call, request, result, serving, text, time_tape
 
+pytestmark = pytest.mark.slow
+
 RAW_CLIENT = HERE / "raw_client.py"
 TOKEN = "beef4567"
 

@@ -12,6 +12,8 @@ import pytest
 from mcptape.transcript.reader import open_transcript
 from tests.serve.helpers import client, python_server, record, serve
 
+pytestmark = pytest.mark.slow
+
 
 def out_values(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(e.data) for e in open_transcript(path).events() if e.ch == "out"]

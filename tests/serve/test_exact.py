@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.serve.helpers import client, python_server, record, serve
+
+pytestmark = pytest.mark.slow
 
 BANNER = b"input_value='Server ready (banner-demo v1)'"
 PARSE_FAILURE = b"Failed to parse JSONRPC message from server"

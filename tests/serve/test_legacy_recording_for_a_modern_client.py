@@ -8,9 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.transcript.reader import open_transcript
 from tests.serve.helpers import client, record, serve, time_server
+
+pytestmark = pytest.mark.slow
 
 
 def _methods(path: Path) -> list[str]:

@@ -13,6 +13,8 @@ from mcptape.serve.injectcases import CASES
 from tests.serve.conftest import ProbeRun, Recorded
 from tests.serve.helpers import PYTHON, mcptape
 
+pytestmark = pytest.mark.slow
+
 VERDICTS = {"pass", "warning", "FAIL", "inconclusive", "n/a"}
 
 

@@ -19,6 +19,8 @@ from tests.ci.sarif import assert_valid_sarif
 from tests.serve.conftest import ProbeRun, Recorded
 from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
 
+pytestmark = pytest.mark.slow
+
 LEVEL = {"FAIL": "error", "inconclusive": "error", "warning": "warning"}
 TITLES = {case.id: case.title for case in (START, *CASES)}
 JUNIT_TAG = {"FAIL": "failure", "inconclusive": "error", "n/a": "skipped"}

@@ -7,9 +7,13 @@ import subprocess
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import NESTED_PYTEST
 from tests.serve.conftest import Recorded
 from tests.serve.helpers import SDK_CLIENT
+
+pytestmark = pytest.mark.slow
 
 TESTS = """
 import subprocess, sys

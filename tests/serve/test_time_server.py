@@ -9,10 +9,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.transcript.reader import open_transcript
 from tests.serve.conftest import Recorded
 from tests.serve.helpers import client, mcptape, serve
+
+pytestmark = pytest.mark.slow
 
 
 def recorded_datetimes(path: Path) -> list[str]:

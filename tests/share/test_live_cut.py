@@ -23,6 +23,8 @@ from tests.clients import recorded, sdk_session
 from tests.conftest import PYTHON, SERVERS
 from tests.servers.nr_long_answer import PASSWORD, document
 
+pytestmark = pytest.mark.slow
+
 SERVER = [PYTHON, str(SERVERS / "nr_long_answer.py")]
 CUT = 256 << 10
 SIZE = 3 << 20  # more than the recorder's 1 MiB pipe holds: read in pieces, each past the cut

@@ -18,6 +18,8 @@ from mcptape.transcript import open_transcript
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import new_header
 
+pytestmark = pytest.mark.slow
+
 KEY = Key(b"\x01" * 16, "01" * 16)
 SECRET = "Zk9-secret-value-4417"
 SECRET_NUMBER = 918273645

@@ -6,7 +6,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import console_script
+
+pytestmark = pytest.mark.slow
 
 GOOD = Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 

@@ -6,10 +6,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from mcptape.check.analyze import analyze_file
 from tests.clients import recorded, sdk_session
+
+pytestmark = pytest.mark.slow
 
 TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 

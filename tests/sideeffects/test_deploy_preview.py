@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -15,6 +16,8 @@ from mcptape.check.model import ExecCall
 from mcptape.transcript.events import Event
 from tests.conftest import console_script
 from tests.sideeffects.helpers import call_span, events, recorder, records, server
+
+pytestmark = pytest.mark.slow
 
 DEPLOY = server("fx_deploy_preview")
 

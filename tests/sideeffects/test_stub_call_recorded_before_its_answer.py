@@ -13,10 +13,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from mcptape.recorder.sideeffects import side_effects
 from mcptape.recorder.stubs import ACK_WAIT, Stubs
 from tests.sideeffects.helpers import call_tools, events, server
 from tests.sideeffects.test_httpsink import ListSink
+
+pytestmark = pytest.mark.slow
 
 SSH = server("fx_ssh_server")
 CALLS = 30

@@ -14,6 +14,8 @@ import pytest
 from mcptape import tap
 from tests.sideeffects.helpers import call_span, call_tools, events, records, server
 
+pytestmark = pytest.mark.slow
+
 TAP = server("fx_tap_server")
 
 

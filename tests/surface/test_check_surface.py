@@ -17,6 +17,8 @@ from tests.clients import run_session
 from tests.conftest import console_script
 from tests.surface.support import tools, weather
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 REAL = sorted((ROOT / "transcripts").glob("*.jsonl"))
 

@@ -11,6 +11,8 @@ import pytest
 
 from tests.surface.support import tools, weather
 
+pytestmark = pytest.mark.slow
+
 Locker = Callable[[str], tuple[Path, Path]]
 
 

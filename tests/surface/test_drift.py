@@ -14,6 +14,8 @@ from mcp import Client
 from tests.clients import run_session
 from tests.surface.support import tools, weather
 
+pytestmark = pytest.mark.slow
+
 
 async def _upgrade_and_list_again(client: Client) -> dict[str, Any]:
     await client.call_tool("upgrade", {})

@@ -15,6 +15,8 @@ from tests.conftest import PYTHON
 from tests.http.helpers import free_port, wait_accepting
 from tests.surface.support import WEATHER, tools, weather
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def locks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:

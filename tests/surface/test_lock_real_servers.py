@@ -10,6 +10,8 @@ import pytest
 
 from tests.surface.support import real_server, tools
 
+pytestmark = pytest.mark.slow
+
 SERVERS = ["mcp-server-time", "server-everything", "server-memory", "server-filesystem"]
 
 

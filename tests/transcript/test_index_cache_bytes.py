@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import CACHE_BYTES, LRU, TranscriptIndex
 from mcptape.transcript.writer import new_header, write_transcript
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_lru_evicts_the_oldest_entries_past_its_weight_and_keeps_the_newest() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import diff_files
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
@@ -11,6 +13,8 @@ from mcptape.tui.diff_app import DiffApp
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from tests.tui.conftest import screen_text, settle
 from tests.tui.transcripts import banner_session, forecast_session
+
+pytestmark = pytest.mark.slow
 
 
 def list_lines(text: str, first_column: str = "#") -> list[str]:

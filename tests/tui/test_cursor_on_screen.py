@@ -25,6 +25,8 @@ from mcptape.tui.widgets.message_list import MessageList
 from tests.tui.conftest import screen_text
 from tests.tui.transcripts import handshake, ok, req, write
 
+pytestmark = pytest.mark.slow
+
 BANNER_ROW = 301  # the 302nd row: far below the first screen of rows
 
 

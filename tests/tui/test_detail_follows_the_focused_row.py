@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.transcripts import banner_session
+
+pytestmark = pytest.mark.slow
 
 SIZE = (150, 40)
 

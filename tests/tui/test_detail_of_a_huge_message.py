@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.widgets.detail import PRETTY_LIMIT, render_detail
 from tests.tui.conftest import screen_text, settle
 from tests.tui.transcripts import handshake, req, write
+
+pytestmark = pytest.mark.slow
 
 
 def big_response_session(path: Path, items: int) -> Path:

@@ -31,6 +31,8 @@ from tests.tui.conftest import screen_text
 from tests.tui.test_http_by_exchange import session_ids
 from tests.tui.transcripts import forecast_session
 
+pytestmark = pytest.mark.slow
+
 
 def heads(path: Path) -> dict[int, tuple[str, str, str, int]]:
     """Each exchange's HTTP method, target, JSON-RPC method and status, read from the raw bytes and

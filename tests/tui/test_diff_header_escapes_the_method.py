@@ -6,10 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from tests.conftest import console_script
 from tests.tui.test_terminal import run_in_pty
 from tests.tui.transcripts import handshake, ok, req, write
+
+pytestmark = pytest.mark.slow
 
 METHOD = r"tools/\u001b]0;pwned\u0007x"  # JSON text: the method holds ESC ] 0 ; ... BEL
 

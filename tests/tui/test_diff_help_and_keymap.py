@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import diff_files
 from mcptape.tui.bindings import load_keymap
 from mcptape.tui.diff_app import DiffApp
@@ -11,6 +13,8 @@ from mcptape.tui.screens.help import HelpScreen
 from tests.tui.conftest import screen_text
 from tests.tui.test_command import run_view
 from tests.tui.transcripts import forecast_session
+
+pytestmark = pytest.mark.slow
 
 
 def diff_app(tmp_path: Path) -> DiffApp:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
 from tests.tui.conftest import screen_text
 from tests.tui.test_command import run_view
 from tests.tui.transcripts import forecast_session
+
+pytestmark = pytest.mark.slow
 
 SnapCompare = Callable[..., bool]
 

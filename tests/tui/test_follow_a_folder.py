@@ -8,12 +8,16 @@ import select
 import time
 from pathlib import Path
 
+import pytest
+
 from mcptape.commands.view import _new_sessions
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.conftest import console_script
 from tests.tui.conftest import settle, wait_for
 from tests.tui.transcripts import handshake, write
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_session_appearing_in_the_folder_takes_the_viewer_there(tmp_path: Path) -> None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.writer import encode_chunk
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
+
+pytestmark = pytest.mark.slow
 
 
 async def test_follow_from_an_empty_recording_keeps_the_time_size_and_latency_columns(tmp_path: Path) -> None:

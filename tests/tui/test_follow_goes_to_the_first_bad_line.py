@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.writer import encode_chunk
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.transcripts import handshake, write
+
+pytestmark = pytest.mark.slow
 
 
 def append(path: Path, *records: tuple[float, str, bytes]) -> None:

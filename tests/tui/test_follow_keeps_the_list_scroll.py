@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import settle, wait_for
 from tests.tui.test_follow_goes_to_the_first_bad_line import append
 from tests.tui.transcripts import handshake, write
+
+pytestmark = pytest.mark.slow
 
 
 async def test_growth_keeps_the_lists_scroll_position(tmp_path: Path) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.test_follow_goes_to_the_first_bad_line import append
 from tests.tui.transcripts import handshake, write
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_line_still_being_written_does_not_take_the_cursor(tmp_path: Path) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.test_follow_goes_to_the_first_bad_line import append
 from tests.tui.transcripts import handshake, write
+
+pytestmark = pytest.mark.slow
 
 REQUEST = (0.010, "in", b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
 ANSWER = (0.012, "out", b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n')

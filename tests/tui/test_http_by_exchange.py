@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
@@ -15,6 +17,8 @@ from mcptape.tui.model.viewer import Filters, ViewerModel
 from tests.http.helpers import exchanges, records
 from tests.tui.conftest import screen_text, settle
 from tests.tui.test_http_exchanges import expected_cell, open_model
+
+pytestmark = pytest.mark.slow
 
 
 def listed(model: ViewerModel, filters: Filters | None = None) -> list[int]:

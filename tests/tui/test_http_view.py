@@ -14,6 +14,8 @@ from mcptape.tui.app import ViewerApp
 from mcptape.tui.widgets.detail import render_detail
 from tests.tui.conftest import planted_http_transcript, screen_text, settle
 
+pytestmark = pytest.mark.slow
+
 SIZE = (160, 60)
 
 

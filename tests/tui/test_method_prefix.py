@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import settle
 from tests.tui.test_viewer import SIZE, viewer
 from tests.tui.transcripts import banner_session
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_method_prefix_shows_every_method_it_begins(tmp_path: Path) -> None:

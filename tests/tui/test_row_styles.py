@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.style import Style
 from textual.strip import Strip
 
@@ -12,6 +13,8 @@ from mcptape.tui.app import ViewerApp
 from mcptape.tui.widgets.message_list import MessageList
 from tests.tui.conftest import settle
 from tests.tui.transcripts import exec_after_reject_session
+
+pytestmark = pytest.mark.slow
 
 
 def strip_style(strip: Strip) -> Style:

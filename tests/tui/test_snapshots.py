@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import settle
 from tests.tui.transcripts import banner_session, exec_after_reject_session
+
+pytestmark = pytest.mark.slow
 
 SnapCompare = Callable[..., bool]
 

@@ -9,8 +9,12 @@ import select
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import console_script
 from tests.tui.transcripts import hostile_session
+
+pytestmark = pytest.mark.slow
 
 
 def run_in_pty(argv: list[str], until: bytes, keys: bytes, timeout: float = 20.0) -> tuple[int, bytes]:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle
 from tests.tui.transcripts import handshake, ok, req, write
+
+pytestmark = pytest.mark.slow
 
 SCHEMA = '"inputSchema":{"type":"object"}'
 TOOLS = f'{{"tools":[{{"name":"forecast",{SCHEMA}}},{{"name":"alerts",{SCHEMA}}}]}}'

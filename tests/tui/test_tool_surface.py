@@ -27,6 +27,8 @@ from tests.tui.conftest import screen_text, settle
 from tests.tui.test_http_exchanges import open_model
 from tests.tui.transcripts import handshake, ok, req, write
 
+pytestmark = pytest.mark.slow
+
 DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 

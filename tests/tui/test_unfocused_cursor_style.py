@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.widgets.message_list import MessageList
 from tests.tui.conftest import settle
 from tests.tui.transcripts import banner_session
+
+pytestmark = pytest.mark.slow
 
 
 def cursor_background(messages: MessageList) -> object:

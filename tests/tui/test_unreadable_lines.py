@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle
 from tests.tui.transcripts import forecast_session
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_clean_session_with_damaged_lines_opens_on_the_first_one(tmp_path: Path) -> None:

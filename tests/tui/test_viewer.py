@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
@@ -17,6 +19,8 @@ from tests.tui.transcripts import (
     req,
     write,
 )
+
+pytestmark = pytest.mark.slow
 
 SIZE = (150, 40)
 

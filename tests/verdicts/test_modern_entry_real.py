@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Analysis
 from tests.conftest import PYTHON, console_script
+
+pytestmark = pytest.mark.slow
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 V = "io.modelcontextprotocol/protocolVersion"

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.probe.observed import Verdict
 from tests.conftest import PYTHON
 from tests.probe.support import PB_SERVER, by_id, probe
+
+pytestmark = pytest.mark.slow
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 MRTR = [PYTHON, str(SERVERS / "mrtr_server.py")]

@@ -22,6 +22,8 @@ from mcptape.check.model import Analysis, Severity
 from mcptape.commands.check import check_command
 from tests.clients import recorded
 
+pytestmark = pytest.mark.slow
+
 SERVER = Path(__file__).parent / "servers" / "promises_server.py"
 FETCH = Path(sys.executable).parent / "mcp-server-fetch"
 Script = Callable[[Client], Awaitable[None]]

@@ -15,12 +15,15 @@ from typing import Any
 
 import anyio
 import orjson
+import pytest
 from mcp import Client
 from mcp_types import ElicitResult, LoggingMessageNotificationParams
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Severity
 from tests.clients import python_server, run_session
+
+pytestmark = pytest.mark.slow
 
 SERVER = Path(__file__).resolve().parent / "servers" / "sdk_modern.py"
 
