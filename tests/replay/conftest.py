@@ -1,6 +1,7 @@
-"""Shared recordings for the replay tests, each recorded once: a real SDK session with rp_server v1,
-one with minted_server.py (an elicitation's sealed requestState and a random handle), and one with
-rp_env.py (tools that show the server's environment, and a random nonce)."""
+"""Shared recordings for the replay tests, each recorded once per test run for every xdist worker
+(`once_per_run`; read them, never modify them): a real SDK session with rp_server v1, one with
+minted_server.py (an elicitation's sealed requestState and a random handle), and one with rp_env.py
+(tools that show the server's environment, and a random nonce)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from mcp import Client, types
 
 from mcptape.transcript import open_transcript
 from tests.clients import python_server, sdk_session
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, once_per_run
 
 RP_SERVER = SERVERS / "rp_server.py"
 
@@ -40,10 +41,12 @@ async def greet_and_deploy(client: Client) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def v1_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real SDK session with rp_server v1, recorded through `mcptape record` (do not modify)."""
-    path = tmp_path_factory.mktemp("tapes") / "v1.jsonl"
-    seen = sdk_session(rp(), record_to=path, script=greet_and_deploy)
-    assert seen.results["greet"] == "Hello, Ada!" and seen.results["good"] == "deployed main"
-    return path
+
+    def make(folder: Path) -> None:
+        seen = sdk_session(rp(), record_to=folder / "v1.jsonl", script=greet_and_deploy)
+        assert seen.results["greet"] == "Hello, Ada!" and seen.results["good"] == "deployed main"
+
+    return once_per_run(tmp_path_factory, "replay-v1", make) / "v1.jsonl"
 
 
 MINTED_SERVER = Path(__file__).resolve().parent / "minted_server.py"
@@ -73,13 +76,16 @@ async def confirm_then_notes(client: Client) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def minted_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The official SDK client (2026-07-28) against minted_server.py, recorded through `mcptape record`."""
-    path = tmp_path_factory.mktemp("minted") / "minted.jsonl"
-    seen = sdk_session(minted(), record_to=path, script=confirm_then_notes, elicitation_callback=accept)
-    assert seen.results["deleted"] == "deleted notes.txt"
-    assert seen.results["read"] == f"notes {seen.results['handle']}: groceries"
-    sent = [orjson.loads(e.data) for e in open_transcript(path).events() if e.ch == "in"]
-    assert any("requestState" in m.get("params", {}) for m in sent)  # a sealed MRTR round trip
-    return path
+
+    def make(folder: Path) -> None:
+        path = folder / "minted.jsonl"
+        seen = sdk_session(minted(), record_to=path, script=confirm_then_notes, elicitation_callback=accept)
+        assert seen.results["deleted"] == "deleted notes.txt"
+        assert seen.results["read"] == f"notes {seen.results['handle']}: groceries"
+        sent = [orjson.loads(e.data) for e in open_transcript(path).events() if e.ch == "in"]
+        assert any("requestState" in m.get("params", {}) for m in sent)  # a sealed MRTR round trip
+
+    return once_per_run(tmp_path_factory, "replay-minted", make) / "minted.jsonl"
 
 
 ENV_SERVER = python_server(SERVERS / "rp_env.py")
@@ -105,8 +111,12 @@ async def show_environment(client: Client) -> dict[str, Any]:
 def env_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The SDK session with rp_env.py, recorded through `mcptape record` with RECORDED in the
     server's environment (do not modify)."""
-    path = tmp_path_factory.mktemp("env") / "env.jsonl"
-    seen = sdk_session(ENV_SERVER, record_to=path, script=show_environment, env=dict(RECORDED))
-    assert seen.results["greeting"] == "GREETING=hello-from-the-recording"
-    assert "GREETING" in seen.results["names"].split(",") and seen.results["nonce"].startswith("nonce ")
-    return path
+
+    def make(folder: Path) -> None:
+        seen = sdk_session(
+            ENV_SERVER, record_to=folder / "env.jsonl", script=show_environment, env=dict(RECORDED)
+        )
+        assert seen.results["greeting"] == "GREETING=hello-from-the-recording"
+        assert "GREETING" in seen.results["names"].split(",") and seen.results["nonce"].startswith("nonce ")
+
+    return once_per_run(tmp_path_factory, "replay-env", make) / "env.jsonl"

@@ -1,4 +1,4 @@
-"""Recorded sessions shared by serve's real-process tests (each recorded once per test session)."""
+"""Recorded sessions shared by serve's real-process tests (each recorded once per test run)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,19 @@ class Recorded:
 
 @pytest.fixture(scope="session")
 def time_recording(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
-    """The SDK client against mcp-server-time (2026-07-28): tools/list, a call, then two at once."""
-    path = tmp_path_factory.mktemp("serve-time") / "time.jsonl"
-    proc = client("--together", *record(path, time_server()))
-    assert proc.returncode == 0, proc.stderr.decode()
-    return Recorded(path, proc.stdout, time.time())
+    """The SDK client against mcp-server-time (2026-07-28): tools/list, a call, then two at once;
+    recorded once per test run for every xdist worker (read it, never modify it)."""
+
+    def make(folder: Path) -> None:
+        proc = client("--together", *record(folder / "time.jsonl", time_server()))
+        assert proc.returncode == 0, proc.stderr.decode()
+        (folder / "stdout").write_bytes(proc.stdout)
+        (folder / "at").write_text(repr(time.time()))
+
+    folder = once_per_run(tmp_path_factory, "serve-time", make)
+    return Recorded(
+        folder / "time.jsonl", (folder / "stdout").read_bytes(), float((folder / "at").read_text())
+    )
 
 
 @dataclass(frozen=True)
