@@ -1,4 +1,5 @@
-"""A server whose tool calls an HTTP API and ignores the outcome (mcp 2.x MCPServer).
+"""A server whose tool calls an HTTP API and ignores the outcome (tests/servers/lite.py: the
+SDK's answers without importing it, so it starts fast).
 
 greet(name)   GETs http://telemetry.invalid/ping (through the proxy variables when set), then
               answers "Hello, NAME!" whatever the call did
@@ -13,8 +14,10 @@ import os
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer
 
 app = MCPServer("telemetry")
 

@@ -3,7 +3,6 @@ the step timeout and the whole shutdown order."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -18,8 +17,8 @@ pytestmark = pytest.mark.slow
 
 def test_ctrl_c_ends_a_replay_waiting_on_a_hanging_server(tmp_path: Path, v1_tape: Path) -> None:
     """A new build that never answers (and never reads): SIGINT, exit 130 within seconds, no server left."""
-    server = tmp_path / "rp_server.py"
-    shutil.copy(SERVERS / "rp_server.py", server)
+    server = tmp_path / "rp_server.py"  # a path of its own, to find its process by
+    server.symlink_to(SERVERS / "rp_server.py")  # (it imports tests.servers.lite from beside the original)
     proc = subprocess.Popen(
         [
             console_script(),

@@ -9,9 +9,12 @@ nonce       a new random token each call (what `replay --learn` learns to ignore
 from __future__ import annotations
 
 import os
+import sys
 import uuid
+from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer
 
 app = MCPServer("rp-env")
 

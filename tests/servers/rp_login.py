@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer, ToolError
 
 PASSWORD = "hunter2-very-secret-pw"
 app = MCPServer("rp-login")

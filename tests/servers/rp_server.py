@@ -1,4 +1,5 @@
-"""A server with one build per flag, for replay tests (mcp 2.x MCPServer).
+"""A server with one build per flag, for replay tests (tests/servers/lite.py: the SDK's answers
+without importing it, so it starts fast).
 
 --v2                the greet tool's output changed ("Hi" instead of "Hello")
 --banner            prints a banner line on stdout at start-up (a stdout leak)
@@ -15,11 +16,11 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
 from mcptape import tap
+from tests.servers.lite import Context, MCPError, MCPServer
 
 ARGS = sys.argv[1:]
 V2 = "--v2" in ARGS

@@ -8,8 +8,10 @@ v2  greet's description now addresses the model (suspicious), add gains a requir
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer
 
 V2 = "--v2" in sys.argv[1:]
 app = MCPServer("rp-surface")
