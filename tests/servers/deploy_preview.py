@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import Context, MCPError, MCPServer
 
 TOKEN = "s3cret"
 CHECK_FIRST = "--check-first" in sys.argv

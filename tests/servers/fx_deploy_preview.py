@@ -10,9 +10,10 @@ import json
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
-from mcp.shared.exceptions import MCPError
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPError, MCPServer
 
 FIXED = "--fixed" in sys.argv
 app = MCPServer("fx-deploy-preview")

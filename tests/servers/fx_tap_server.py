@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
-from mcp.server.mcpserver import Context, MCPServer
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
 from mcptape import tap
+from tests.servers.lite import Context, MCPServer
 
 app = MCPServer("fx-tap")
 
