@@ -12,7 +12,7 @@ import pytest
 from mcptape.recorder.options import parse_fast
 from tests.conftest import SERVERS, console_script
 
-ECHO = [sys.executable, str(SERVERS / "echo_tool.py")]
+ECHO = [sys.executable, str(SERVERS / "fast" / "echo_tool.py")]
 
 
 @pytest.mark.parametrize("via_click", [False, True])

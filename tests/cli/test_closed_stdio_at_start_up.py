@@ -20,7 +20,7 @@ REPO = SERVERS.parents[1]
 
 MCPTAPE = console_script()
 GOOD = str(REPO / "transcripts" / "sdk-echo-tool-handshake.jsonl")
-ECHO = str(SERVERS / "echo_tool.py")
+ECHO = str(SERVERS / "fast" / "echo_tool.py")
 
 
 def run(args: list[str], close: int) -> subprocess.CompletedProcess[bytes]:

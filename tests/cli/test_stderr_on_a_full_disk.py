@@ -52,7 +52,16 @@ def test_a_written_copy_whose_message_cannot_be_shown_exits_2_not_1(tmp_path: Pa
 def test_the_probe_runs_and_reports_when_its_progress_cannot_be_shown(tmp_path: Path) -> None:
     """probe with stderr on a full disk: the cases run, the table is printed, exit 0."""
     result = _run_with_stderr_full(
-        ["probe", "-o", str(tmp_path), "--case", "debug-line", "--", PYTHON, str(SERVERS / "echo_tool.py")]
+        [
+            "probe",
+            "-o",
+            str(tmp_path),
+            "--case",
+            "debug-line",
+            "--",
+            PYTHON,
+            str(SERVERS / "fast" / "echo_tool.py"),
+        ]
     )
     assert result.returncode == 0
     assert "debug-line" in result.stdout and "0 failed" in result.stdout

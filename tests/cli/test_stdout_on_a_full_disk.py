@@ -14,7 +14,7 @@ from tests.conftest import PYTHON, SERVERS, console_script
 pytestmark = pytest.mark.slow
 
 GOOD = str(Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl")
-ECHO = [PYTHON, str(SERVERS / "echo_tool.py")]
+ECHO = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
 
 
 def _run_into_dev_full(args: list[str]) -> subprocess.CompletedProcess[str]:

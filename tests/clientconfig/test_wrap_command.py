@@ -37,7 +37,7 @@ def test_a_wrapped_server_started_from_the_config_is_recorded_and_unwrap_restore
 ) -> None:
     """wrap puts mcptape record in the entry; the SDK client starting that entry's command gets a
     working server and a transcript of the session appears; unwrap gives back the exact bytes."""
-    server = [PYTHON, str(SERVERS / "echo_tool.py")]
+    server = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
     original = json.dumps(
         {"mcpServers": {"echo": {"command": server[0], "args": server[1:], "env": {"ECHO_FLAG": "on"}}}},
         indent=2,

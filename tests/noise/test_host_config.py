@@ -23,7 +23,7 @@ from tests.conftest import PYTHON, SERVERS, console_script
 pytestmark = pytest.mark.slow
 
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
-ECHO_SERVER = [PYTHON, str(SERVERS / "echo_tool.py")]
+ECHO_SERVER = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
 
 
 def host_session(args: list[str], env: dict[str, str] | None = None) -> list[str]:

@@ -15,7 +15,7 @@ from tests.conftest import PYTHON, SERVERS, console_script
 
 pytestmark = pytest.mark.slow
 
-ECHO_SERVER = [PYTHON, str(SERVERS / "echo_tool.py")]
+ECHO_SERVER = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
 CHANGED = [PYTHON, str(Path(__file__).with_name("retext.py")), "hi there", "ho there", "--", *ECHO_SERVER]
 
 

@@ -78,7 +78,7 @@ def test_replay_does_not_hold_the_original_session_in_memory(tmp_path: Path) -> 
     del flood, events, noise
     new = tmp_path / "new.jsonl"
     results: list[ReplayResult] = []
-    command = [PYTHON, str(SERVERS / "echo_tool.py")]
+    command = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
     peak = _peak(lambda: results.append(replay(flooded, command, output=new, step_timeout=10, config=False)))
     assert results[0].same, results[0].render()
     assert flooded.stat().st_size > FLOOD

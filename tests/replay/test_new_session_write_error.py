@@ -28,7 +28,7 @@ def test_a_new_session_that_cannot_be_written_is_an_output_error() -> None:
             "--overwrite",
             "--",
             PYTHON,
-            str(SERVERS / "echo_tool.py"),
+            str(SERVERS / "fast" / "echo_tool.py"),
         ],
         capture_output=True,
         text=True,

@@ -68,7 +68,7 @@ def test_a_folder_replays_each_transcript_against_its_own_command(v1_tape: Path,
     echo = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
     first, rest = echo.read_bytes().split(b"\n", 1)
     header = orjson.loads(first)
-    header["command"] = [sys.executable, str(SERVERS / "echo_tool.py")]
+    header["command"] = [sys.executable, str(SERVERS / "fast" / "echo_tool.py")]
     header["cwd"] = str(ROOT)
     (folder / "echo.jsonl").write_bytes(orjson.dumps(header) + b"\n" + rest)
     proc = subprocess.run(

@@ -18,7 +18,7 @@ REPO = SERVERS.parents[1]
 
 MCPTAPE = console_script()
 GOOD = str(REPO / "transcripts" / "sdk-echo-tool-handshake.jsonl")
-ECHO = str(SERVERS / "echo_tool.py")
+ECHO = str(SERVERS / "fast" / "echo_tool.py")
 
 
 def test_a_plain_transcript_beside_redacted_ones_is_replayed(tmp_path: Path) -> None:

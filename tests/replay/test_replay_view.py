@@ -30,7 +30,16 @@ def test_replay_view_opens_the_diff_viewer_on_the_replay_diff(
     out = tmp_path / "new.jsonl"
     result = CliRunner().invoke(
         replay_command,
-        [str(tape), "-o", str(out), "--view", "--no-config", "--", PYTHON, str(SERVERS / "echo_tool.py")],
+        [
+            str(tape),
+            "-o",
+            str(out),
+            "--view",
+            "--no-config",
+            "--",
+            PYTHON,
+            str(SERVERS / "fast" / "echo_tool.py"),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert len(opened) == 1
@@ -45,7 +54,7 @@ def test_replay_refuses_to_overwrite_a_saved_session(tmp_path: Path) -> None:
     tape = ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl"
     out = tmp_path / "saved.jsonl"
     out.write_text("a session I want to keep")
-    argv = [str(tape), "-o", str(out), "--no-config", "--", PYTHON, str(SERVERS / "echo_tool.py")]
+    argv = [str(tape), "-o", str(out), "--no-config", "--", PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
     refused = CliRunner().invoke(replay_command, argv)
     assert refused.exit_code != 0
     assert isinstance(refused.exception, Exception) and "already exists" in str(refused.exception)

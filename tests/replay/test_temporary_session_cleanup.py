@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 REPO = SERVERS.parents[1]
 
 GOOD = str(REPO / "transcripts" / "sdk-echo-tool-handshake.jsonl")
-ECHO = str(SERVERS / "echo_tool.py")
+ECHO = str(SERVERS / "fast" / "echo_tool.py")
 
 
 def test_ctrl_c_during_the_diff_leaves_no_temporary_session(
