@@ -1,4 +1,5 @@
-"""A tiny MCP server whose `get` tool fetches a URL with urllib (proxy and CA variables honoured).
+"""A tiny MCP server whose `get` tool fetches a URL with urllib (proxy and CA variables honoured), on
+tests/servers/lite.py (the SDK's answers without importing it: it starts fast).
 
 `--append TEXT` is "a new build": it appends TEXT to every URL it fetches.
 """
@@ -8,8 +9,10 @@ from __future__ import annotations
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer
 
 APPEND = sys.argv[sys.argv.index("--append") + 1] if "--append" in sys.argv else ""
 app = MCPServer("cassette-fetcher")
