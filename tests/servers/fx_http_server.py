@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import httpx
-from mcp.server.mcpserver import MCPServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: `tests` from the root
+from tests.servers.lite import MCPServer
 
 app = MCPServer("fx-http")
 

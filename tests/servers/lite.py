@@ -5,11 +5,12 @@ starts hundreds of test servers. A server here writes what mcp 2.3.0's `MCPServe
 for field and in its key order, for what these servers use: the initialize handshake (versions
 2024-11-05 to 2025-11-25, `ping`) and the 2026-07-28 revision (`server/discover`, the `_meta`
 envelope on every request, -32602 without it, -32022 for another version, `resultType` and
-`serverInfo` in every result), `tools/list` with the input and output schemas pydantic makes from
-`str`, `int`, `float` and `bool` parameters, `tools/call` (the `result` wrapped as
+`serverInfo` in every result); `tools/list` with the schemas pydantic makes from `str`, `int`,
+`float` and `bool` parameters (`X | None` and defaults too); `tools/call` (the `result` wrapped as
 structuredContent, a `ToolError` as an error result, an `MCPError` as a JSON-RPC error, an unknown
-tool), empty `resources/list` and `prompts/list`, and the same silence as the SDK for a line that is
-not a JSON-RPC message. It serves one request at a time and exits at the end of its stdin.
+tool; pydantic's validation detail is left out); empty `resources/list` and `prompts/list`; and the
+SDK's silence for a line that is not a JSON-RPC request. It serves one request at a time and exits
+at the end of its stdin.
 
 A server that is about the SDK (its handshake, its errors, its concurrency) imports the SDK.
 """
@@ -69,17 +70,39 @@ class Tool:
     name: str
     description: str
     function: Callable[..., Any]
-    params: dict[str, type]  # name -> type, in order
+    params: dict[str, tuple[type, bool]]  # name -> (type, None allowed), in order
+    properties: dict[str, dict[str, Any]]  # name -> its schema, as pydantic writes it
     required: tuple[str, ...]
     context: str | None  # the parameter that takes the Context
     returns: type
 
 
-def _fits(value: Any, kind: type) -> bool:
+def _fits(value: Any, kind: type, optional: bool) -> bool:
     """Whether pydantic's lax mode takes `value` for a parameter of type `kind` (as far as tests go)."""
+    if value is None:
+        return optional
     if kind is float:
         return type(value) in (int, float)
     return type(value) is kind
+
+
+def _parameter(
+    function: Callable[..., Any], p: inspect.Parameter, hint: Any
+) -> tuple[type, bool, dict[str, Any]]:
+    """A parameter's type, whether it takes None (`X | None`), and its schema as pydantic writes it."""
+    args = typing.get_args(hint)
+    optional = type(None) in args
+    kind = next(a for a in args if a is not type(None)) if optional else hint
+    assert kind in JSON_TYPES and len(args) <= 2, (
+        f"lite: {function.__name__}({p.name}: {hint}) is not supported"
+    )
+    schema: dict[str, Any] = {"anyOf": [{"type": JSON_TYPES[kind]}, {"type": "null"}]} if optional else {}
+    if p.default is not inspect.Parameter.empty:
+        schema["default"] = p.default
+    schema["title"] = _title(p.name)
+    if not optional:
+        schema["type"] = JSON_TYPES[kind]
+    return kind, optional, schema
 
 
 def _title(name: str) -> str:
@@ -98,23 +121,25 @@ class MCPServer:
     def tool(self, description: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(function: Callable[..., Any]) -> Callable[..., Any]:
             hints = typing.get_type_hints(function)
-            params: dict[str, type] = {}
+            params: dict[str, tuple[type, bool]] = {}
+            properties: dict[str, dict[str, Any]] = {}
             required: list[str] = []
             context = None
             for p in inspect.signature(function).parameters.values():
-                kind = hints[p.name]
-                if kind is Context:
+                if hints[p.name] is Context:
                     context = p.name
                     continue
-                assert kind in JSON_TYPES, f"lite: {function.__name__}({p.name}: {kind}) is not supported"
-                params[p.name] = kind
+                kind, optional, properties[p.name] = _parameter(function, p, hints[p.name])
+                params[p.name] = (kind, optional)
                 if p.default is inspect.Parameter.empty:
                     required.append(p.name)
             returns = hints["return"]
             assert returns in JSON_TYPES, f"lite: {function.__name__} returns {returns}, not supported"
             text = description if description is not None else inspect.getdoc(function) or ""
             name = function.__name__
-            self.tools[name] = Tool(name, text, function, params, tuple(required), context, returns)
+            self.tools[name] = Tool(
+                name, text, function, params, properties, tuple(required), context, returns
+            )
             return function
 
         return register
@@ -217,9 +242,7 @@ class MCPServer:
 
     def listed(self, tool: Tool, modern: bool) -> dict[str, Any]:
         """A tools/list entry, its schemas as pydantic writes them in each revision."""
-        properties = {
-            name: {"title": _title(name), "type": JSON_TYPES[kind]} for name, kind in tool.params.items()
-        }
+        properties = tool.properties
         arguments = f"{tool.name}Arguments"
         output_property = {"result": {"title": "Result", "type": JSON_TYPES[tool.returns]}}
         if modern:
@@ -243,7 +266,9 @@ class MCPServer:
             return self.error_result(f"Unknown tool: {name}")
         arguments = params.get("arguments") or {}
         problems = [n for n in tool.required if n not in arguments] + [
-            n for n, kind in tool.params.items() if n in arguments and not _fits(arguments[n], kind)
+            n
+            for n, (kind, optional) in tool.params.items()
+            if n in arguments and not _fits(arguments[n], kind, optional)
         ]
         if problems:
             count = len(problems)
