@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 
 from mcptape.transcript.reader import open_transcript
+from tests.e2e.realhttp.helpers import record_sweep
 from tests.httpreplay.test_serve_listen import serving
-from tests.realhttp.helpers import record_sweep
 
 pytestmark = pytest.mark.slow
 

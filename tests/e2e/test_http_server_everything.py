@@ -22,8 +22,6 @@ from mcptape.tui.model.viewer import ViewerModel
 from tests.conftest import server_everything
 from tests.http.helpers import exchanges, free_port, recording, records
 
-pytestmark = pytest.mark.slow
-
 
 async def _sampling(context: ClientRequestContext, params: types.CreateMessageRequestParams) -> Any:
     return types.CreateMessageResult(

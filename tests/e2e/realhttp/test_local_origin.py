@@ -10,13 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.realhttp.helpers import record_sweep, verdicts
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realhttp.helpers import record_sweep, verdicts
 
 
 async def _from_a_local_web_app(url: str) -> dict[str, Any]:

@@ -17,10 +17,8 @@ from pydantic import FileUrl
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, console_script, server_everything
 
-pytestmark = pytest.mark.slow
-
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
-RETEXT = Path(__file__).with_name("retext.py")
+RETEXT = Path(__file__).resolve().parents[1] / "noise" / "retext.py"
 
 
 def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -19,8 +19,6 @@ from tests.http.helpers import free_port, recording
 from tests.httpreplay.helpers import Tape, notes_session, record_notes
 from tests.httpreplay.test_serve_listen import serving
 
-pytestmark = pytest.mark.slow
-
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 

@@ -10,13 +10,10 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
 from mcp import Client
 
 from tests.conftest import console_script
-from tests.realtraffic.support import FEATURES, record
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realtraffic.support import FEATURES, record
 
 
 def test_a_log_line_that_lost_its_time_column_is_not_listed_as_changed(tmp_path: Path) -> None:

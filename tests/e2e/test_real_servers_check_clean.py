@@ -29,8 +29,6 @@ from mcptape.transcript import open_transcript
 from tests.clients import recorded
 from tests.conftest import NODE_DIR, server_everything
 
-pytestmark = pytest.mark.slow
-
 BIN = Path(sys.executable).parent
 PACKAGES = NODE_DIR / "node_modules" / "@modelcontextprotocol"
 Call = tuple[str, dict[str, Any]]

@@ -19,9 +19,7 @@ from mcp_types import PromptReference, ResourceTemplateReference
 from mcptape.check.analyze import messages
 from mcptape.check.model import CLIENT, Severity
 from mcptape.transcript import open_transcript
-from tests.realtraffic.support import FEATURES, loud, record
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realtraffic.support import FEATURES, loud, record
 
 WRONG: list[tuple[str, dict[str, Any]]] = [
     ("add", {"a": 2}),

@@ -6,15 +6,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp import Client
 
 from mcptape.replay.api import replay
 from mcptape.replay.config import load_config
 from tests.clients import sdk_session
 from tests.conftest import PYTHON
-
-pytestmark = pytest.mark.slow
 
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
 RULE = "tools/call:result.content[*].text|json.datetime"

@@ -10,10 +10,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from tests.e2e.realhttp.helpers import record_sweep
 from tests.http.helpers import records
-from tests.realhttp.helpers import record_sweep
-
-pytestmark = pytest.mark.slow
 
 
 async def _too_big_an_event(url: str) -> str:

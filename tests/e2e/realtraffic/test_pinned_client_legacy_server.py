@@ -14,9 +14,7 @@ from pydantic import ValidationError
 
 from mcptape.check.model import CLIENT, Severity
 from tests.conftest import server_everything
-from tests.realtraffic.support import FEATURES, record
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realtraffic.support import FEATURES, record
 
 
 async def _list_and_call(client: Client) -> None:

@@ -18,7 +18,7 @@ from mcptape.transcript import open_transcript
 from tests.clients import sdk_session
 from tests.conftest import server_everything
 
-pytestmark = [pytest.mark.node, pytest.mark.slow]
+pytestmark = pytest.mark.node
 
 
 async def sampling(

@@ -9,13 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from mcp import Client
 
 from mcptape.check.analyze import analyze_file
-from tests.realhttp.helpers import record_sweep, verdicts
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realhttp.helpers import record_sweep, verdicts
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 

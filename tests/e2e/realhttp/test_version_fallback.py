@@ -13,10 +13,8 @@ import pytest
 from mcp import Client
 
 from tests.conftest import server_everything
+from tests.e2e.realhttp.helpers import verdicts
 from tests.http.helpers import exchanges, free_port, recording, records
-from tests.realhttp.helpers import verdicts
-
-pytestmark = pytest.mark.slow
 
 
 async def _modern_client(url: str) -> str:

@@ -16,8 +16,6 @@ from tests.conftest import server_everything
 from tests.http.helpers import free_port, recording
 from tests.httpreplay.helpers import mcptape
 
-pytestmark = pytest.mark.slow
-
 LIST_CHANGED_RACE = "notifications/tools/list_changed:count=0..1"  # a notification no request caused
 
 

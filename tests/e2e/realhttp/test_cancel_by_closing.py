@@ -11,14 +11,11 @@ from pathlib import Path
 
 import anyio
 import orjson
-import pytest
 from mcp import Client
 
 from mcptape.check.analyze import analyze_file
+from tests.e2e.realhttp.helpers import record_sweep, verdicts
 from tests.http.helpers import exchanges, records
-from tests.realhttp.helpers import record_sweep, verdicts
-
-pytestmark = pytest.mark.slow
 
 BAD_GATEWAY = re.compile(r"(?<![0-9])502(?![0-9])")  # a status 502, not a port such as 50213
 

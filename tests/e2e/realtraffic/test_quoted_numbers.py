@@ -8,13 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp import Client
 
 from mcptape.check.model import CLIENT, Severity
-from tests.realtraffic.support import FEATURES, loud, record
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realtraffic.support import FEATURES, loud, record
 
 
 def test_a_quoted_number_the_server_reads_and_runs_is_info_not_an_error(tmp_path: Path) -> None:

@@ -14,8 +14,6 @@ import pytest
 from tests.httpreplay.helpers import Tape, mcptape, notes_session, record_notes
 from tests.httpreplay.test_serve_listen import serving
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def auto(tmp_path_factory: pytest.TempPathFactory) -> Tape:

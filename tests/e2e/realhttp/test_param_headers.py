@@ -17,8 +17,6 @@ from mcptape.check.http.paramheaders import param_mismatches
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, recording
 
-pytestmark = pytest.mark.slow
-
 SERVER = Path(__file__).resolve().parent / "servers" / "param_headers.py"
 
 

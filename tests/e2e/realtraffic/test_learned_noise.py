@@ -8,13 +8,10 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 from mcp import Client
 
 from tests.conftest import console_script
-from tests.realtraffic.support import FEATURES, record
-
-pytestmark = pytest.mark.slow
+from tests.e2e.realtraffic.support import FEATURES, record
 
 
 def test_learning_masks_what_varied_in_each_answer_not_what_differs_between_answers(tmp_path: Path) -> None:
