@@ -67,6 +67,15 @@ class ResponseRules:
     def _not_json(self, channel: str, data: bytes) -> None:
         raise NotImplementedError
 
+    def _body_not_json(
+        self, exchange: Exchange, response: bool, body: bytes, bad: Bad, what: str, event: int
+    ) -> None:
+        """A request's or a response's body that is not one JSON value: one finding (the in/out line
+        the recorder carries of it is then no second one)."""
+        self._not_json("out" if response else "in", body)
+        message = f"the {what} body is not one JSON value ({bad.why}, body byte {bad.offset})"
+        self._say(HTTP_BODY_NOT_JSON, exchange, response, bad.offset, body[bad.offset :], message, event)
+
     # -- the response --------------------------------------------------------------------------
     def _response_head(self, exchange: Exchange) -> None:
         """The status and Content-Type a response's head gives its request, its session, its Origin."""
@@ -259,16 +268,7 @@ class ResponseRules:
             return
         value = json_value(body)
         if isinstance(value, Bad):
-            self._not_json("out", body)
-            self._say(
-                HTTP_BODY_NOT_JSON,
-                exchange,
-                True,
-                value.offset,
-                body[value.offset :],
-                f"the {head.media} body is not one JSON value ({value.why}, body byte {value.offset})",
-                response.event_at(value.offset),
-            )
+            self._body_not_json(exchange, True, body, value, head.media, response.event_at(value.offset))
             return
         self._learn(value)
         self.session_rules.carried(exchange, value, body, 0, False)

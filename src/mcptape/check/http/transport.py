@@ -36,7 +36,6 @@ from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
     HTTP_ACCEPT,
-    HTTP_BODY_NOT_JSON,
     HTTP_HEADER_MISMATCH,
     HTTP_NOT_HTTP,
     HTTP_SESSION_CHANGED,
@@ -256,16 +255,7 @@ class HttpTransport(ResponseRules, Settling):
         body = bytes(message.body)
         value = json_value(body)
         if isinstance(value, Bad):
-            self._not_json("in", body)
-            self._say(
-                HTTP_BODY_NOT_JSON,
-                exchange,
-                False,
-                value.offset,
-                body[value.offset :],
-                f"the POST body is not one JSON value ({value.why}, body byte {value.offset})",
-                message.event_at(value.offset),
-            )
+            self._body_not_json(exchange, False, body, value, "POST", message.event_at(value.offset))
             return
         exchange.value = value
         if type(value) is not dict:
