@@ -15,6 +15,8 @@ from tests.conftest import PYTHON
 from tests.http.helpers import free_port, refused_port
 from tests.httpreplay.helpers import Tape, mcptape, notes_server
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
