@@ -168,11 +168,30 @@ def _item(s: dict[str, Any]) -> tuple[str, bytes]:
     return "out", line(changed)
 
 
+def _one_request_per_id_in_flight(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`steps` without the requests that reuse the id of a request still in flight."""
+    in_flight: set[int] = set()
+    kept = []
+    for s in steps:
+        if s["kind"] == "request":
+            if s["rid"] in in_flight:
+                continue
+            in_flight.add(s["rid"])
+        elif s["kind"] in ("answer", "error"):
+            in_flight.discard(s["rid"])
+        kept.append(s)
+    return kept
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_generated_sessions_find_the_same_with_and_without_the_shortcuts(steps: list[dict[str, Any]]) -> None:
     """Requests with and without progress tokens, log levels and retries, answers of every kind,
-    late and early cancels, unknown tokens, logs and subscriptions, in any order: the same findings."""
+    late and early cancels, unknown tokens, logs and subscriptions, in any order: the same findings.
+    A request never reuses the id of one still in flight (answered or refused ends it; a cancel does
+    not): two requests in flight under one id are the client's `duplicate-id`, and which of them an
+    answer belongs to is not defined, so the rules' per-request findings are not compared there."""
+    steps = _one_request_per_id_in_flight(steps)
     discover = ("in", request(0, "server/discover", {"_meta": META}))
     items = [discover, *(_item(s) for s in steps)]
     times = [0.0]

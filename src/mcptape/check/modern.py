@@ -319,7 +319,8 @@ class Modern:
             self._modern()
         method = pending.method
         if rid in self.watched:  # in the order `answer` judges: the state, the entry, the schema
-            self.close(rid, pending, at)
+            closed = self.close(rid, pending, at)  # the cancelled request, when the answer came after
+            method = closed.method if closed is not None else ""
             self.entry.served(rid, method, result, at)
         if method != "tools/call" or not plain_call(result, self.schema.meta):  # results.plain_call
             self.schema.result(method, "complete", result, at, rid)
