@@ -255,6 +255,7 @@ class HttpFront:
                 busy = True
             else:
                 busy = False
+                self.get_open += 1  # claimed before its headers go out: a second GET meanwhile gets 409
                 if self.get_stream is None:
                     self.get_stream = Stream(len(self.streams) + 1, None)
                     self.streams[self.get_stream.sid] = self.get_stream
@@ -262,7 +263,11 @@ class HttpFront:
         if busy:
             send(conn, sock, 409, [("content-type", "text/plain")], b"mcptape serve: a GET stream is open\n")
             return
-        self._stream(conn, sock, stream, len(stream.lines), [], None)
+        try:
+            self._stream(conn, sock, stream, len(stream.lines), [], None, claimed=True)
+        finally:
+            with self.lock:
+                self.get_open -= 1
 
     def _post(self, conn: h11.Connection, sock: socket.socket, request: h11.Request, body: bytes) -> None:
         try:
@@ -334,6 +339,7 @@ class HttpFront:
         before: list[bytes],
         case: str | None,
         head: list[tuple[str, str]] | None = None,
+        claimed: bool = False,
     ) -> None:
         """Send `stream`'s entries from `index` as SSE events until its last (a POST's answer) or its
         end; `before`, events sent first (an injected case's)."""
@@ -345,7 +351,7 @@ class HttpFront:
         )
         for event in before:
             conn_send(conn, sock, h11.Data(data=event))
-        is_get = stream.rid is None
+        is_get = stream.rid is None and not claimed  # `claimed`: the GET stream counted by `_get`
         if is_get:
             with self.lock:
                 self.get_open += 1
