@@ -59,6 +59,7 @@ class Pump(threading.Thread):
         on_read_error: Callable[[str, OSError], None] | None = None,
         close_src: bool = False,
         close_dst: bool = False,
+        first: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(name=f"mcptape-pump-{ch}", daemon=True)
         self.ch = ch
@@ -72,6 +73,7 @@ class Pump(threading.Thread):
         self.busy = False  # holds bytes it read and has not finished forwarding and recording
         self.close_src = close_src  # close src / dst when done (pipes a harness handed over)
         self.close_dst = close_dst
+        self.first = first  # called right after each read, before its time is taken (`TapPump.drain`)
 
     def run(self) -> None:
         buf = bytearray(READ_SIZE)
@@ -80,6 +82,7 @@ class Pump(threading.Thread):
         src, ch, sink = self.src, self.ch, self.sink
         readv, now = os.readv, sink.now
         dst_fd = self.dst
+        first = self.first
         while True:
             try:
                 n = readv(src, bufs)
@@ -90,6 +93,8 @@ class Pump(threading.Thread):
                 if self.on_read_error is not None:
                     self.on_read_error(ch, exc)
                 n = 0
+            if first is not None:
+                first()
             t = now()
             if n == 0:
                 break
@@ -113,3 +118,64 @@ class Pump(threading.Thread):
                     pass
         if self.on_eof is not None:
             self.on_eof(now())
+
+
+class TapPump(Pump):
+    """The executor tap's pump. A server writes a tool's tap lines before the answer, but on another
+    pipe, read by another thread: the stdout pump calls `drain` right after each read and before it
+    takes that read's time, so every tap byte written before the answer is recorded before it, with
+    an earlier time, whichever thread the scheduler runs first. Reads are non-blocking and made
+    under one lock, so the two threads never read the pipe at once, nor after it is closed."""
+
+    def __init__(
+        self,
+        ch: str,
+        src: int,
+        sink: Sink,
+        *,
+        on_eof: Callable[[float], None] | None = None,
+        on_read_error: Callable[[str, OSError], None] | None = None,
+        close_src: bool = False,
+    ) -> None:
+        super().__init__(ch, src, None, sink, on_eof=on_eof, on_read_error=on_read_error, close_src=close_src)
+        os.set_blocking(src, False)  # the read end only: the server's end keeps its own mode
+        self._lock = threading.Lock()
+        self._buf = bytearray(READ_SIZE)
+        self._done = False  # the pipe reached its end (and may be closed): nobody reads it again
+
+    def _read(self) -> int:
+        """One read recorded: the bytes read (0 at the end of the pipe, -1 when nothing is waiting)."""
+        try:
+            n = os.readv(self.src, [self._buf])
+        except BlockingIOError:
+            return -1
+        except OSError as exc:
+            if self.on_read_error is not None:
+                self.on_read_error(self.ch, exc)
+            return 0
+        if n:
+            self.bytes += n
+            self.sink.chunk(self.sink.now(), self.ch, self._buf[:n])
+        return n
+
+    def drain(self) -> None:
+        """Record what the server already wrote to the tap (from another pump's thread)."""
+        with self._lock:
+            while not self._done and self._read() > 0:
+                pass
+
+    def run(self) -> None:
+        while True:
+            wait_ready(self.src, write=False)
+            with self._lock:
+                n = self._read()
+                if n == 0:
+                    self._done = True
+                    if self.close_src:
+                        try:
+                            os.close(self.src)
+                        except OSError:
+                            pass
+                    break
+        if self.on_eof is not None:
+            self.on_eof(self.sink.now())

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from mcptape.recorder.pumps import Pump
+from mcptape.recorder.pumps import Pump, TapPump
 from mcptape.recorder.spawn import Child, spawn
 
 TYPE_CHECKING = False  # typing stays unimported on the record path
@@ -103,6 +103,9 @@ class Recording:
         w = self.writer
         # Pipes handed over by a harness are closed when their pump ends (never our own stdio).
         own = self.client_in not in (0, None) or self.client_out not in (1, None)
+        tap = TapPump(
+            "exec", child.tap, w, on_eof=self._eof("exec"), on_read_error=self._read_failed, close_src=True
+        )
         outs = [
             Pump(
                 "out",
@@ -114,6 +117,7 @@ class Recording:
                 on_read_error=self._read_failed,
                 close_src=True,
                 close_dst=own and self.client_out is not None,
+                first=tap.drain,  # a tool's tap lines are recorded before its answer
             ),
             Pump(
                 "err",
@@ -125,15 +129,7 @@ class Recording:
                 on_read_error=self._read_failed,
                 close_src=True,
             ),
-            Pump(
-                "exec",
-                child.tap,
-                None,
-                w,
-                on_eof=self._eof("exec"),
-                on_read_error=self._read_failed,
-                close_src=True,
-            ),
+            tap,
         ]
         # Each pump closes the server-side fd it reads once it is done with it: `wait` must not
         # (a pump still blocked on a grandchild's pipe would read whatever reuses the number).
