@@ -30,8 +30,8 @@ from types import TracebackType
 from mcptape.check.framing import ChannelFramer
 from mcptape.check.model import Frame
 from mcptape.recorder.lifeline import watch
+from mcptape.recorder.outbound.sideeffects import HttpFactory, SideEffects, side_effects
 from mcptape.recorder.session import ExitStatus, Recording
-from mcptape.recorder.sideeffects import HttpFactory, SideEffects, side_effects
 from mcptape.recorder.spawn import enlarge_pipe
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter, new_header

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import orjson
 
-from mcptape.recorder.cassette import Upstream
-from mcptape.recorder.proxy import CassetteProxy
+from mcptape.recorder.outbound.cassette import Upstream
+from mcptape.recorder.outbound.proxy import CassetteProxy
 from mcptape.replay.cassette import Matcher, Player
 
 

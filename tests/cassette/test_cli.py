@@ -63,7 +63,7 @@ def test_neither_h11_nor_cryptography_is_imported_without_a_cassette() -> None:
     path starts as fast as before the option existed)."""
     code = (
         "import sys, mcptape.commands.recording, mcptape.recorder.run, mcptape.replay.api, "
-        "mcptape.recorder.sideeffects, mcptape.replay.cassette, mcptape.recorder.exchange; "
+        "mcptape.recorder.outbound.sideeffects, mcptape.replay.cassette, mcptape.recorder.outbound.exchange; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('h11', 'cryptography')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

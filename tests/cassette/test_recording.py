@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcptape.recorder.tlsca import BUNDLE_VARS, system_bundle
+from mcptape.recorder.outbound.tlsca import BUNDLE_VARS, system_bundle
 from tests.cassette.helpers import client, recording
 from tests.cassette.origins import (
     PAGES,

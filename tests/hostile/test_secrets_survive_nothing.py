@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcptape.recorder.httpsink import HttpSink
+from mcptape.recorder.outbound.httpsink import HttpSink
 from mcptape.share import live
 from mcptape.share.live import RedactingWriter
 from mcptape.share.placeholder import Key

@@ -1,4 +1,4 @@
-"""A remote upstream gets its own name in `Host` (recorder/hostrewrite.py); a loopback one gets the
+"""A remote upstream gets its own name in `Host` (recorder/http/hostrewrite.py); a loopback one gets the
 bytes unchanged; the transcript keeps what the client sent."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcptape.recorder.hostrewrite import HostRewriter
+from mcptape.recorder.http.hostrewrite import HostRewriter
 from tests.http.helpers import Relay, exchanges, free_port, recording, sdk_server, wait_accepting
 
 REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:5000\r\nContent-Length: 5\r\n\r\nhello"

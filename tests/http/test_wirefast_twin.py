@@ -1,4 +1,4 @@
-"""The tap's fast reader (recorder/wirefast.py) has a twin: the same tap reading everything with
+"""The tap's fast reader (recorder/http/fastconn.py) has a twin: the same tap reading everything with
 h11. On any connection (common exchanges, the shapes only h11 reads, damaged bytes, ends of stream
 anywhere), cut into any reads and interleaved in any order, both write the same records and name
 the same problems."""
@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcptape.recorder.wiretap import Exchanges, Tap
+from mcptape.recorder.http.tap import Exchanges, Tap
 from mcptape.transcript.wire import carried_line, carried_lines
 
 BODY = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}'

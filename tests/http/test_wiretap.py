@@ -1,4 +1,4 @@
-"""The recorder's cut of one connection's bytes (recorder/wiretap.py), fed in any pieces: each byte on
+"""The recorder's cut of one connection's bytes (recorder/http/tap.py), fed in any pieces: each byte on
 its exchange, each message carried on in/out once, whatever the reads."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcptape.recorder.wiretap import Exchanges, Tap
+from mcptape.recorder.http.tap import Exchanges, Tap
 
 
 class Sink:

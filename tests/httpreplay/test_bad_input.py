@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.recorder.hostrewrite import is_loopback
+from mcptape.recorder.http.hostrewrite import is_loopback
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, refused_port
 from tests.httpreplay.helpers import Tape, mcptape, notes_server

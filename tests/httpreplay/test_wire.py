@@ -8,7 +8,7 @@ import base64
 import h11
 
 from mcptape.diff.minted import Use
-from mcptape.recorder.httpread import ResponseReader
+from mcptape.recorder.http.clientread import ResponseReader
 from mcptape.replay.http.wire import RecordedRequest
 from mcptape.replay.minted import substitute, with_id
 

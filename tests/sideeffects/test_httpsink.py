@@ -18,9 +18,9 @@ from typing import ClassVar
 
 import pytest
 
-from mcptape.recorder import httpsink
-from mcptape.recorder.httpsink import HttpSink, redact_headers, redact_target
-from mcptape.recorder.sideeffects import side_effects
+from mcptape.recorder.outbound import httpsink
+from mcptape.recorder.outbound.httpsink import HttpSink, redact_headers, redact_target
+from mcptape.recorder.outbound.sideeffects import side_effects
 from tests.conftest import console_script
 from tests.sideeffects.helpers import call_span, call_tools, events, records, server
 

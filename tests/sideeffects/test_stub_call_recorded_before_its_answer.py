@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.recorder.sideeffects import side_effects
-from mcptape.recorder.stubs import ACK_WAIT, Stubs
+from mcptape.recorder.outbound.sideeffects import side_effects
+from mcptape.recorder.outbound.stubs import ACK_WAIT, Stubs
 from tests.sideeffects.helpers import call_tools, events, server
 from tests.sideeffects.test_httpsink import ListSink
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from mcptape.errors import UsageError
-from mcptape.recorder.sideeffects import SideEffectError, side_effects
-from mcptape.recorder.stubs import Stubs
+from mcptape.recorder.outbound.sideeffects import SideEffectError, side_effects
+from mcptape.recorder.outbound.stubs import Stubs
 from tests.conftest import console_script
 from tests.sideeffects.helpers import call_span, call_tools, events, records, server
 from tests.sideeffects.test_httpsink import ListSink

@@ -21,12 +21,12 @@ def record(opts: RecordOptions) -> int:
     """Record `opts.command` with this process's stdio as the client; return the exit code."""
     if opts.otlp is not None:
         if opts.http_upstream is not None:
-            from mcptape.recorder.httprun import record_http
+            from mcptape.recorder.http.run import record_http
 
             return record_http(opts, writer_opener=lambda: _live(opts))
         return run_recorder(opts, writer_opener=lambda: _live(opts))
     if opts.http_upstream is not None:  # a Streamable HTTP session, through a reverse proxy
-        from mcptape.recorder.httprun import record_http
+        from mcptape.recorder.http.run import record_http
 
         return record_http(opts)
     if opts.listen is not None:

@@ -90,7 +90,7 @@ class RecordOptions:
         self.http_cassette_ca = list(http_cassette_ca or [])
         self.name = name  # the template of a new file's name in a directory (recorder.naming)
         self.fail_open = fail_open  # a transcript that cannot be written: run the server unrecorded
-        self.http_upstream = http_upstream  # record a Streamable HTTP session (recorder.httprun)
+        self.http_upstream = http_upstream  # record a Streamable HTTP session (recorder.http.run)
         self.listen = listen  # where its proxy listens (default a free loopback port)
         self.otlp = otlp  # export each call live to this OTLP/HTTP endpoint (export/live.py)
 

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from mcptape.recorder.lifeline import Lifeline
+    from mcptape.recorder.outbound.sideeffects import DeferredSink, HttpFactory, SideEffects
     from mcptape.recorder.session import ExitStatus
-    from mcptape.recorder.sideeffects import DeferredSink, HttpFactory, SideEffects
     from mcptape.recorder.spawn import Child
     from mcptape.recorder.spool import Spool
     from mcptape.transcript.writer import TranscriptWriter
@@ -91,7 +91,7 @@ def _cassette(opts: RecordOptions) -> HttpFactory:
             hint="--http-sink records requests and sends none; "
             "--http-cassette sends them and records the answers",
         )
-    from mcptape.recorder.cassette import Upstream
+    from mcptape.recorder.outbound.cassette import Upstream
 
     try:
         return Upstream(opts.http_cassette_ca).listener
@@ -233,7 +233,7 @@ def _before_the_spawn(
     if not opts.command:
         raise UsageError("no server command given", hint="usage: mcptape record -o FILE -- CMD [ARGS...]")
     if opts.stubs:
-        from mcptape.recorder.stubs import check_name
+        from mcptape.recorder.outbound.stubs import check_name
 
         for name in opts.stubs:
             check_name(name)
@@ -265,7 +265,7 @@ def _spawn(
     try:
         if opts.http_sink or opts.stubs or http is not None:
             # Imported only when asked for: the plain record path stays as fast as before.
-            from mcptape.recorder.sideeffects import DeferredSink, side_effects
+            from mcptape.recorder.outbound.sideeffects import DeferredSink, side_effects
 
             late = DeferredSink(t0)
             effects = side_effects(late, http_sink=opts.http_sink, stubs=opts.stubs, http=http)

@@ -51,7 +51,7 @@ class Spool:
         self._put((t, ch, bytes(data), None), len(data))
 
     def fields(self, t: float, ch: str, **fields: Any) -> None:
-        data = fields.get("data") or fields.get("b64") or ""  # an HTTP exchange's bytes (wiretap.py)
+        data = fields.get("data") or fields.get("b64") or ""  # an HTTP exchange's bytes (http/tap.py)
         size = 64 + len(data)
         with self._cond:
             if size < self.inline_below and not self._items and not self._busy:

@@ -1,8 +1,8 @@
 """Play a recorded HTTP cassette back: the replayed server's requests are answered from the transcript.
 
 A transcript recorded with `mcptape record --http-cassette` holds one `http` line per exchange
-(`recorder/cassette.py`). On replay the same proxy front (`recorder/proxy.py`: plain HTTP, and
-HTTPS terminated with a CA fresh for the replay) takes each request, and `Player` answers it:
+(`recorder/outbound/cassette.py`). On replay the same proxy front (`recorder/outbound/proxy.py`:
+plain HTTP, and HTTPS terminated with a CA fresh for the replay) takes each request, and `Player` answers it:
 
 * the request is matched against the recorded ones by a `Matcher`: by default method, URL and
   body, as vcrpy does (`--http-match` chooses other fields);
@@ -26,13 +26,13 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from mcptape.errors import UsageError
-from mcptape.recorder.exchange import FAILED, body_bytes, encode_content, outcome, request_line
+from mcptape.recorder.outbound.exchange import FAILED, body_bytes, encode_content, outcome, request_line
 from mcptape.replay.outcome import Issue
 from mcptape.transcript.events import Event
 
 if TYPE_CHECKING:  # the proxy (h11, and cryptography for its CA) is imported only to play a cassette
-    from mcptape.recorder.httpmsg import Request, Responder
-    from mcptape.recorder.proxy import CassetteProxy
+    from mcptape.recorder.outbound.httpmsg import Request, Responder
+    from mcptape.recorder.outbound.proxy import CassetteProxy
     from mcptape.recorder.sinks import Sink
 
 DEFAULT_MATCH = ("method", "url", "body")
@@ -172,7 +172,7 @@ class Player:
 
     def listener(self, sink: Sink) -> CassetteProxy:
         """The started proxy, answering from the cassette and recording on `sink`."""
-        from mcptape.recorder.proxy import CassetteProxy
+        from mcptape.recorder.outbound.proxy import CassetteProxy
 
         return CassetteProxy(sink, self, request_line).start()
 
@@ -206,7 +206,7 @@ class Player:
 
 def serve(recorded: Mapping[str, Any], request: Request, respond: Responder) -> dict[str, Any]:
     """Send the recorded answer; return the fields the recorded line had for it."""
-    from mcptape.recorder.httpmsg import HOP_BY_HOP
+    from mcptape.recorder.outbound.httpmsg import HOP_BY_HOP
 
     answer = {k: recorded[k] for k in ("response", "reply", "outcome", "error") if k in recorded}
     response = recorded.get("response")

@@ -24,7 +24,7 @@ from mcptape.replay.where import Server
 from mcptape.transcript.events import Header
 
 if TYPE_CHECKING:
-    from mcptape.recorder.sideeffects import HttpFactory
+    from mcptape.recorder.outbound.sideeffects import HttpFactory
     from mcptape.transcript.reader import Transcript
 
 STDIO, HTTP = "stdio", "http"

@@ -13,7 +13,7 @@ from types import FrameType
 from typing import Any
 
 from mcptape.errors import UsageError
-from mcptape.recorder.httprun import parse_listen
+from mcptape.recorder.http.run import parse_listen
 from mcptape.serve.http import HttpFront
 from mcptape.serve.httpinject import HTTP_CASE_IDS
 from mcptape.serve.pool import transcripts_in

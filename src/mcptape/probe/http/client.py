@@ -20,7 +20,7 @@ import orjson
 
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, Message
-from mcptape.recorder.httpread import ResponseReader
+from mcptape.recorder.http.clientread import ResponseReader
 
 ACCEPT = "application/json, text/event-stream"
 JSON = "application/json"

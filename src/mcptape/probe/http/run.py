@@ -1,8 +1,8 @@
 """`mcptape probe --url URL [-- CMD]`: the hard inputs of Streamable HTTP, one server, one transcript.
 
-With `-- CMD` the server is started as a replay over HTTP starts it (`recorder.httprun.QuietServer`:
+With `-- CMD` the server is started as a replay over HTTP starts it (`recorder.http.run.QuietServer`:
 its stdout, stderr and executor tap recorded; the loopback HTTP sink and the command stubs on, from
-`recorder.sideeffects`), and mcptape waits until the URL accepts connections (`recorder.httprun.
+`recorder.outbound.sideeffects`), and mcptape waits until the URL accepts connections (`recorder.http.run.
 wait_for`). Without it, the server at the URL is probed as it runs: its actions are not observable.
 Either way every request goes through the recording reverse proxy `record --http-upstream` uses, so
 `DIR/http.jsonl` is an HTTP transcript that `check`, `view` and `tools lock` read.
@@ -109,7 +109,7 @@ def reply_of(answer: Answer, rid: Any) -> Reply:
 def check_url(url: str) -> tuple[str, int, str]:
     """The URL's host, port and path (one `Error:` line, exit 2, for a URL that is not one, or
     that names another machine)."""
-    from mcptape.recorder.hostrewrite import is_loopback
+    from mcptape.recorder.http.hostrewrite import is_loopback
 
     parts = urlsplit(url)
     hint = "e.g. --url http://127.0.0.1:8000/mcp"
@@ -128,10 +128,10 @@ def check_url(url: str) -> tuple[str, int, str]:
 def serving(plan: Plan, url: str) -> Iterator[tuple[Probed, Path]]:
     """The server (started with its side effects when `plan.command` names it), the recording
     proxy in front of it, the transcript; everything stopped and closed at the end."""
-    from mcptape.recorder.httprun import QuietServer, last_stderr_line, parse_upstream, wait_for
+    from mcptape.recorder.http.reverse import ReverseProxy
+    from mcptape.recorder.http.run import QuietServer, last_stderr_line, parse_upstream, wait_for
     from mcptape.recorder.lifeline import watch
-    from mcptape.recorder.reverse import ReverseProxy
-    from mcptape.recorder.sideeffects import side_effects
+    from mcptape.recorder.outbound.sideeffects import side_effects
     from mcptape.recorder.spawn import spawn
     from mcptape.recorder.spool import Spool
     from mcptape.transcript.files import open_output

@@ -1,8 +1,8 @@
 """Drive a new build over Streamable HTTP with a recorded client (`http.plan.HttpPlan`).
 
 Each recorded exchange's request is sent on a connection of its own to the recording proxy in front
-of the new server, and its response read as it comes (`recorder.httpread.ResponseReader`): the messages a
-JSON body or SSE events carry are classified by the check core and aligned as the diff aligns them,
+of the new server, and its response read as it comes (`recorder.http.clientread.ResponseReader`): the
+messages a JSON body or SSE events carry are classified by the check core and aligned as the diff aligns them,
 so that what the recorded client sent back of the recorded server's values is replaced by what the
 new server sent at the same place (`diff.minted`), the id of a server request it answers by the new
 server's id for that request, and its `Mcp-Session-Id` by the one the new server assigned.
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
-from mcptape.recorder.httpread import ResponseReader
+from mcptape.recorder.http.clientread import ResponseReader
 from mcptape.replay.http.plan import HttpPlan, Step
 from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.replay.minted import Carrier, with_id

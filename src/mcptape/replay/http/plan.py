@@ -27,7 +27,7 @@ from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
-from mcptape.recorder.httpread import ResponseReader
+from mcptape.recorder.http.clientread import ResponseReader
 from mcptape.replay.http.wire import RecordedRequest
 from mcptape.replay.kinds import Key
 from mcptape.replay.timeline import Timeline

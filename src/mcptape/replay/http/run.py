@@ -22,11 +22,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from mcptape.errors import UsageError
-from mcptape.recorder.hostrewrite import is_loopback
-from mcptape.recorder.httprun import QuietServer, last_stderr_line, parse_upstream, wait_for
+from mcptape.recorder.http.hostrewrite import is_loopback
+from mcptape.recorder.http.reverse import ReverseProxy, Upstream
+from mcptape.recorder.http.run import QuietServer, last_stderr_line, parse_upstream, wait_for
 from mcptape.recorder.lifeline import watch
-from mcptape.recorder.reverse import ReverseProxy, Upstream
-from mcptape.recorder.sideeffects import side_effects
+from mcptape.recorder.outbound.sideeffects import side_effects
 from mcptape.recorder.spawn import spawn
 from mcptape.recorder.spool import Spool
 from mcptape.replay.http.driver import HttpDriver

@@ -5,7 +5,7 @@ method, target, header lines and body. `RecordedRequest.rebuilt` gives the bytes
 recorded bytes, changed only where the new session differs (the `Host` of the new proxy, the
 `Mcp-Session-Id` the new server assigned, a body that carries another server's minted values and its
 `Content-Length`, a header that repeats one of those values). The response is read as it comes by
-`recorder.httpread.ResponseReader`.
+`recorder.http.clientread.ResponseReader`.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ import orjson
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
 from mcptape.harness import Harness, ServerGone
+from mcptape.recorder.outbound.sideeffects import HttpFactory
 from mcptape.recorder.session import ExitStatus
-from mcptape.recorder.sideeffects import HttpFactory
 from mcptape.replay.kinds import is_answer, is_server_request
 from mcptape.replay.minted import Carrier
 from mcptape.replay.outcome import (

@@ -1,4 +1,4 @@
-"""What a response body carries, for the recording tap (`wiretap.Tap`): the JSON-RPC messages of a
+"""What a response body carries, for the recording tap (`tap.Tap`): the JSON-RPC messages of a
 JSON body (one `out` line once the body is whole) or of an SSE stream (one `out` line an event),
 by the body's Content-Type.
 

@@ -12,7 +12,7 @@ Used by `mcptape record --http-sink --stub NAME` and by replay and probe (sink a
 block stops the listeners after recording what was already sent, and removes the stubs.
 
 `http=` starts another HTTP listener in the sink's place: a function of the writer returning the
-started listener (the HTTP cassette: `recorder.cassette.Upstream(...).listener` records, a replay's
+started listener (the HTTP cassette: `recorder.outbound.cassette.Upstream(...).listener` records, a replay's
 `replay.cassette.Player(...).listener` plays back).
 """
 
@@ -28,8 +28,8 @@ from mcptape.errors import MCPTapeError
 from mcptape.recorder.sinks import Sink
 
 if TYPE_CHECKING:
-    from mcptape.recorder.httpsink import HttpSink
-    from mcptape.recorder.stubs import Stubs
+    from mcptape.recorder.outbound.httpsink import HttpSink
+    from mcptape.recorder.outbound.stubs import Stubs
 
 
 class SideEffectError(MCPTapeError):
@@ -74,13 +74,13 @@ class SideEffects:
         """Start what was asked for; on a failure, stop what had started and re-raise."""
         try:
             if self.stub_names:
-                from mcptape.recorder.stubs import Stubs
+                from mcptape.recorder.outbound.stubs import Stubs
 
                 self.stubs = Stubs(self.sink, self.stub_names).start()
             if self.http_factory is not None:
                 self.http = self.http_factory(self.sink)
             elif self.want_http:
-                from mcptape.recorder.httpsink import HttpSink
+                from mcptape.recorder.outbound.httpsink import HttpSink
 
                 self.http = HttpSink(self.sink).start()
         except OSError as exc:
@@ -97,7 +97,7 @@ class SideEffects:
     @property
     def removed(self) -> tuple[str, ...]:
         """Variables to delete from the child's environment (`NO_PROXY` in both cases)."""
-        from mcptape.recorder.httpsink import NO_PROXY_VARS
+        from mcptape.recorder.outbound.httpsink import NO_PROXY_VARS
 
         return NO_PROXY_VARS if self.http is not None else ()
 

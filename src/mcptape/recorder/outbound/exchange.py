@@ -1,6 +1,6 @@
 """The HTTP cassette's line: one exchange (request and response) as one JSON object on channel `http`.
 
-Written by the recording proxy (`recorder/cassette.py`), read by the player (`replay/cassette.py`):
+Written by the recording proxy (`recorder/outbound/cassette.py`), read by the player (`replay/cassette.py`):
 
     {"method": "GET", "url": "https://api.example/v1/items?page=2", "target": "/v1/items?page=2",
      "form": "origin", "tunnel": "api.example:443", "version": "HTTP/1.1",
@@ -26,10 +26,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcptape.recorder.httpsink import redact_headers, redact_target
+from mcptape.recorder.outbound.httpsink import redact_headers, redact_target
 
 if TYPE_CHECKING:
-    from mcptape.recorder.httpmsg import Request
+    from mcptape.recorder.outbound.httpmsg import Request
 
 BODY_KEPT = 64 << 20  # bytes of one body kept in the transcript
 OK, FAILED = "ok", "failed"  # the line's `outcome`, as the HTTP sink's

@@ -15,8 +15,15 @@ from typing import Any
 
 import h11
 
-from mcptape.recorder.exchange import BODY_KEPT, FAILED, last_header, outcome, request_line, response_line
-from mcptape.recorder.httpmsg import (
+from mcptape.recorder.outbound.exchange import (
+    BODY_KEPT,
+    FAILED,
+    last_header,
+    outcome,
+    request_line,
+    response_line,
+)
+from mcptape.recorder.outbound.httpmsg import (
     HOP_BY_HOP,
     IO_TIMEOUT,
     READ_SIZE,
@@ -25,7 +32,7 @@ from mcptape.recorder.httpmsg import (
     end_to_end,
     text,
 )
-from mcptape.recorder.proxy import CassetteProxy
+from mcptape.recorder.outbound.proxy import CassetteProxy
 from mcptape.recorder.sinks import Sink
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # they send Content-Length: 0 for an empty body
@@ -41,7 +48,7 @@ class Upstream:
     """Sends each request to its real server; TLS verified against the system store plus `extra_cas`."""
 
     def __init__(self, extra_cas: Sequence[str] = ()) -> None:
-        from mcptape.recorder.tlsca import upstream_context
+        from mcptape.recorder.outbound.tlsca import upstream_context
 
         self.extra_cas = list(extra_cas)
         self.context = upstream_context(self.extra_cas)  # a bad CA file fails here, before the spawn

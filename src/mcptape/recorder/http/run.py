@@ -19,10 +19,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from mcptape.errors import MCPTapeError, UsageError
+from mcptape.recorder.http.reverse import ReverseProxy, Upstream
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.pumps import Pump
-from mcptape.recorder.reverse import ReverseProxy, Upstream
 from mcptape.recorder.run import FORWARDED_SIGNALS, _cwd, _fill_closed_stdio, _is_stdout, _say
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.spawn import Child, spawn

@@ -26,9 +26,9 @@ from collections.abc import Callable
 
 import h11
 
+from mcptape.recorder.http.fastconn import FastConn, Unsure, fast_pair, h11_pair
+from mcptape.recorder.http.reply import BODY_KEPT, Reply
 from mcptape.recorder.sinks import Target
-from mcptape.recorder.wirefast import FastConn, Unsure, fast_pair, h11_pair
-from mcptape.recorder.wirereply import BODY_KEPT, Reply
 from mcptape.transcript.wire import (
     EXCHANGE,
     HTTP_IN,
@@ -75,7 +75,7 @@ class _Side:
 class Tap:
     """One client connection's recorder. `client_bytes`/`server_bytes` take what was forwarded
     (after forwarding it), `client_closed`/`server_closed` the ends; thread-safe. `fast`: the common
-    exchange is read by `wirefast` (False: h11 reads everything; the records are the same)."""
+    exchange is read by `fastconn` (False: h11 reads everything; the records are the same)."""
 
     def __init__(
         self,
@@ -329,7 +329,7 @@ class Tap:
         self._flush(self._req, t)
 
     def _to_h11(self) -> None:
-        """The fast readers met what they do not read (`wirefast`): h11 takes both directions over
+        """The fast readers met what they do not read (`fastconn`): h11 takes both directions over
         where they stopped, for the rest of this exchange."""
         req, resp = self._req.conn, self._resp.conn
         assert isinstance(req, FastConn) and isinstance(resp, FastConn)

@@ -25,7 +25,8 @@ from typing import Any
 import h11
 import orjson
 
-from mcptape.recorder.httpmsg import (
+from mcptape.recorder.listener import Workers, listen, stop_accepting
+from mcptape.recorder.outbound.httpmsg import (
     DEFAULT_PORTS,
     IO_TIMEOUT,
     MAX_REQUEST_BODY,
@@ -37,8 +38,7 @@ from mcptape.recorder.httpmsg import (
     split_authority,
     text,
 )
-from mcptape.recorder.httpsink import CHANNEL, proxy_env
-from mcptape.recorder.listener import Workers, listen, stop_accepting
+from mcptape.recorder.outbound.httpsink import CHANNEL, proxy_env
 from mcptape.recorder.sinks import Sink
 
 TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
@@ -62,7 +62,7 @@ class CassetteProxy:
         self.backend = backend
         self.build_record = build_record
         self.requests = 0  # lines recorded
-        from mcptape.recorder.tlsca import SessionCA  # cryptography: ~50 ms, paid only here
+        from mcptape.recorder.outbound.tlsca import SessionCA  # cryptography: ~50 ms, paid only here
 
         self.ca = SessionCA.create()
         try:

@@ -3,7 +3,7 @@ byte goes on to the upstream MCP server unchanged and in real time, and back the
 
 One upstream connection per client connection, opened when the client connects, and two threads
 that each copy one direction: read, forward (`sendall`), then hand a copy to the connection's
-`wiretap.Tap`, which records it. Nothing is parsed before it is forwarded, so an SSE event reaches
+`tap.Tap`, which records it. Nothing is parsed before it is forwarded, so an SSE event reaches
 the client the moment the upstream sent it, and a request or response h11 cannot read still goes
 through as it is. A closed or reset end is passed on: the client's end of writing becomes the
 upstream's, a reset upstream resets the client.
@@ -22,10 +22,10 @@ import struct
 import threading
 from collections.abc import Callable
 
-from mcptape.recorder.hostrewrite import HostRewriter, is_loopback
+from mcptape.recorder.http.hostrewrite import HostRewriter, is_loopback
+from mcptape.recorder.http.tap import Exchanges, Tap
 from mcptape.recorder.listener import Workers, listen, stop_accepting
 from mcptape.recorder.sinks import Target
-from mcptape.recorder.wiretap import Exchanges, Tap
 
 READ_SIZE = 256 << 10  # read into one buffer per direction (a fresh one that large per read costs ~20 µs)
 CONNECT_TIMEOUT = 10.0

@@ -1,6 +1,6 @@
 """The recording tap's fast reader: the common HTTP/1.1 exchange read without h11's machinery.
 
-`wiretap.Tap` reads each direction of a connection with an h11 state machine, which costs about
+`tap.Tap` reads each direction of a connection with an h11 state machine, which costs about
 as much Python per exchange as the rest of the proxy (two machines, each event also sent to the
 other as a mirror). Nearly every MCP exchange is the same shape: a keep-alive HTTP/1.1 request
 with a Host and a Content-Length, answered by a keep-alive HTTP/1.1 response with a
