@@ -122,11 +122,12 @@ class Analyzer:
     # -- input -----------------------------------------------------------------------------
     def feed(self, event: Event) -> None:
         """Add one transcript event (in file order)."""
-        self.push(event.t, event.ch, event.payload, event.index)
+        self.push(event.t, event.ch, event.payload, event.index, event.stream)
 
-    def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
-        """Add one record: `payload` is the text or bytes of a byte channel, else its fields."""
-        if self.reorder.push(t, ch, payload, index):
+    def push(self, t: float, ch: str, payload: Payload, index: int, stream: str | int | None = None) -> None:
+        """Add one record: `payload` is the text or bytes of a byte channel, else its fields;
+        `stream` what its order is exact within (`Event.stream`; its channel when None)."""
+        if self.reorder.push(t, ch, payload, index, stream):
             self._run(self.reorder.take())
 
     def feed_records(self, records: list[Record], size: int) -> None:

@@ -3,7 +3,8 @@
 The recorder's pumps write each channel's records in order, but one channel's record may land in
 the file a little after a later record of another channel. The analysis therefore holds the newest
 records back (at least KEEP of them, or those within WINDOW seconds of the newest) and hands over
-the older ones sorted by time; a channel's own order is exact (a clock glitch never reorders it).
+the older ones sorted by time; a stream's own order is exact (a clock glitch never reorders it): a
+channel's, or an HTTP exchange's, whose records several connections' threads write (`Event.stream`).
 The buffer is bounded in records (FLUSH) and in bytes (FLUSH_BYTES, then only KEEP_UNDER_PRESSURE
 records wait), so memory does not depend on the transcript's length or its records' size.
 """
@@ -36,7 +37,7 @@ class Reorder:
         self.flush_bytes = flush_bytes
         self.records: list[Record] = []
         self.buffered = 0  # bytes of the byte-channel records added since the last take
-        self.last_t: dict[str, float] = {}  # each channel's latest time (`push` only)
+        self.last_t: dict[str | int, float] = {}  # each stream's latest time (`push` only)
         self.last: tuple[float, int] | None = None  # (t, event index) of the last record added
 
     @property
@@ -44,13 +45,15 @@ class Reorder:
         """Bytes of the byte records waiting (for tests and diagnostics)."""
         return sum(len(r[2]) for r in self.records if not isinstance(r[2], dict))
 
-    def push(self, t: float, ch: str, payload: Payload, index: int) -> bool:
-        """Add one record: `payload` is the text or bytes of a byte channel, else its fields."""
-        last = self.last_t.get(ch)
+    def push(self, t: float, ch: str, payload: Payload, index: int, stream: str | int | None = None) -> bool:
+        """Add one record: `payload` is the text or bytes of a byte channel, else its fields;
+        `stream` what its order is exact within (`Event.stream`; its channel when None)."""
+        key = ch if stream is None else stream
+        last = self.last_t.get(key)
         if last is not None and t < last:
-            t = last  # a channel's own order is exact; never let a clock glitch reorder it
+            t = last  # a stream's own order is exact; never let a clock glitch reorder it
         else:
-            self.last_t[ch] = t
+            self.last_t[key] = t
         self.last = (t, index)
         records = self.records
         records.append((t, ch, payload, index))
@@ -92,12 +95,14 @@ class Reorder:
 
 
 def ordered(events: Iterable[Event], window: int = KEEP) -> Iterator[Event]:
-    """Events in time order across channels (file order within a channel), with a bounded buffer."""
+    """Events in time order across streams (file order within a channel or an HTTP exchange:
+    `Event.stream`), with a bounded buffer."""
     buf: list[tuple[float, int, Event]] = []
-    last_t: dict[str, float] = {}
+    last_t: dict[str | int, float] = {}
     for seq, event in enumerate(events):
-        t = max(event.t, last_t.get(event.ch, event.t))
-        last_t[event.ch] = t
+        stream = event.stream
+        t = max(event.t, last_t.get(stream, event.t))
+        last_t[stream] = t
         buf.append((t, seq, event))
         if len(buf) >= 2 * window:
             buf.sort(key=_by_time)

@@ -89,6 +89,19 @@ class Event:
         return default if self.fields is None else self.fields.get(key, default)
 
     @property
+    def stream(self) -> str | int:
+        """What this record's place in the file is exact within, whatever the times say: its HTTP
+        exchange `x` (one connection's thread writes an exchange's records in order, whatever their
+        channel, while several connections write `in` or `http-in` at once), else its channel (one
+        pump's thread writes a stdio channel). Readers that order by time keep this order."""
+        fields = self.fields
+        if fields is not None:
+            x = fields.get("x")
+            if type(x) is int:
+                return x
+        return self.ch
+
+    @property
     def payload(self) -> str | bytes | dict[str, Any]:
         """What the analysis takes: the text or bytes of a byte record, else its fields (an HTTP
         exchange's bytes: `{"x": number, "data": bytes}`)."""

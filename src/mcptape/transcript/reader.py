@@ -195,9 +195,10 @@ class Transcript:
         """The events as analysis records, a batch every `size` lines or `max_bytes` bytes.
 
         The same events and indexes as `records()` (a property test holds them together), with
-        one difference the analysis wants: within a channel, time never goes back (a record timed
-        before the previous record of its channel is given that record's time, so no clock glitch
-        can reorder a stream). A well-formed text record costs one `orjson.loads` and a tuple.
+        one difference the analysis wants: within a stream (`Event.stream`: a channel, or an HTTP
+        exchange), time never goes back (a record timed before the previous record of its stream is
+        given that record's time, so no clock glitch can reorder a stream). A well-formed text
+        record costs one `orjson.loads` and a tuple.
 
         Over 60 lines on purpose: it is `check`'s read loop (bench/bench_check.py), its fast path,
         general path and batch cut share their locals, and a helper would cost a call per record.
@@ -209,8 +210,8 @@ class Transcript:
         # The last time of each channel seen so far. A channel not seen yet raises KeyError below
         # and its first record takes the general path (which records it); the keys are channel
         # names `read_line` accepted, all str, so a `ch` that is found is a str.
-        last_t: dict[str, float] = {}
-        wire_t: dict[str, float] = {}  # the same for an HTTP exchange's bytes, never on the fast path
+        last_t: dict[str | int, float] = {}
+        wire_t: dict[str | int, float] = {}  # the same for each HTTP exchange, never on the fast path
         records: list[Record] = []
         append = records.append
         carried = 0
@@ -245,13 +246,19 @@ class Transcript:
                         continue
                     assert type(item) is Event
                     t, ch, payload = item.t, item.ch, item.payload
-                    # An HTTP exchange's bytes keep their number `x`: their channel stays off the fast path.
-                    times = wire_t if ch in WIRE_CHANNELS else last_t
-                    last = times.get(ch)
+                    # An HTTP exchange's records keep their exchange's order (`Event.stream`), and its
+                    # bytes their number `x`: their channel stays off the fast path.
+                    key = item.stream
+                    if type(key) is int or ch in WIRE_CHANNELS:
+                        times = wire_t
+                        last_t.pop(ch, None)
+                    else:
+                        times = last_t
+                    last = times.get(key)
                     if last is not None and t < last:
                         t = last
                     else:
-                        times[ch] = t
+                        times[key] = t
                     append((t, ch, payload, index))
                     if type(payload) is not dict:
                         carried += len(payload)

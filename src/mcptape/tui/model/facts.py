@@ -151,7 +151,7 @@ class FactsCollector:
                     unreadable(row)
                     continue
                 ch = event.ch
-                order(row, event.t, ch)
+                order(row, event.t, event.stream)
                 channel[row] = codes.get(ch, OTHER_CHANNEL)
                 if ch == "err":
                     facts.kind[row] = stderr

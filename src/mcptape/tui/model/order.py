@@ -3,7 +3,8 @@
 The recorder's per-channel threads append their records as they come, so a few records land in the
 file a little after records that are younger (a response can be written above its request). The
 list shows rows sorted by time the way the check core reads them: a record's time, never earlier
-than the previous record of its own channel (a channel's own order is exact), ties in file order.
+than the previous record of its own stream (a channel's or an HTTP exchange's own order is exact:
+`Event.stream`), ties in file order.
 A row keeps its number (its event index: every line after the header counts); only where it is
 shown changes.
 
@@ -118,21 +119,22 @@ class OrderBuilder:
     def __init__(self) -> None:
         self._keys = array("d", bytes(8 * WINDOW))  # the sort key of the last WINDOW rows, by row
         self._youngest = float("-inf")
-        self._last_t: dict[str, float] = {}
+        self._last_t: dict[str | int, float] = {}
         self._key = 0.0  # the previous row's key (an unreadable row sorts with the row above it)
         self.groups: dict[int, list[int]] = {}  # unmoved anchor -> moved rows shown just before it
         self._moved: dict[int, int] = {}  # moved row -> its anchor
 
-    def add(self, row: int, t: float, ch: str) -> None:
-        """Row `row` (the next one) was recorded at `t` on channel `ch`."""
-        if t >= self._youngest:  # the usual case: the youngest so far (so its channel's too)
-            self._youngest = self._key = self._keys[row & _MASK] = self._last_t[ch] = t
+    def add(self, row: int, t: float, stream: str | int) -> None:
+        """Row `row` (the next one) was recorded at `t` on `stream` (`Event.stream`: its channel, or
+        its HTTP exchange)."""
+        if t >= self._youngest:  # the usual case: the youngest so far (so its stream's too)
+            self._youngest = self._key = self._keys[row & _MASK] = self._last_t[stream] = t
             return
-        last = self._last_t.get(ch)
+        last = self._last_t.get(stream)
         if last is not None and t < last:
-            t = last  # a channel's own order is exact: never let a clock glitch reorder it
+            t = last  # a stream's own order is exact: never let a clock glitch reorder it
         else:
-            self._last_t[ch] = t
+            self._last_t[stream] = t
         self._key = self._keys[row & _MASK] = t
         if t < self._youngest:
             self._move_up(row, t)
