@@ -4,12 +4,16 @@ that starts instructing the model is suspicious."""
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
+from mcptape.commands.ci.replay import Replayed, replay_report
+from mcptape.commands.ci.writers import junit, sarif
 from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
 from tests.conftest import SERVERS
@@ -65,3 +69,26 @@ def test_an_unchanged_surface_says_nothing_in_text_and_no_change_in_json(surface
     assert "tool surface" not in result.render()
     doc = result.to_json()["surface"]
     assert doc["summary"] == "no change" and doc["changes"] == []
+
+
+def test_a_changed_surface_is_in_sarif_and_junit(surface_tape: Path) -> None:
+    """Against v2, replay's SARIF has a result per change under the `tools diff` rules (breaking an
+    error, suspicious a warning), and the JUnit failure's text carries the `tool surface:` line."""
+    result = replay(surface_tape, python_server(SERVER, "--v2"), config=False)
+    report = replay_report([Replayed(str(surface_tape), result)])
+    run = json.loads(sarif(report))["runs"][0]
+    surface = sorted((r["ruleId"], r["level"]) for r in run["results"] if r["ruleId"].startswith("tools-"))
+    assert surface == [("tools-breaking", "error")] * 2 + [("tools-suspicious", "warning")]
+    rules = {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert {"tools-breaking", "tools-suspicious", "tools-compatible"} <= rules
+    failure = ET.fromstring(junit(report)).find(".//testcase/failure")
+    assert failure is not None and "tool surface: 2 breaking, 1 suspicious changes" in (failure.text or "")
+
+
+def test_an_unchanged_surface_adds_nothing_to_sarif(surface_tape: Path) -> None:
+    """Against v1 itself, replay's SARIF has no tool surface result and JUnit's case passes."""
+    result = replay(surface_tape, python_server(SERVER), config=False)
+    report = replay_report([Replayed(str(surface_tape), result)])
+    results = json.loads(sarif(report))["runs"][0]["results"]
+    assert [r for r in results if r["ruleId"].startswith("tools-")] == []
+    assert [c.outcome for s in report.suites for c in s.cases] == ["passed"]

@@ -1,8 +1,10 @@
 """What `replay` found, as a `Report` (`ci/report.py`): a suite per transcript, one test case (failed when the
 sessions differ, an error when the transcript cannot be read), and a result per difference: a
 message changed, missing or added, a stdout line new or gone, a finding new (with its check rule id,
-in the new session) or gone, the exit status, stderr, the replay's own errors. A difference is
-located at its line in the recording, or in the new session for what only the new build did.
+in the new session) or gone, the exit status, stderr, the replay's own errors, and each change of
+the tool surface (the rules of `tools diff`; informative, as the report's `tool surface:` line). A
+difference is located at its line in the recording, or in the new session for what only the new
+build did.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from mcptape.check.model import Frame
 from mcptape.commands.ci.findings import SHOWN, file_line, finding_result, registry_rules
 from mcptape.commands.ci.report import ERROR, FAILURE, PASSED, Case, Report, Result, Rule, Suite, Where
+from mcptape.commands.ci.tools import RULES as SURFACE_RULES
+from mcptape.replay.surfacechange import surface_lines
 from mcptape.textsafe import escape, escape_controls
 
 if TYPE_CHECKING:
@@ -34,6 +38,10 @@ REPLAY_RULES = [
         "error",
     ),
     Rule("replay/warning", "something the replay ran into that does not fail it", "", "warning"),
+    *(  # the tool surface's changes: the same rules as `tools diff`'s (informative: the verdict stays)
+        Rule(f"tools-{name}", summary, f"{summary} (see docs/tools.md).", level)
+        for name, (summary, level) in SURFACE_RULES.items()
+    ),
 ]
 
 
@@ -61,9 +69,18 @@ def replay_report(replayed: Sequence[Replayed]) -> Report:
             report.problems.append(f"{one.path}: {one.error}")
             continue
         where = Where(one.path)
+        surface = _surface_results(one.path, result)
+        report.results.extend(surface)
         if result.same:
             same += 1
-            case = Case(one.path, "mcptape.replay", PASSED, seconds=result.run.seconds, where=where)
+            case = Case(
+                one.path,
+                "mcptape.replay",
+                PASSED,
+                seconds=result.run.seconds,
+                where=where,
+                stdout="\n".join(surface_lines(result.surface)),  # a change an ignore rule hid
+            )
         else:
             different += 1
             what = what_differed(result.diff, result.issues)
@@ -81,6 +98,31 @@ def replay_report(replayed: Sequence[Replayed]) -> Report:
         report.suites.append(Suite(one.path, [case], seconds=result.run.seconds))
     report.summary = f"mcptape replay: {same} same, {different} different, {len(report.problems)} unreadable"
     return report
+
+
+def _surface_results(path: str, result: ReplayResult) -> list[Result]:
+    """A result per change of the tool surface (the replay's `tool surface:` line), as `tools diff`
+    reports it: breaking an error, suspicious a warning, compatible a note, at the recording."""
+    from mcptape.surface.report import title
+
+    change = result.surface
+    if change is None:
+        return []
+    out = []
+    for item in change.changes:
+        severity = item.severity.value
+        heading = f"{title(item)} {escape_controls(item.path) or ''}".strip()
+        message = item.detail + (f"\nwords: {item.words}" if item.words else "")
+        out.append(
+            Result(
+                f"tools-{severity}",
+                SURFACE_RULES[severity][1],
+                f"mcptape replay: tool surface {severity}: {heading}",
+                message,
+                Where(path),
+            )
+        )
+    return out
 
 
 def _side(item: Any, path: str) -> Where:
