@@ -92,3 +92,14 @@ def test_an_unchanged_surface_adds_nothing_to_sarif(surface_tape: Path) -> None:
     results = json.loads(sarif(report))["runs"][0]["results"]
     assert [r for r in results if r["ruleId"].startswith("tools-")] == []
     assert [c.outcome for s in report.suites for c in s.cases] == ["passed"]
+
+
+def test_a_surface_change_an_ignore_rule_hid_is_in_the_passing_junit_case(surface_tape: Path) -> None:
+    """Against v2 with the tools/list result ignored, the replay is same, and its JUnit case passes
+    with the `tool surface:` line in its system-out."""
+    result = replay(surface_tape, python_server(SERVER, "--v2"), config=False, ignore=["tools/list:result"])
+    assert result.same, result.render()
+    case = ET.fromstring(junit(replay_report([Replayed(str(surface_tape), result)]))).find(".//testcase")
+    assert case is not None and case.find("failure") is None
+    out = case.find("system-out")
+    assert out is not None and "tool surface: 2 breaking, 1 suspicious changes" in (out.text or "")
