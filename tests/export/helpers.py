@@ -22,14 +22,21 @@ STARTED = "2026-12-04T10:00:00.000000Z"
 CHROMIUM_INSTALL = "apt-get install -y chromium"
 
 
-def write_transcript(path: Path, records: list[dict[str, Any]], command: list[str] | None = None) -> Path:
-    """A transcript: the header, then `records` (`{"t", "ch", "data" | fields}`) one per line."""
+def write_transcript(
+    path: Path,
+    records: list[dict[str, Any]],
+    command: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Path:
+    """A transcript: the header (with the fields of `extra`, e.g. `http`), then `records`
+    (`{"t", "ch", "data" | fields}`) one per line."""
     header = {
         "mcptape": 1,
         "started": STARTED,
         "command": command or ["python", "server.py"],
         "cwd": "/tmp",
         "recorder": {"name": "mcptape", "version": "0.1.0"},
+        **(extra or {}),
     }
     lines = [orjson.dumps(header)] + [orjson.dumps(r) for r in records]
     path.write_bytes(b"\n".join(lines) + b"\n")

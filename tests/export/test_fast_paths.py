@@ -1,23 +1,25 @@
 """Each fast path of the export writers has a twin: the plain version it replaced gives the same
-bytes, on clean and on damaged sessions (OTLP JSON written a span at a time, a span's id, the HTML
-list's raw and indented text)."""
+bytes, on clean and on damaged sessions (OTLP JSON written a span at a time, each call's span
+written straight from the call, a span's id, the HTML list's raw and indented text)."""
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 from pathlib import Path
 
 import orjson
 
 from mcptape.check.model import Message
 from mcptape.export.html import RAW_SHOWN, _shown
-from mcptape.export.otlp import document, json_bytes
+from mcptape.export.otlp import CallSpans, document, json_bytes, sessions_json, span_json
 from mcptape.export.session import Session, load
-from mcptape.export.spans import _id, span_id, trace
+from mcptape.export.spans import _id, call_span, root_span, span_id, trace
 from mcptape.export.text import message_text, safe
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape_json
 from tests.conftest import ROOT
-from tests.export.helpers import line, tool_session, write_transcript
+from tests.export.helpers import call, line, request, tool_session, write_transcript
 
 ECHO = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 
@@ -47,11 +49,95 @@ def damaged(path: Path) -> Path:
     return write_transcript(path, records)
 
 
+def varied(path: Path) -> Path:
+    """Calls of every shape a span has: string ids (one with a control), a prompt, a resource,
+    a tools/call without a name, a request the server sent, errors with and without a message or
+    a numeric code, an isError result, text beyond ASCII, a request never answered."""
+
+    def out(rid: object, **body: object) -> dict[str, object]:
+        return line(0.0, "out", {"jsonrpc": "2.0", "id": rid, **body})
+
+    records = [
+        request(0.01, 1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),
+        {**out(1, result={"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}), "t": 0.02},
+        line(0.03, "in", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        line(
+            0.04,
+            "in",
+            {"jsonrpc": "2.0", "id": "p\u0007", "method": "prompts/get", "params": {"name": "s\u202e"}},
+        ),
+        {**out("p\u0007", result={"messages": [{"text": "h\u00e9llo \u2028 \u4e16"}]}), "t": 0.05},
+        request(0.06, 2, "resources/read", {"uri": "file:///x\u0001y"}),
+        {**out(2, error={"code": -32002, "message": "no such \u202e resource"}), "t": 0.07},
+        request(0.08, 3, "tools/call", {"arguments": {}}),
+        {**out(3, error={"code": "odd"}), "t": 0.09},
+        request(0.10, 4, "tools/call", call("fail")),
+        {**out(4, result={"content": [], "isError": True}), "t": 0.11},
+        line(0.12, "out", {"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}}),
+        line(0.13, "in", {"jsonrpc": "2.0", "id": "s1", "result": {"role": "assistant"}}),
+        request(0.14, 5, "tools/call", call("add", a=1)),
+        request(0.15, 6, "resources/list", {}),
+        {**out(6, result={"resources": []}), "t": 0.16},
+        request(0.17, 7, "tools/call", call("slow")),
+        {"t": 0.5, "ch": "exit", "code": 0, "signal": None},
+    ]
+    return write_transcript(path, records)
+
+
+def http_session(path: Path) -> Path:
+    """A Streamable HTTP session of the handshake revision: the server assigns a session id in its
+    answer to initialize, the client sends it back with its call."""
+
+    def exchange(
+        x: int, t: float, body: dict[str, object], answer: dict[str, object], head: str
+    ) -> list[dict[str, object]]:
+        sent = orjson.dumps(body)
+        got = orjson.dumps(answer)
+        request_bytes = (
+            f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:9\r\ncontent-type: application/json\r\n"
+            f"accept: application/json, text/event-stream\r\n{head}content-length: {len(sent)}\r\n\r\n"
+        ).encode() + sent
+        assigned = "mcp-session-id: abc\r\n" if x == 1 else ""
+        response_bytes = (
+            f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{assigned}"
+            f"content-length: {len(got)}\r\n\r\n"
+        ).encode() + got
+        return [
+            {"t": t, "ch": "http-in", "x": x, "b64": base64.b64encode(request_bytes).decode()},
+            {"t": t, "ch": "in", "x": x, "data": sent.decode() + "\n"},
+            {"t": t + 0.001, "ch": "http-out", "x": x, "b64": base64.b64encode(response_bytes).decode()},
+            {"t": t + 0.001, "ch": "out", "x": x, "data": got.decode() + "\n"},
+        ]
+
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    records = [
+        *exchange(
+            1,
+            0.01,
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+            {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+            "",
+        ),
+        *exchange(
+            2,
+            0.02,
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call("add", a=1)},
+            {"jsonrpc": "2.0", "id": 2, "result": {"content": []}},
+            "mcp-protocol-version: 2025-11-25\r\nmcp-session-id: abc\r\n",
+        ),
+        {"t": 0.1, "ch": "exit", "code": 0, "signal": None},
+    ]
+    header_extra = {"http": {"listen": "http://127.0.0.1:9", "upstream": "http://127.0.0.1:10/mcp"}}
+    return write_transcript(path, records, extra=header_extra)
+
+
 def sessions(tmp_path: Path) -> list[Session]:
     return [
         load(ECHO),
         load(write_transcript(tmp_path / "t.jsonl", tool_session())),
         load(damaged(tmp_path / "d.jsonl")),
+        load(varied(tmp_path / "v.jsonl")),
+        load(http_session(tmp_path / "h.jsonl")),
     ]
 
 
@@ -60,6 +146,27 @@ def test_otlp_json_written_a_span_at_a_time_is_the_document_as_one_tree(tmp_path
     traces = [trace(s) for s in sessions(tmp_path)]
     for chosen in (traces, traces[:1], []):
         assert json_bytes(chosen) == orjson.dumps(document(chosen)) + b"\n"
+
+
+def test_otlp_json_of_sessions_is_the_document_of_their_traces(tmp_path: Path) -> None:
+    """`sessions_json` (each call's span written from the call) gives the bytes of the document of
+    `trace`'s spans, for one session, several and none."""
+    chosen = sessions(tmp_path)
+    assert any(s.http and s.calls for s in chosen)
+    for some in (chosen, chosen[1:2], chosen[2:], []):
+        assert sessions_json(some) == orjson.dumps(document([trace(s) for s in some])) + b"\n"
+
+
+def test_a_call_span_written_from_the_call_is_the_general_one(tmp_path: Path) -> None:
+    """`CallSpans.json` of every call, its findings set aside so that none takes the general path
+    (an unanswered request, a rejected one), is `span_json(call_span(...))` of it."""
+    for session in sessions(tmp_path):
+        root = root_span(session)
+        spans = CallSpans(session, root.span.trace_id, root.span.span_id, root.common)
+        for found in session.calls:
+            bare = dataclasses.replace(found, findings=[])
+            general = call_span(session, bare, root.span.trace_id, root.span.span_id, root.common)
+            assert spans.json(bare) == orjson.dumps(span_json(general)), bare.request.frame
 
 
 def test_a_span_id_is_the_generic_id_of_its_kind_and_event() -> None:

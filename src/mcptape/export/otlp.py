@@ -11,14 +11,32 @@ serializes it: what the official OTLP/HTTP exporter sends with `Content-Type: ap
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 from typing import Any
 
 import orjson
 
+from mcptape.check.model import IN, Kind
 from mcptape.errors import UsageError
-from mcptape.export.session import Session
-from mcptape.export.spans import Attribute, Event, Span, Trace, trace
+from mcptape.export import spans as _spans
+from mcptape.export.session import TOOL_ERROR, UNANSWERED, Call, Session
+from mcptape.export.spans import (
+    KIND_CLIENT,
+    KIND_SERVER,
+    RAW_SHOWN,
+    STATUS_ERROR,
+    Attribute,
+    Event,
+    Span,
+    Trace,
+    action_span,
+    call_span,
+    root_span,
+    span_id,
+)
+from mcptape.export.text import message_text
+from mcptape.textsafe import escape_controls
 from mcptape.version import __version__
 
 INSTALL_HINT = "pip install 'mcptape[otlp]' (the official opentelemetry-proto package)"
@@ -108,8 +126,203 @@ def json_bytes(traces: list[Trace]) -> bytes:
 
 
 def sessions_json(sessions: list[Session]) -> bytes:
-    """The OTLP JSON of a trace per session (a row of `commands/outputs.FORMATS`)."""
-    return json_bytes([trace(s) for s in sessions])
+    """The OTLP JSON of a trace per session (a row of `commands/outputs.FORMATS`): the bytes of
+    `json_bytes([trace(s) for s in sessions])`, each call's span written straight from the call
+    (`CallSpans`) instead of through a `Span` and its dicts (a test holds the two equal)."""
+    out = io.BytesIO()
+    out.write(b'{"resourceSpans":[')
+    scope = orjson.dumps({"name": "mcptape", "version": __version__})
+    dumps = orjson.dumps
+    for number, session in enumerate(sessions):
+        root, server, common, flagged = root_span(session)
+        out.write(b',{"resource":' if number else b'{"resource":')
+        out.write(dumps({"attributes": attributes(_spans.resource(server))}))
+        out.write(b',"scopeSpans":[{"scope":%b,"spans":[' % scope)
+        out.write(dumps(span_json(root)))
+        trace_id, root_id = root.trace_id, root.span_id
+        for action in session.unattached_actions:
+            out.write(b",")
+            out.write(dumps(span_json(action_span(session, action, trace_id, root_id, flagged))))
+        spans = CallSpans(session, trace_id, root_id, common)
+        for call in session.calls:
+            out.write(b",")
+            out.write(spans.json(call))
+            for action in call.actions:
+                parent = span_id(trace_id, "call", call.request.frame.event)
+                out.write(b",")
+                out.write(dumps(span_json(action_span(session, action, trace_id, parent, flagged))))
+        out.write(b"]}]}")
+    out.write(b"]}\n")
+    return out.getvalue()
+
+
+_ERROR_RESPONSE = Kind.ERROR_RESPONSE
+
+
+def _attr(key: str) -> tuple[bytes, bytes]:
+    """The text of an attribute around its value: `{"key":KEY,"value":{"stringValue":` and `}}`."""
+    return b'{"key":%b,"value":{"stringValue":' % orjson.dumps(key), b"}}"
+
+
+_METHOD, _CLOSE = _attr("mcp.method.name")
+_ID = _attr("jsonrpc.request.id")[0]
+_TOOL = _attr("gen_ai.tool.name")[0]
+_PROMPT = _attr("gen_ai.prompt.name")[0]
+_URI = _attr("mcp.resource.uri")[0]
+_SESSION_ID = _attr("mcp.session.id")[0]
+_REQUEST = _attr("mcptape.request")[0]
+_RESPONSE = _attr("mcptape.response")[0]
+_ERROR_TYPE = _attr("error.type")[0]
+_STATUS_CODE = _attr("rpc.response.status_code")[0]
+_EXECUTE = b',{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}}'
+_EXCHANGE = b',{"key":"mcptape.http.exchange","value":{"intValue":"%d"}}'
+_EVENT = b',{"key":"mcptape.event","value":{"intValue":"%d"}}'
+
+
+class CallSpans:
+    """The OTLP JSON of each call's span of one session, as `span_json(call_span(...))` would
+    write it, built from the call's fields with the text that repeats (the method's attributes,
+    the span's name) made once per method and target. A call with findings (its span has events)
+    takes the general path."""
+
+    def __init__(
+        self, session: Session, trace_id: bytes, root_id: bytes, common: dict[str, Attribute]
+    ) -> None:
+        self.session = session
+        self.trace_id, self.root_id, self.common = trace_id, root_id, common
+        self.started = session.started_ns
+        self.end = session.end
+        hex_id = trace_id.hex()
+        self.head = b'{"traceId":"%b","spanId":"' % hex_id.encode()
+        self.parent = b',"parentSpanId":"%b"}' % root_id.hex().encode()
+        self.call_hash = hashlib.sha256(f"{hex_id}\x00call\x00".encode())
+        self.common_json = b"".join(b"," + orjson.dumps(a) for a in attributes(common))
+        self.methods: dict[tuple[str, str | None], tuple[bytes, bytes, bytes]] = {}
+
+    def _method(self, method: str, target: str | None) -> tuple[bytes, bytes, bytes]:
+        """The span's name, the attributes before the id, and those after it (the tool or
+        prompt), for a call of `method` on `target`."""
+        escaped = escape_controls(method)
+        name = f"{escaped} {escape_controls(target)}" if target else escaped
+        before = b'{"key":"mcp.method.name","value":{"stringValue":%b}},' % orjson.dumps(escaped)
+        before += b'{"key":"jsonrpc.protocol.version","value":{"stringValue":"2.0"}}' + self.common_json
+        after = b""
+        if method == "tools/call" and target:
+            after = b"," + _TOOL + orjson.dumps(escape_controls(target)) + _CLOSE + _EXECUTE
+        elif method == "prompts/get" and target:
+            after = b"," + _PROMPT + orjson.dumps(escape_controls(target)) + _CLOSE
+        made = (b'"name":%b,"kind":' % orjson.dumps(name), before, after)
+        self.methods[(method, target)] = made
+        return made
+
+    def json(self, call: Call) -> bytes:
+        """The span of `call`, as JSON."""
+        if call.findings:
+            span = call_span(self.session, call, self.trace_id, self.root_id, self.common)
+            return orjson.dumps(span_json(span))
+        dumps = orjson.dumps
+        request = call.request
+        frame = request.frame
+        method = request.method or ""
+        value = request.value
+        params = value.get("params") if type(value) is dict else None
+        if type(params) is not dict:
+            params = {}
+        target = None
+        if method == "tools/call" or method == "prompts/get":
+            name = params.get("name")
+            target = name if type(name) is str else None
+        made = self.methods.get((method, target))
+        if made is None:
+            made = self._method(method, target)
+        head, before, after = made
+        parts = [before]
+        rid = request.id
+        if rid is not None:
+            if type(rid) is int:
+                parts.append(b',%b"%d"}}' % (_ID, rid))
+            else:
+                parts.append(b"," + _ID + dumps(escape_controls(str(rid))) + _CLOSE)
+        parts.append(after)
+        if method.startswith("resources/"):
+            uri = params.get("uri")
+            if type(uri) is str:
+                parts.append(b"," + _URI + dumps(escape_controls(uri)) + _CLOSE)
+        if call.exchange is not None:
+            parts.append(_EXCHANGE % call.exchange)
+            session_id = self.session.session_id(call)
+            if session_id:
+                parts.append(b"," + _SESSION_ID + dumps(escape_controls(session_id)) + _CLOSE)
+        parts.append(b"," + _REQUEST + dumps(_text(frame.raw, frame.complete, True)) + _CLOSE)
+        start = frame.t
+        response = call.response
+        if response is None:
+            stop = max(self.end, start)
+            error: str | None = UNANSWERED
+            message = None
+        else:
+            answer = response.frame
+            answered = response.value
+            parts.append(
+                b"," + _RESPONSE + dumps(_text(answer.raw, answer.complete, answered is not None)) + _CLOSE
+            )
+            stop = max(answer.t, start)
+            error = message = None
+            if type(answered) is dict:
+                if response.kind is _ERROR_RESPONSE:
+                    found = answered.get("error")
+                    error = str(found.get("code") if type(found) is dict else None)
+                else:
+                    result = answered.get("result")
+                    if type(result) is dict and result.get("isError") is True:
+                        error = TOOL_ERROR
+                found = answered.get("error")
+                if type(found) is dict:
+                    said = found.get("message")
+                    message = said if type(said) is str else None
+        parts.append(_EVENT % frame.event)
+        if error is None:
+            status = b'"status":{"code":0}'
+        else:
+            parts.append(b"," + _ERROR_TYPE + dumps(error) + _CLOSE)
+            if error.lstrip("-").isdigit():
+                parts.append(b"," + _STATUS_CODE + dumps(error) + _CLOSE)
+            status = b'"status":{"code":%d,"message":%b}' % (
+                STATUS_ERROR,
+                dumps(escape_controls(message or error)),
+            )
+        digest = self.call_hash.copy()
+        digest.update(b"%d" % frame.event)
+        started = self.started
+        return b"".join(
+            (
+                self.head,
+                digest.digest()[:8].hex().encode(),
+                b'",',
+                head,
+                b'%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":['
+                % (
+                    KIND_SERVER if frame.channel == IN else KIND_CLIENT,
+                    started + round(start * 1e9),
+                    started + round(stop * 1e9),
+                ),
+                *parts,
+                b'],"events":[],',
+                status,
+                self.parent,
+            )
+        )
+
+
+def _text(raw: bytes, complete: bool, is_json: bool) -> str:
+    """`text.message_text` of a frame's body (its raw bytes less the newline), printable ASCII
+    taken at once."""
+    body = raw[:-1] if complete and raw.endswith(b"\n") else raw
+    if is_json and len(body) <= RAW_SHOWN and body.isascii():
+        text = body.decode("ascii")
+        if text.isprintable():
+            return text
+    return message_text(body, RAW_SHOWN, is_json=is_json)
 
 
 _IDS = ("traceId", "spanId", "parentSpanId")

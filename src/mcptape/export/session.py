@@ -172,25 +172,43 @@ def load(path: str | Path) -> Session:
     heard.clear()
     acted.clear()
     exchanges, carried = read_exchanges(Path(path)) if _is_http(header) else ([], {})
-    calls: dict[int, Call] = {}
+    # One pass over the messages, reading each one's fields directly (no property per message):
+    # the calls in the order of their (time, event) and the answers by their event.
+    responses = set(answered.values())
     by_event: dict[int, Message] = {}
+    calls: dict[int, Call] = {}
     request = Kind.REQUEST
+    last = 0.0
+    in_order = True
+    previous = (float("-inf"), -1)
     for message in messages:
         frame = message.frame
-        event = frame.event
-        by_event[event] = message
+        events = frame.events
+        event = events[0] if events else -1
+        t = frame.t
+        if t > last:
+            last = t
+        if event in responses:
+            by_event[event] = message
         if message.kind is request and frame.channel in (IN, OUT):
-            calls[event] = Call(message, exchange=carried.get(event))
+            calls[event] = Call(message, None, [], [], carried.get(event))
+            if in_order and (t < previous[0] or (t == previous[0] and event < previous[1])):
+                in_order = False
+            previous = (t, event)
     for event, call in calls.items():
         answer = answered.get(event)
         if answer is not None:
             call.response = by_event.get(answer)
-    ordered = sorted(calls.values(), key=lambda c: (c.start, c.request.frame.event))
+    ordered = list(calls.values())
+    if not in_order:
+        ordered.sort(key=lambda c: (c.start, c.request.frame.event))
     ids = _by_id(ordered) if actions or analysis.findings else {}
     unattached_actions = _attach_actions(ids, actions)
     unattached_findings = _attach_findings(ordered, ids, analysis.findings)
     # every call ends at one of the messages' times, so the last record is the session's end
-    last = max([m.frame.t for m in messages] + [a.frame.t for a in actions] + [0.0])
+    for action in actions:
+        if action.frame.t > last:
+            last = action.frame.t
     return Session(
         Path(path),
         header,
@@ -213,8 +231,15 @@ def _by_id(calls: list[Call]) -> dict[str, list[Call]]:
     """Client requests by their id's text (an executor may write the id 9 as "9")."""
     found: dict[str, list[Call]] = {}
     for call in calls:
-        if call.sender == "client" and call.request.id is not None:
-            found.setdefault(str(call.request.id), []).append(call)
+        request = call.request
+        rid = request.id
+        if rid is not None and request.frame.channel == IN:
+            key = str(rid)
+            same = found.get(key)
+            if same is None:
+                found[key] = [call]
+            else:
+                same.append(call)
     return found
 
 

@@ -29,7 +29,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.check.model import ExecCall, Finding
 from mcptape.export.session import HTTP, Call, Session
@@ -106,8 +106,19 @@ def root_ids(session: Session) -> tuple[bytes, bytes]:
     return trace_id, _id(trace_id.hex(), "session", size=8)
 
 
-def trace(session: Session) -> Trace:
-    """The spans of one session (the root first)."""
+class Root(NamedTuple):
+    """What every span of a session shares: the root span, the server's name (the resource's
+    `service.name`), the attributes every call carries, and the messages of the actions check
+    flagged (`exec-after-reject`) by their event."""
+
+    span: Span
+    server: str
+    common: dict[str, Attribute]
+    flagged: dict[int, str]
+
+
+def root_span(session: Session) -> Root:
+    """The session's root span and what its other spans share."""
     trace_id, root_id = root_ids(session)
     server = service_name(session)
     common: dict[str, Attribute] = {"network.transport": session.transport}
@@ -140,17 +151,29 @@ def trace(session: Session) -> Trace:
     root.events = [finding_event(session, f) for f in session.unattached_findings]
     if any(f.severity.value == "error" for f in analysis.findings):
         root.status, root.status_message = STATUS_ERROR, f"{analysis.errors} error finding(s)"
-    spans = [root]
     flagged = {
         f.event: f.message for f in analysis.findings if f.rule == "exec-after-reject" and f.event >= 0
     }
+    return Root(root, server, common, flagged)
+
+
+def resource(server: str) -> dict[str, Attribute]:
+    """The resource of a session's spans."""
+    return {"service.name": server, "telemetry.sdk.name": "mcptape"}
+
+
+def trace(session: Session) -> Trace:
+    """The spans of one session (the root first)."""
+    root, server, common, flagged = root_span(session)
+    trace_id, root_id = root.trace_id, root.span_id
+    spans = [root]
     for action in session.unattached_actions:
         spans.append(action_span(session, action, trace_id, root_id, flagged))
     for call in session.calls:
         span = call_span(session, call, trace_id, root_id, common)
         spans.append(span)
         spans.extend(action_span(session, action, trace_id, span.span_id, flagged) for action in call.actions)
-    return Trace({"service.name": server, "telemetry.sdk.name": "mcptape"}, spans)
+    return Trace(resource(server), spans)
 
 
 def call_span(
