@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -51,33 +52,33 @@ def damaged(path: Path) -> Path:
 
 def varied(path: Path) -> Path:
     """Calls of every shape a span has: string ids (one with a control), a prompt, a resource,
-    a tools/call without a name, a request the server sent, errors with and without a message or
-    a numeric code, an isError result, text beyond ASCII, a request never answered."""
+    a tools/call without a name (answered with an error that is not JSON-RPC's), a request the
+    server sent, a JSON-RPC error, an isError result, text beyond ASCII, requests never answered."""
 
-    def out(rid: object, **body: object) -> dict[str, object]:
-        return line(0.0, "out", {"jsonrpc": "2.0", "id": rid, **body})
+    def out(t: float, rid: object, **body: object) -> dict[str, Any]:
+        return line(t, "out", {"jsonrpc": "2.0", "id": rid, **body})
 
     records = [
         request(0.01, 1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),
-        {**out(1, result={"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}), "t": 0.02},
+        out(0.02, 1, result={"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}),
         line(0.03, "in", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
         line(
             0.04,
             "in",
             {"jsonrpc": "2.0", "id": "p\u0007", "method": "prompts/get", "params": {"name": "s\u202e"}},
         ),
-        {**out("p\u0007", result={"messages": [{"text": "h\u00e9llo \u2028 \u4e16"}]}), "t": 0.05},
+        out(0.05, "p\u0007", result={"messages": [{"text": "h\u00e9llo \u2028 \u4e16"}]}),
         request(0.06, 2, "resources/read", {"uri": "file:///x\u0001y"}),
-        {**out(2, error={"code": -32002, "message": "no such \u202e resource"}), "t": 0.07},
+        out(0.07, 2, error={"code": -32002, "message": "no such \u202e resource"}),
         request(0.08, 3, "tools/call", {"arguments": {}}),
-        {**out(3, error={"code": "odd"}), "t": 0.09},
+        out(0.09, 3, error={"code": "odd"}),
         request(0.10, 4, "tools/call", call("fail")),
-        {**out(4, result={"content": [], "isError": True}), "t": 0.11},
+        out(0.11, 4, result={"content": [], "isError": True}),
         line(0.12, "out", {"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}}),
         line(0.13, "in", {"jsonrpc": "2.0", "id": "s1", "result": {"role": "assistant"}}),
         request(0.14, 5, "tools/call", call("add", a=1)),
         request(0.15, 6, "resources/list", {}),
-        {**out(6, result={"resources": []}), "t": 0.16},
+        out(0.16, 6, result={"resources": []}),
         request(0.17, 7, "tools/call", call("slow")),
         {"t": 0.5, "ch": "exit", "code": 0, "signal": None},
     ]
@@ -90,7 +91,7 @@ def http_session(path: Path) -> Path:
 
     def exchange(
         x: int, t: float, body: dict[str, object], answer: dict[str, object], head: str
-    ) -> list[dict[str, object]]:
+    ) -> list[dict[str, Any]]:
         sent = orjson.dumps(body)
         got = orjson.dumps(answer)
         request_bytes = (
