@@ -1,6 +1,6 @@
 """Benchmark `mcptape record --http-upstream` against a direct connection, in one run.
 
-    python bench/bench_http.py [--requests 2000] [--mib 64] [--rounds 3]
+    python bench/bench_http.py [--requests 2000] [--mib 64] [--rounds 3] [--against REV]
 
 1. Latency: `--requests` keep-alive POSTs, each answered at once with a small JSON body (a
    tools/call's result), timed one by one from the first byte sent to the last byte received;
@@ -12,8 +12,12 @@
 
 Each round measures direct and through the proxy one after the other; the figures are the medians
 of `--rounds` rounds (the load of this shared machine moves during a run: alternating is what keeps
-the two sides comparable), and the load average is printed before and after. The two goals of
-issue 25.6 are printed last: the SSE ratio (>= 0.5x) and the added latency (<= 0.25 ms median).
+the two sides comparable), and the load average is printed before and after. Next to each wall
+figure is the proxy process's CPU time (user + system, from /proc: what the load does not change
+much): microseconds per request, milliseconds per MiB. `--against REV` runs a second proxy, the
+mcptape of git revision REV (its `src/` from `git archive`), in the same rounds, right after the
+first: old and new side by side. The two goals of issue 25.6 are printed last: the SSE ratio
+(>= 0.5x) and the added latency (<= 0.25 ms median).
 
 The upstream is a raw-socket server in its own process (so its cost is the same both ways); the
 client is raw sockets in this process; mcptape runs as the installed console script, writing its
@@ -31,9 +35,12 @@ import socket
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 UPSTREAM = r"""
 import socket, sys, threading
@@ -164,14 +171,20 @@ def throughput(port: int, mib: int, chunked: bool = False) -> float:
     return size / elapsed / (1 << 20)
 
 
-def start_mcptape(upstream: int, out: Path) -> tuple[subprocess.Popen[bytes], int]:
-    script = Path(sys.executable).parent / "mcptape"
+def start_mcptape(upstream: int, out: Path, src: Path | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """The recording proxy (the installed mcptape, or the one in `src`), and its port."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     err = out.with_suffix(".err")
+    command = [sys.executable, "-m", "mcptape", "record"]
+    command += ["--http-upstream", f"http://127.0.0.1:{upstream}/mcp", "-o", str(out)]
     with open(err, "wb") as fh:
         proc = subprocess.Popen(
-            [str(script), "record", "--http-upstream", f"http://127.0.0.1:{upstream}/mcp", "-o", str(out)],
+            command,
             stdout=subprocess.DEVNULL,
             stderr=fh,
+            env=env,
         )
     for _ in range(600):
         found = re.search(r"listening on http://127.0.0.1:(\d+)", err.read_text())
@@ -179,6 +192,29 @@ def start_mcptape(upstream: int, out: Path) -> tuple[subprocess.Popen[bytes], in
             return proc, int(found.group(1))
         time.sleep(0.05)
     raise SystemExit(f"mcptape did not start: {err.read_text()}")
+
+
+def checkout(rev: str, into: Path) -> Path:
+    """`src/` of git revision `rev`, unpacked under `into`."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = into / "src.tar"
+    with open(archive, "wb") as fh:
+        subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], stdout=fh, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu(pid: int) -> float:
+    """Seconds of CPU (user + system, all threads) process `pid` has used (0 where /proc is not)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def load() -> str:
@@ -192,61 +228,82 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--mib", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--against", metavar="REV", help="also measure the mcptape of this git revision")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; {load()}", flush=True)
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM], stdout=subprocess.PIPE)
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline())
     rounds: list[dict[str, float]] = []
+    names = ["mcptape"] + ([args.against] if args.against else [])
+    kinds = (("", False, "with a Content-Length"), ("c", True, "chunked, one chunk an event"))
+    sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        proc, proxy = start_mcptape(port, Path(tmp) / "bench.jsonl")
+        proxies: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
         try:
+            for i, name in enumerate(names):
+                src = checkout(name, Path(tmp) / "against") if i else None
+                proxies[name] = start_mcptape(port, Path(tmp) / f"bench{i}.jsonl", src)
             for _ in range(args.rounds):
                 direct = latency(port, args.requests)
-                through = latency(proxy, args.requests)
-                one = {
-                    "d50": statistics.median(direct) * 1000,
-                    "t50": statistics.median(through) * 1000,
-                    "d99": _ms(direct, 99),
-                    "t99": _ms(through, 99),
-                }
-                for kind, chunked in (("", False), ("c", True)):
+                one = {"d50": statistics.median(direct) * 1000, "d99": _ms(direct, 99)}
+                for name, (proc, proxy) in proxies.items():
+                    before = cpu(proc.pid)
+                    through = latency(proxy, args.requests)
+                    one[name + ":lcpu"] = (cpu(proc.pid) - before) / args.requests * 1e6
+                    one[name + ":t50"] = statistics.median(through) * 1000
+                    one[name + ":t99"] = _ms(through, 99)
+                for kind, chunked, _ in kinds:
                     one[kind + "direct"] = throughput(port, args.mib, chunked)
-                    one[kind + "through"] = throughput(proxy, args.mib, chunked)
+                    for name, (proc, proxy) in proxies.items():
+                        before = cpu(proc.pid)
+                        one[kind + name] = throughput(proxy, args.mib, chunked)
+                        one[kind + name + ":cpu"] = (cpu(proc.pid) - before) * 1000 / args.mib
                 rounds.append(one)
         finally:
-            proc.send_signal(signal.SIGINT)
-            proc.wait(30)
+            for proc, _ in proxies.values():
+                proc.send_signal(signal.SIGINT)
+                proc.wait(30)
             upstream.kill()
             upstream.wait()
-        size = os.path.getsize(Path(tmp) / "bench.jsonl")
+        for i, name in enumerate(names):
+            sizes[name] = os.path.getsize(Path(tmp) / f"bench{i}.jsonl")
 
     def mid(key: str) -> float:
         return statistics.median(r[key] for r in rounds)
 
-    def ratio(kind: str) -> list[float]:
-        return [r[kind + "through"] / r[kind + "direct"] for r in rounds]
+    def ratio(kind: str, name: str) -> list[float]:
+        return [r[kind + name] / r[kind + "direct"] for r in rounds]
 
-    added = [r["t50"] - r["d50"] for r in rounds]
+    def added(name: str) -> float:
+        return statistics.median(r[name + ":t50"] - r["d50"] for r in rounds)
+
     print(f"latency ({args.requests} keep-alive POSTs, small JSON answers; medians of {args.rounds} rounds)")
     print(f"  direct:            median {mid('d50'):.3f} ms, p99 {mid('d99'):.3f} ms")
-    print(f"  through mcptape:   median {mid('t50'):.3f} ms, p99 {mid('t99'):.3f} ms")
-    print(
-        f"  added per request: median {statistics.median(added):.3f} ms, p99 {mid('t99') - mid('d99'):.3f} ms"
-    )
-    for kind, what in (("", "with a Content-Length"), ("c", "chunked, one chunk an event")):
+    for name in names:
+        label = f"through {name}:"
+        print(
+            f"  {label:18s} median {mid(name + ':t50'):.3f} ms, p99 {mid(name + ':t99'):.3f} ms; "
+            f"added median {added(name):.3f} ms, p99 {mid(name + ':t99') - mid('d99'):.3f} ms; "
+            f"proxy CPU {mid(name + ':lcpu'):.0f} us a request"
+        )
+    for kind, _, what in kinds:
         print(f"throughput (one SSE stream of {args.mib} MiB, 4 KiB events, {what})")
         print(f"  direct:            {mid(kind + 'direct'):.0f} MiB/s")
+        for name in names:
+            rs = ratio(kind, name)
+            label = f"through {name}:"
+            print(
+                f"  {label:18s} {mid(kind + name):.0f} MiB/s ({statistics.median(rs):.2f}x; rounds "
+                f"{', '.join(f'{x:.2f}' for x in rs)}); proxy CPU {mid(kind + name + ':cpu'):.2f} ms a MiB"
+            )
+    print(f"transcript: {', '.join(f'{n} {sizes[n] / (1 << 20):.0f} MiB' for n in names)}; {load()}")
+    for name in names:
         print(
-            f"  through mcptape:   {mid(kind + 'through'):.0f} MiB/s "
-            f"({statistics.median(ratio(kind)):.2f}x; rounds {', '.join(f'{x:.2f}' for x in ratio(kind))})"
+            f"goals (issue 25.6), {name}: SSE relay {statistics.median(ratio('', name)):.2f}x "
+            f"a direct connection (chunked {statistics.median(ratio('c', name)):.2f}x; goal >= 0.5x); "
+            f"added latency {added(name):.3f} ms median per POST (goal <= 0.25 ms)"
         )
-    print(f"transcript: {size / (1 << 20):.0f} MiB; {load()}")
-    print(
-        f"goals (issue 25.6): SSE relay {statistics.median(ratio('')):.2f}x a direct connection "
-        f"(chunked {statistics.median(ratio('c')):.2f}x; goal >= 0.5x); added latency "
-        f"{statistics.median(added):.3f} ms median per POST (goal <= 0.25 ms)"
-    )
 
 
 def _ms(values: list[float], q: float) -> float:
