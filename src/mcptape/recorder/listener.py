@@ -1,6 +1,8 @@
-"""The listening side the HTTP sink, the cassette proxy and the reverse proxy share: the socket
-(`listen`), one thread per connection (`Workers`), and the end of accepting (`stop_accepting`).
-What each does with a connection stays its own."""
+"""The listening side the HTTP sink, the cassette proxy and the reverse proxy share: `Listener`,
+their one lifecycle (a socket from `listen`, an acceptor thread, a thread per connection in
+`Workers`, `start()`, and `stop()`, which ends accepting with `stop_accepting` and waits for the
+connections in flight), and `BadRequest`, the bytes of a client they cannot read. What each does
+with a connection (`_serve`) and what it ends after its connections (`_stopped`) stay its own."""
 
 from __future__ import annotations
 
@@ -8,6 +10,11 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Self
+
+
+class BadRequest(Exception):
+    """The client's bytes are not a request the listener can read."""
 
 
 def listen(host: str, port: int = 0) -> socket.socket:
@@ -63,3 +70,71 @@ class Workers:
         deadline = time.monotonic() + grace
         for thread in threads:
             thread.join(grace if each else max(0.0, deadline - time.monotonic()))
+
+
+class Listener:
+    """One listening socket, served until `stop()`: `start()` the acceptor, each connection in a thread
+    of its own (`_serve`, the subclass's), `stop(grace)` once. `host`, `port`: where it listens."""
+
+    accept_name = "mcptape-listener"  # the acceptor thread's name
+    conn_name = "mcptape-conn"  # each connection thread's name
+    serve_queued = False  # at stop(), serve the connections made before it (and the wake-up) too
+
+    def __init__(self, host: str, port: int = 0) -> None:
+        self._listener = listen(host, port)
+        self.host: str = self._listener.getsockname()[0]
+        self.port: int = self._listener.getsockname()[1]
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._workers = Workers()
+        self._acceptor = threading.Thread(target=self._accept_loop, name=self.accept_name, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> Self:
+        self._acceptor.start()
+        return self
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Stop accepting, give the connections in flight `grace` seconds, then `_stopped(grace)`."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        stop_accepting(self._listener, self._acceptor, grace)
+        self._workers.join(grace)
+        self._stopped(grace)
+
+    def _stopped(self, grace: float) -> None:
+        """What ends after the connections were given their time (nothing by default)."""
+
+    def _serve(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            if self._stopping.is_set() and not self.serve_queued:
+                conn.close()  # the wake-up of stop_accepting, or a client too late
+                return
+            self._workers.start(self._serve, conn, self.conn_name)
+            if self._stopping.is_set():
+                break
+        if self.serve_queued:
+            self._serve_queued()
+
+    def _serve_queued(self) -> None:
+        """Stopping: serve the connections already queued (made before stop()), then return."""
+        self._listener.setblocking(False)
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            conn.setblocking(True)
+            self._workers.start(self._serve, conn, self.conn_name)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from mcptape.recorder.http.hostrewrite import HostRewriter, is_loopback
 from mcptape.recorder.http.tap import Exchanges, Tap
-from mcptape.recorder.listener import Workers, listen, stop_accepting
+from mcptape.recorder.listener import Listener
 from mcptape.recorder.sinks import Target
 
 READ_SIZE = 256 << 10  # read into one buffer per direction (a fresh one that large per read costs ~20 µs)
@@ -101,9 +101,12 @@ def bad_gateway(why: str) -> bytes:
     return head.encode() + body
 
 
-class ReverseProxy:
+class ReverseProxy(Listener):
     """`start()`, give the client `url`, `stop()` at the end. `say(line)` writes mcptape's own
     lines on stderr."""
+
+    accept_name = "mcptape-http-accept"
+    conn_name = "mcptape-http-conn"
 
     def __init__(
         self,
@@ -118,32 +121,17 @@ class ReverseProxy:
         self.upstream = upstream
         self.say = say
         self.exchanges = Exchanges()
-        self._listener = listen(host, port)
-        self.host, self.port = self._listener.getsockname()[:2]
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
         self._said: set[str] = set()
         self._sockets: set[socket.socket] = set()
-        self._workers = Workers()
-        self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-http-accept", daemon=True)
+        super().__init__(host, port)
 
     @property
     def url(self) -> str:
         """The URL the client uses: the listen address and the upstream's path."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}{self.upstream.path}"
+        return f"{super().url}{self.upstream.path}"
 
-    def start(self) -> ReverseProxy:
-        self._acceptor.start()
-        return self
-
-    def stop(self, grace: float = 2.0) -> None:
-        """Stop accepting; give exchanges in flight `grace` seconds, then cut them (what came is kept)."""
-        if self._stopping.is_set():
-            return
-        self._stopping.set()
-        stop_accepting(self._listener, self._acceptor, grace)
-        self._workers.join(grace)
+    def _stopped(self, grace: float) -> None:
+        """The exchanges still in flight after `grace` are cut (what came is kept)."""
         with self._lock:
             sockets = list(self._sockets)
         for sock in sockets:  # the connections still open: their threads see the end and record it
@@ -152,18 +140,6 @@ class ReverseProxy:
             except OSError:
                 pass
         self._workers.join(1.0, each=True)
-
-    # -- accepting -----------------------------------------------------------------------------
-    def _accept_loop(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            if self._stopping.is_set():
-                conn.close()
-                return
-            self._workers.start(self._serve, conn, "mcptape-http-conn")
 
     def _tell(self, kind: str, line: str) -> None:
         """One line on stderr for each kind of trouble (the first of its kind)."""

@@ -28,11 +28,10 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
 from collections.abc import Mapping
 from typing import Any
 
-from mcptape.recorder.listener import Workers, listen, stop_accepting
+from mcptape.recorder.listener import BadRequest, Listener
 from mcptape.recorder.sinks import Sink
 
 CHANNEL = "http"
@@ -75,10 +74,6 @@ def proxy_env(url: str) -> dict[str, str]:
     env[SINK_URL_VAR] = url
     env["NODE_USE_ENV_PROXY"] = "1"  # Node >= 24.5 / 22.21: fetch and http honour the variables
     return env
-
-
-class BadRequest(Exception):
-    """The bytes on a connection are not an HTTP/1.x request the sink can read."""
 
 
 class _Reader:
@@ -223,8 +218,13 @@ def _header(headers: list[tuple[str, str]], name: str) -> list[str]:
     return [v for k, v in headers if k.lower() == name]
 
 
-class HttpSink:
-    """The sink: `start()`, point the child at `url`, `stop()` when the child is gone."""
+class HttpSink(Listener):
+    """The sink: `start()`, point the child at `url`, `stop()` when the child is gone (requests in
+    flight, and connections made before `stop()`, are recorded first)."""
+
+    accept_name = "mcptape-http-sink"
+    conn_name = "mcptape-http-conn"
+    serve_queued = True
 
     def __init__(self, sink: Sink, host: str = "127.0.0.1", reply: int = DEFAULT_REPLY) -> None:
         if not 200 <= reply <= 599 or reply in (204, 304):
@@ -232,53 +232,13 @@ class HttpSink:
         self.sink = sink
         self.reply = reply
         self.requests = 0  # requests recorded (bad requests included)
-        self._listener = listen(host)
-        self.host, self.port = self._listener.getsockname()[:2]
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
-        self._workers = Workers()
-        self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-http-sink", daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        super().__init__(host)
 
     def env(self) -> dict[str, str]:
         """Environment variables that point a child at this sink."""
         return proxy_env(self.url)
 
-    def start(self) -> HttpSink:
-        self._acceptor.start()
-        return self
-
-    def stop(self, grace: float = 2.0) -> None:
-        """Stop accepting, let requests in flight finish being recorded (up to `grace` s)."""
-        if self._stopping.is_set():
-            return
-        self._stopping.set()
-        stop_accepting(self._listener, self._acceptor, grace)
-        self._workers.join(grace)
-
     # -- serving ---------------------------------------------------------------------------
-    def _accept_loop(self) -> None:
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            self._workers.start(self._serve, conn, "mcptape-http-conn")
-            if self._stopping.is_set():
-                break
-        # Stopping: serve what was already queued (connections made before stop()), then return.
-        self._listener.setblocking(False)
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            conn.setblocking(True)
-            self._workers.start(self._serve, conn, "mcptape-http-conn")
-
     def _serve(self, conn: socket.socket) -> None:
         try:
             conn.settimeout(IO_TIMEOUT)

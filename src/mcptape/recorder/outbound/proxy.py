@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import socket
 import ssl
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import h11
 import orjson
 
-from mcptape.recorder.listener import Workers, listen, stop_accepting
+from mcptape.recorder.listener import BadRequest, Listener
 from mcptape.recorder.outbound.httpmsg import (
     DEFAULT_PORTS,
     IO_TIMEOUT,
@@ -44,12 +43,11 @@ from mcptape.recorder.sinks import Sink
 TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a ClientHello
 
 
-class BadRequest(Exception):
-    """The client's bytes are not a request the proxy can read."""
-
-
-class CassetteProxy:
+class CassetteProxy(Listener):
     """The proxy: `start()`, point the child at `env()`, `stop()` when the child is gone."""
+
+    accept_name = "mcptape-cassette"
+    conn_name = "mcptape-cassette-conn"
 
     def __init__(
         self,
@@ -66,19 +64,10 @@ class CassetteProxy:
 
         self.ca = SessionCA.create()
         try:
-            self._listener = listen(host)
+            super().__init__(host)
         except BaseException:
             self.ca.close()
             raise
-        self.host, self.port = self._listener.getsockname()[:2]
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
-        self._workers = Workers()
-        self._acceptor = threading.Thread(target=self._accept_loop, name="mcptape-cassette", daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
 
     def env(self) -> dict[str, str]:
         """The proxy variables and the trust variables (the session CA's bundle)."""
@@ -86,30 +75,9 @@ class CassetteProxy:
         env.update(self.ca.trust_env())
         return env
 
-    def start(self) -> CassetteProxy:
-        self._acceptor.start()
-        return self
-
-    def stop(self, grace: float = 2.0) -> None:
-        """Stop accepting, let exchanges in flight be recorded (up to `grace` s), remove the CA."""
-        if self._stopping.is_set():
-            return
-        self._stopping.set()
-        stop_accepting(self._listener, self._acceptor, grace)
-        self._workers.join(grace)
+    def _stopped(self, grace: float) -> None:
+        """The exchanges in flight were recorded (or given `grace` s): remove the CA."""
         self.ca.close()
-
-    # -- accepting -------------------------------------------------------------------------
-    def _accept_loop(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            if self._stopping.is_set():
-                conn.close()
-                return
-            self._workers.start(self._serve, conn, "mcptape-cassette-conn")
 
     def _serve(self, conn: socket.socket) -> None:
         session = self.backend.session()
