@@ -30,7 +30,7 @@ UNSUPPORTED_VERSION = "unsupported-version"
 DISCOVER_MISSING = "discover-not-implemented"
 RESULT_SCHEMA = "result-schema"
 
-# (id, severity, summary, where it is detected[, party]): the fields of `rules.Rule`, in order.
+# (id, severity, summary, stage[, party]): the fields of `rules.Rule`, in order.
 ROWS: list[tuple[str, Severity, str, str] | tuple[str, Severity, str, str, str]] = [
     (MISSING_META, Severity.ERROR, "a 2026-07-28 request without a required _meta field", "modern"),
     (REMOVED_METHOD, Severity.ERROR, "a method or notification removed in 2026-07-28", "modern"),

@@ -1,8 +1,9 @@
 """The registry of rules: every finding `mcptape check` can report, with its id and meaning.
 
 The ids are a public contract (scripts match on them, `--json` prints them); never rename one.
-Each rule is detected at one place in the pipeline, named in `where`, and has its own test table in
-tests/check/test_rules.py.
+Each rule is raised in one stage of the pipeline, named in `stage` (one of `STAGES`, which names the
+modules of each stage: tests/check/test_rule_stages.py holds every rule to them; SARIF's rule help
+says it), and has its own test table in tests/check/test_rules.py.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from mcptape.check.model import Severity
 
 @dataclass(frozen=True)
 class Rule:
-    """A kind of finding: stable id, severity, one-line explanation, and where it is detected."""
+    """A kind of finding: stable id, severity, one-line explanation, and the stage that raises it."""
 
     id: str
     severity: Severity
     summary: str
-    where: str
+    stage: str  # a key of STAGES
     party: str | None = None  # who breaks it; None: the sender of the line it points at (by channel)
 
 
@@ -69,6 +70,19 @@ UNKNOWN_TOOL = "unknown-tool"
 # The tool surface (mcptape.surface, joined to the analysis by commands/check.py; docs/tools.md).
 TOOLS_DRIFT = "tools-drift"
 TOOLS_LOCK = "tools-lock"
+
+# The stages of the pipeline (`Rule.stage`), each with the modules that raise its rules.
+STAGES: dict[str, tuple[str, ...]] = {
+    "classify": ("check/classify.py",),  # a line by itself
+    "pairing": ("check/pairing.py",),  # requests and their responses
+    "schema": ("check/tools.py",),  # tools/call arguments against the declared inputSchema
+    "attribution": ("check/attribution.py",),  # executor calls tied to requests
+    "modern": ("check/modern.py", "check/mrtr.py", "check/entry.py", "check/results.py"),  # 2026-07-28
+    "analyze": ("check/capture.py",),  # the end of the analyzer's pass: is the recording whole
+    "promises": ("check/promises.py", "check/promisefindings.py"),  # tool annotations against actions
+    "surface": ("surface/findings.py",),  # the tool surface (joined by commands/check.py)
+    "transport": ("check/http/transport.py", "check/http/responses.py", "check/http/session.py"),  # HTTP
+}
 
 _ALL = [
     Rule(
@@ -300,7 +314,7 @@ _ALL += [Rule(*row) for row in httpsessionrules.ROWS]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
 
-FRAME_RULES: frozenset[str] = frozenset(rule.id for rule in _ALL if rule.where == "classify")
+FRAME_RULES: frozenset[str] = frozenset(rule.id for rule in _ALL if rule.stage == "classify")
 """The rules a line raises by itself, found by `classify`: not protocol, cut short, not a message
 allowed there, a batch where none is allowed (on `out`: the stdout-is-not-protocol findings)."""
 

@@ -19,7 +19,7 @@ HTTP_ERROR_STATUS = "http-error-status"
 # unsupported version (schema: "For HTTP, the response status code MUST be 400 Bad Request.").
 ERROR_STATUS = {-32601: 404, -32020: 400, -32021: 400, -32022: 400}
 
-# (id, severity, summary, where it is detected, party): the fields of `rules.Rule`, in order.
+# (id, severity, summary, stage, party): the fields of `rules.Rule`, in order.
 ROWS: list[tuple[str, Severity, str, str, str]] = [
     (
         HTTP_SESSION_ID_CHARS,

@@ -31,9 +31,9 @@ def registry_rules() -> list[Rule]:
             rule.summary,
             f"{rule.summary}.\nSeverity {rule.severity.value}"
             + (f", broken by the {rule.party}" if rule.party else ", broken by the sender of the line")
-            + f"; detected by the check core's {rule.where} stage. See docs/check.md.",
+            + f"; detected by the check core's {rule.stage} stage. See docs/check.md.",
             LEVEL[rule.severity],
-            {"severity": rule.severity.value, "party": rule.party or "sender", "stage": rule.where},
+            {"severity": rule.severity.value, "party": rule.party or "sender", "stage": rule.stage},
         )
         for rule in RULES.values()
     ]
