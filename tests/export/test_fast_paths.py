@@ -6,19 +6,36 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
+import jinja2
+import markupsafe
 import orjson
+import pytest
+from markupsafe import Markup
 
 from mcptape.check.model import Message
-from mcptape.export.html import RAW_SHOWN, _shown
+from mcptape.export import html
+from mcptape.export.html import (
+    RAW_SHOWN,
+    STYLE,
+    STYLE_HASH,
+    Rows,
+    _context,
+    _message,
+    _shown,
+    _template,
+    html_bytes,
+)
 from mcptape.export.otlp import CallSpans, document, json_bytes, sessions_json, span_json
 from mcptape.export.session import Session, load
-from mcptape.export.spans import _id, call_span, root_span, span_id, trace
+from mcptape.export.spans import _id, call_span, root_span, service_name, span_id, trace
 from mcptape.export.text import message_text, safe
 from mcptape.jsonsafe import dumps
-from mcptape.textsafe import escape_json
+from mcptape.textsafe import escape_controls, escape_json
+from mcptape.version import __version__
 from tests.conftest import ROOT
 from tests.export.helpers import call, line, request, tool_session, write_transcript
 
@@ -195,3 +212,46 @@ def test_the_html_list_shows_each_line_as_the_plain_rules_do(tmp_path: Path) -> 
     for message in every:
         raw = message_text(message.frame.body, RAW_SHOWN, is_json=message.value is not None)
         assert _shown(message) == (raw, _plain_pretty(message)), message.frame
+
+
+def test_the_html_rows_are_each_message_as_the_plain_row_shows_it(tmp_path: Path) -> None:
+    """`Rows` (a line of printable ASCII made in its own loop) gives `_message`'s row of every
+    message, with no request rejected and with every other message rejected."""
+    every = [m for s in sessions(tmp_path) for m in s.messages]
+    for rejected in (set(), {m.frame.event for m in every[::2]}):
+        assert list(Rows(every, rejected)) == [_message(m, m.frame.event in rejected) for m in every]
+
+
+def test_the_report_template_only_yields_what_it_escapes() -> None:
+    """The compiled template uses `escape` only as `yield escape(...)` (so the lean escaper, which
+    gives the escaped text as a plain string, writes the same page), and that escaper is in use."""
+    source = (ROOT / "src" / "mcptape" / "export" / "report.html.j2").read_text(encoding="utf-8")
+    code = jinja2.Environment(autoescape=True).compile(source, raw=True)
+    assert len(re.findall(r"\bescape\(", code)) == len(re.findall(r"yield escape\(", code)) > 0
+    template = _template()
+    lean = template.root_render_func.__globals__["escape"]
+    assert lean.__name__ == "lean"
+    for value in ("a<b>&'\"", "", "\u202e<", 5, Markup("<b>")):
+        assert lean(value) == str(markupsafe.escape(value))
+
+
+def test_the_html_page_is_the_template_rendered_as_one_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`html_bytes` (the template's pieces joined and encoded a batch at a time, the lean escaper)
+    is Jinja's own `render` of the same context with markupsafe's escape, in UTF-8."""
+    monkeypatch.setattr(html, "PIECES", 7)  # many batches, one of them cut short
+    chosen = sessions(tmp_path)
+    for some in (chosen, chosen[2:3]):
+        plain = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(
+            (ROOT / "src" / "mcptape" / "export" / "report.html.j2").read_text(encoding="utf-8")
+        )
+        title = ", ".join(service_name(s) for s in some[:3]) + (" ..." if len(some) > 3 else "")
+        page = plain.render(
+            sessions=[_context(s) for s in some],
+            title=escape_controls(title),
+            version=__version__,
+            style=Markup(STYLE),
+            style_hash=STYLE_HASH,
+        )
+        assert html_bytes(some) == page.encode("utf-8")

@@ -20,9 +20,12 @@ import io
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import resources
+from itertools import islice
 from typing import Any, NamedTuple
 
-from mcptape.check.model import IN, OUT, Finding, Message
+import orjson
+
+from mcptape.check.model import IN, OUT, Finding, Kind, Message
 from mcptape.export.session import Session
 from mcptape.export.spans import service_name
 from mcptape.export.text import safe
@@ -81,8 +84,63 @@ class Rows:
         return len(self.messages)
 
     def __iter__(self) -> Iterator[Row]:
-        rejected = self.rejected
-        return (_message(m, m.frame.event in rejected) for m in self.messages)
+        return _rows(self.messages, self.rejected)
+
+
+_KIND_TEXT = {kind: kind.value for kind in Kind}
+_INDENT_2 = orjson.OPT_INDENT_2
+_new = tuple.__new__  # a Row at a fraction of its own constructor's cost
+
+
+def _rows(messages: list[Message], rejected: set[int]) -> Iterator[Row]:
+    """`_message` of each message, a whole line of printable ASCII (the common case) made here
+    with what repeats (the method's text) made once: the same rows (a test holds them equal)."""
+    methods: dict[str | None, str] = {}
+    encode, encode_error = orjson.dumps, orjson.JSONEncodeError
+    for message in messages:
+        frame = message.frame
+        raw = frame.raw
+        value = message.value
+        flagged = bool(rejected) and frame.event in rejected
+        if (
+            value is None
+            or message.problem is not None
+            or not frame.complete
+            or len(raw) > RAW_SHOWN
+            or not raw.endswith(b"\n")
+            or not raw.isascii()
+        ):
+            yield _message(message, flagged)
+            continue
+        text = raw[:-1].decode("ascii")
+        if not text.isprintable():
+            yield _message(message, flagged)
+            continue
+        method = message.method
+        summary = methods.get(method)
+        if summary is None:
+            summary = methods[method] = escape_controls(method or "")
+        rid = message.id
+        if rid is not None:
+            summary += f" id {rid}" if type(rid) is int else f" id {escape_controls(str(rid))}"
+        try:
+            pretty = encode(value, option=_INDENT_2).decode("utf-8")
+        except encode_error:  # deeper than orjson goes, an integer past 64 bits
+            pretty = dumps(value, indent=True)
+        channel = frame.channel
+        yield _new(
+            Row,
+            (
+                f"{frame.t:.6f}",
+                channel == IN,
+                f"{channel} line {frame.line}",
+                _KIND_TEXT[message.kind],
+                summary,
+                text,
+                pretty,
+                flagged or message.rule is not None,
+            ),
+        )
 
 
 class Found(NamedTuple):
@@ -128,7 +186,31 @@ def _template() -> Any:
         ) from None
     source = resources.files("mcptape.export").joinpath("report.html.j2").read_text(encoding="utf-8")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    return environment.from_string(source)
+    template = environment.from_string(source)
+    _lean_escape(template)
+    return template
+
+
+def _lean_escape(template: Any) -> None:
+    """Autoescape turns every `{{ value }}` of the template into `yield escape(value)`, and
+    markupsafe's `escape` wraps the escaped text of a string in a `Markup` through a Python
+    constructor (a third of the cost of a message's row). Here every escaped value is only yielded
+    and joined (a test holds the compiled template to that), so the escaped text alone is the
+    same page: a string is escaped by markupsafe's own escaper and left a plain string; anything
+    else goes to `escape`. Where Jinja or markupsafe are not built that way, the template stays
+    as it is."""
+    import markupsafe
+
+    inner = getattr(markupsafe, "_escape_inner", None)
+    namespace = getattr(getattr(template, "root_render_func", None), "__globals__", None)
+    escape_markup = markupsafe.escape
+    if inner is None or not isinstance(namespace, dict) or namespace.get("escape") is not escape_markup:
+        return
+
+    def lean(value: Any) -> str:
+        return inner(value) if type(value) is str else escape_markup(value)  # type: ignore[no-any-return]
+
+    namespace["escape"] = lean
 
 
 def _raw(data: bytes) -> str:
@@ -305,19 +387,25 @@ def _context(session: Session) -> dict[str, Any]:
     }
 
 
+PIECES = 8192  # the template's pieces joined and encoded at a time
+
+
 def html_bytes(sessions: list[Session]) -> bytes:
-    """The report of `sessions` as one HTML document, in UTF-8. The template's pieces are encoded
-    as they come (a page of 60 MB is never also one string: a single arrow would make it two bytes
-    a character)."""
+    """The report of `sessions` as one HTML document, in UTF-8. The template's pieces are joined
+    and encoded `PIECES` at a time: a page of 60 MB is never also one string (a single arrow would
+    make it two bytes a character), and a piece costs no more than a list's append (Jinja's
+    `stream().dump()` encodes each of the ~20 pieces of a message's row by itself)."""
     from markupsafe import Markup
 
     title = ", ".join(service_name(s) for s in sessions[:3]) + (" ..." if len(sessions) > 3 else "")
     page = io.BytesIO()
-    _template().stream(
+    pieces = _template().generate(
         sessions=[_context(s) for s in sessions],
         title=escape_controls(title),
         version=__version__,
         style=Markup(STYLE),
         style_hash=STYLE_HASH,
-    ).dump(page, encoding="utf-8")
+    )
+    while chunk := list(islice(pieces, PIECES)):
+        page.write("".join(chunk).encode("utf-8"))
     return page.getvalue()
