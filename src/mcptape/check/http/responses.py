@@ -34,6 +34,7 @@ from mcptape.transcript.wire import SSE_TYPE, is_json_type
 
 if TYPE_CHECKING:
     from mcptape.check.http.exchanges import Exchange
+    from mcptape.check.http.findings import Say
     from mcptape.check.http.session import SessionRules
 
 
@@ -50,19 +51,7 @@ class ResponseRules:
     sessions: dict[Key, None]  # session ids the server assigned (sid_key; the oldest forgotten first)
     negotiated: str | None  # the version an initialize answer fixed (before 2026-07-28)
     session_rules: SessionRules  # the session and status rules (check/http/session.py)
-
-    def _say(
-        self,
-        rule: str,
-        exchange: Exchange,
-        response: bool,
-        offset: int,
-        raw: bytes,
-        message: str,
-        event: int,
-        party: str | None = None,
-    ) -> None:
-        raise NotImplementedError
+    _say: Say  # one finding on an exchange (check/http/findings.py)
 
     def _not_json(self, channel: str, data: bytes) -> None:
         raise NotImplementedError

@@ -23,7 +23,7 @@ bytes are the bytes the transcript holds, never the message encoded again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mcptape.check.http.broadcast import SESSION_HEADER, Key, Streams, bounded_add, sid_key
 from mcptape.check.http.sessionrules import (
@@ -41,28 +41,13 @@ from mcptape.check.protocol import STATELESS_VERSION, is_stateless, meta_version
 
 if TYPE_CHECKING:
     from mcptape.check.http.exchanges import Exchange, Head
+    from mcptape.check.http.findings import Say
 
 MAX_REPORTED = 1024  # session ids already reported, per rule (the oldest forgotten first)
 MAX_ENDED = 1024  # sessions a DELETE ended (the oldest forgotten first)
 SHOWN = 4096  # characters of a session id a finding's bytes keep
 SHOWN_CHARS = 8  # offending characters of a session id a message names
 MODERN_ERRORS = (-32020, -32021, -32022)  # errors only a 2026-07-28 server sends
-
-
-class Say(Protocol):
-    """`HttpTransport._say`: one finding on an exchange's request or response."""
-
-    def __call__(
-        self,
-        rule: str,
-        exchange: Exchange,
-        response: bool,
-        offset: int,
-        raw: bytes,
-        message: str,
-        event: int,
-        party: str | None = None,
-    ) -> None: ...
 
 
 def visible_ascii(value: str) -> bool:

@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcptape.check.findings import finding
 from mcptape.check.http.broadcast import Key, sid_key
+from mcptape.check.http.findings import Say
 from mcptape.check.http.paramheaders import param_mismatches
 from mcptape.check.http.responses import ResponseRules
 from mcptape.check.http.session import SessionRules
@@ -30,9 +30,8 @@ from mcptape.check.http.values import (
     json_value,
     lines,
     quoted_header,
-    request_id,
 )
-from mcptape.check.model import CLIENT, SERVER, Finding, Message, Ref
+from mcptape.check.model import CLIENT, SERVER, Finding, Message
 from mcptape.check.protocol import is_stateless, meta_version
 from mcptape.check.rules import (
     HTTP_ACCEPT,
@@ -44,7 +43,7 @@ from mcptape.check.rules import (
 )
 from mcptape.transcript.events import NOTE
 from mcptape.transcript.reader import Payload
-from mcptape.transcript.wire import HTTP_IN, HTTP_OUT, STDOUT, WIRE_CHANNELS, carried_line
+from mcptape.transcript.wire import HTTP_IN, STDOUT, WIRE_CHANNELS, carried_line
 
 if TYPE_CHECKING:
     from mcptape.check.http.exchanges import Budget, Exchange, Head, HttpMessage
@@ -54,7 +53,6 @@ _ACCEPT = {"POST": ("application/json", "text/event-stream"), "GET": ("text/even
 HTTP_END = {"of": HTTP_IN}  # the fields of the eof record that ends an HTTP recording (the proxy closed)
 NAMED = frozenset({"tools/call", "resources/read", "prompts/get"})  # requests that need Mcp-Name
 HEADER_SINCE = "2025-06-18"  # the first revision with the MCP-Protocol-Version header
-SHOWN = 4096  # bytes of an offending place kept in a finding
 MAX_OPEN = 4096  # exchanges read at once (a stream per exchange: constant memory beyond that)
 MAX_NOT_JSON = 64  # bodies said not to be JSON whose in/out line is still awaited, per channel
 
@@ -86,6 +84,7 @@ class HttpTransport(ResponseRules, Settling):
         self.dropped = 0  # exchanges given up (more than MAX_OPEN open at once)
         # the in/out lines the recorder carries for bodies (or SSE events) said not to be JSON
         self.not_json: dict[str, deque[tuple[int, int]]] = {}
+        self._say = Say(emit)  # every finding on an exchange: check/http/findings.py
         self.session_rules = SessionRules(self._say)  # sessions and statuses: check/http/session.py
 
     # -- input -----------------------------------------------------------------------------
@@ -192,41 +191,6 @@ class HttpTransport(ResponseRules, Settling):
         return True
 
     # -- findings ----------------------------------------------------------------------------
-    def _say(
-        self,
-        rule: str,
-        exchange: Exchange,
-        response: bool,
-        offset: int,
-        raw: bytes,
-        message: str,
-        event: int,
-        party: str | None = None,
-    ) -> None:
-        msg = exchange.response if response else exchange.request
-        if party is None and not response:
-            party = CLIENT  # a request's bytes are the client's: its rule's default party may be the server's
-        related: tuple[Ref, ...] = ()
-        if response and exchange.request.first_event >= 0:
-            related = (
-                Ref("request", HTTP_IN, exchange.x, 0, exchange.request_line(), exchange.request.first_event),
-            )
-        self.emit(
-            finding(
-                rule,
-                channel=HTTP_OUT if response else HTTP_IN,
-                line=exchange.x,
-                offset=offset,
-                raw=raw[:SHOWN],
-                message=f"exchange {exchange.x} ({exchange.describe()}): {message}",
-                t=msg.t,
-                event=event,
-                related=related,
-                party=party,
-                request_id=request_id(exchange.value),
-            )
-        )
-
     def _broken(self, exchange: Exchange, message: HttpMessage, party: str) -> None:
         broken = message.broken
         if broken is None or message.reported:
