@@ -173,36 +173,75 @@ def test_usage_errors_exit_2_with_one_line(tmp_path: Path, mcptape_bin: str) -> 
         assert b"Traceback" not in proc.stderr and proc.stdout == b""
 
 
-def test_a_previous_probe_in_the_output_folder_is_replaced(tmp_path: Path, mcptape_bin: str) -> None:
-    """An earlier run's case transcripts and probe.json do not mix with this run's; other files stay."""
-    out = tmp_path / "out"
-    out.mkdir()
-    for name in ("batch.jsonl", "probe.json", "start.jsonl"):
-        (out / name).write_text("from an earlier run")
-    (out / "mine.txt").write_text("not the probe's")
-    proc = run(
-        mcptape_bin,
-        "-o",
-        "out",
-        "--timeout",
-        "3",
-        "--idle",
-        "0.1",
-        "--case",
-        "debug-line",
-        "--",
-        *PB_SERVER,
-        cwd=tmp_path,
+def _probe_into(mcptape_bin: str, cwd: Path, *cases: str) -> subprocess.CompletedProcess[bytes]:
+    """`probe -o out --case ...` of the strict test server, run in `cwd`."""
+    chosen = [arg for case in cases for arg in ("--case", case)]
+    return run(
+        mcptape_bin, "-o", "out", "--timeout", "3", "--idle", "0.1", *chosen, "--", *PB_SERVER, cwd=cwd
     )
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == [
-        "mine.txt",
-        "probe.json",
-        "start.jsonl",
-        "tools.lock.json",
-    ]
-    assert (out / "probe.json").read_text() != "from an earlier run"
-    assert (out / "start.jsonl").read_text() != "from an earlier run"
+
+
+def test_the_output_folder_holds_this_runs_files_only_and_every_other_file_stays(
+    tmp_path: Path, mcptape_bin: str
+) -> None:
+    """A second probe into the folder of a first one that wrote more (mrtr-1.jsonl among them)
+    leaves only its own probe files there; the user's files, a probe transcript the user renamed
+    included, stay byte for byte."""
+    out = tmp_path / "out"
+    first = _probe_into(mcptape_bin, tmp_path, "tools")
+    assert first.returncode in (0, 1), first.stderr
+    assert {"mrtr-1.jsonl", "start.jsonl", "probe.json", "tools.lock.json"} <= {p.name for p in out.iterdir()}
+    mine = {
+        "mine.txt": b"not the probe's",
+        "notes.jsonl": b"{}\n",
+        "kept-start.jsonl": (out / "start.jsonl").read_bytes(),
+    }
+    for name, data in mine.items():
+        (out / name).write_bytes(data)
+    second = _probe_into(mcptape_bin, tmp_path, "debug-line")
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["probe.json", "start.jsonl", "tools.lock.json", *mine]
+    )
+    for name, data in mine.items():
+        assert (out / name).read_bytes() == data, name
+    report = orjson.loads((out / "probe.json").read_bytes())
+    assert [c["id"] for c in report["cases"]] == ["start", "debug-line"]
+
+
+def test_the_files_of_a_probe_cut_off_before_its_report_are_recognised_by_their_content(
+    tmp_path: Path, mcptape_bin: str
+) -> None:
+    """Without probe.json (a run stopped by Ctrl-C), a transcript is the probe's by its header and
+    tools.lock.json by being the lock of the start.jsonl beside it: both go."""
+    out = tmp_path / "out"
+    assert _probe_into(mcptape_bin, tmp_path, "tools").returncode in (0, 1)
+    (out / "probe.json").unlink()
+    assert (out / "mrtr-1.jsonl").is_file()
+    assert _probe_into(mcptape_bin, tmp_path, "debug-line").returncode == 0
+    assert sorted(p.name for p in out.iterdir()) == ["probe.json", "start.jsonl", "tools.lock.json"]
+
+
+def test_a_file_no_probe_wrote_under_a_name_the_probe_writes_stops_the_run(
+    tmp_path: Path, mcptape_bin: str
+) -> None:
+    """A user's batch.jsonl, or a tools.lock.json that is not the lock of the probe transcript beside
+    it, is not the probe's to overwrite: one Error line, exit 2, before anything runs; the folder is
+    as it was, the previous probe's files included."""
+    out = tmp_path / "out"
+    assert _probe_into(mcptape_bin, tmp_path, "debug-line").returncode == 0
+    (out / "batch.jsonl").write_text("my notes\n")
+    for edit, theirs in ((None, "batch.jsonl"), ("tools.lock.json", "tools.lock.json")):
+        if edit is not None:
+            (out / "batch.jsonl").unlink()
+            (out / edit).write_bytes((out / edit).read_bytes().replace(b"}", b' , "x": 1}', 1))
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        proc = _probe_into(mcptape_bin, tmp_path, "batch")
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.decode().splitlines()
+        assert lines[-1].startswith("Error: ") and f"{theirs}, which no probe wrote there" in lines[-1], lines
+        assert b"Traceback" not in proc.stderr and proc.stdout == b""
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 REFUSES = (

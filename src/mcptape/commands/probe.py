@@ -49,8 +49,8 @@ from it inconclusive), 2 on a usage error or when the server cannot be started."
     default="mcptape-probe",
     show_default=True,
     metavar="DIR",
-    help="Directory for the transcripts (one per case) and probe.json; a previous probe's files "
-    "there are replaced.",
+    help="Directory for the transcripts, probe.json and tools.lock.json; a previous probe's files "
+    "there are removed first, any other file stays (one this run would overwrite stops it).",
 )
 @report_options(
     json_help="Print the report as JSON on stdout instead of the table.",
@@ -220,16 +220,17 @@ def probe_command(
     outputs.check()  # before minutes of cases: a typo fails at once
     check_destinations({"write-baseline": write_baseline}, [from_transcript] if from_transcript else [])
     accepted = baseline.load(Path(baseline_file)) if baseline_file is not None else []
-    out = _fresh_folder(out_dir)
+    out = Path(out_dir).absolute()
     plan = Plan(
         list(command), out, tool=tool, arguments=arguments, timeout=timeout,
         start_timeout=start_timeout, idle=idle, jobs=jobs, oversize=oversize, cases=cases,
         recorded=recorded, every_tool=not only or TOOLS in only, allow_mutating=allow_mutating,
         stubs=list(stubs),
     )  # fmt: skip
+    plan.folder.fresh()  # the previous probe's files go; a file no probe wrote stays (or stops the run)
     result = _run(plan, url, only)
     _baselines(result, plan, accepted if baseline_file is not None else None, write_baseline)
-    _report(result, outputs, out)
+    _report(result, outputs, plan)
 
 
 def _baselines(result: ProbeResult, plan: Plan, accepted: list[Entry] | None, write_to: str | None) -> None:
@@ -288,31 +289,13 @@ def _cases(only: tuple[str, ...], corpus: Path | None, url: str | None) -> list[
     return [c for c in [*CASES, *extra] if not only or c.id == "start" or c.id in only]
 
 
-def _fresh_folder(out_dir: str) -> Path:
-    """The -o folder, made if missing, without a previous probe's files: a case not run this time
-    or an old probe.json after a Ctrl-C would mix with this run's (only the files a probe writes,
-    by name, are removed)."""
-    from mcptape.probe.cases import CASES
-    from mcptape.probe.surfacelock import LOCK_NAME
-
-    out = Path(out_dir).absolute()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name in [f"{case.id}.jsonl" for case in CASES] + ["probe.json", LOCK_NAME, "http.jsonl"]:
-            (out / name).unlink(missing_ok=True)
-        for old in [*out.glob("tools-*.jsonl"), *out.glob("corpus-*.jsonl")]:
-            old.unlink(missing_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
-    return out
-
-
-def _report(result: ProbeResult, outputs: Outputs, out: Path) -> NoReturn:
+def _report(result: ProbeResult, outputs: Outputs, plan: Plan) -> NoReturn:
     """DIR/probe.json, the report's files and stdout (the table, JSON or a report format), the exit."""
+    from mcptape.probe.folder import REPORT_NAME
     from mcptape.probe.report import render_table, to_json
 
     document = json_text(to_json(result)) + "\n"
-    _write(out / "probe.json", document.encode())
+    _write(plan.file(REPORT_NAME), document.encode())
     if outputs.report:
         from mcptape.commands.ci.probe import probe_report
 

@@ -124,7 +124,7 @@ def _inputs_process(
     per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
     if ready.blocked:
         return None  # the clean start failed before this process started: none for it
-    path = plan.out_dir / f"{cases[0].id}.jsonl"
+    path = plan.file(f"{cases[0].id}.jsonl")
     title = "hard inputs one after another, each judged in its own window"
     harness = Harness(
         list(plan.command),

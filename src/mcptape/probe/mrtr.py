@@ -167,7 +167,7 @@ def _other_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any] |
 def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
     """Find the tools that use MRTR and send each a tampered and a foreign state, in a server process
     of their own; [] for a server without the stateless revision or without such a tool."""
-    path = plan.out_dir / "mrtr-1.jsonl"
+    path = plan.file("mrtr-1.jsonl")
     header = {"probe": {"case": "mrtr", "title": "altered and foreign requestState", "marker": plan.token}}
     harness = Harness(
         list(plan.command), path, shutdown_timeout=plan.shutdown, header=header, stubs=plan.stubs

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.probe.cases import CASES, DEFAULT_OVERSIZE, Call, Case
+from mcptape.probe.folder import Folder
 from mcptape.probe.safety import Reach
 
 
@@ -34,9 +35,15 @@ class Plan:
     allow_mutating: bool = False  # call tools that may change data too (docs/probe.md, safety.py)
     stubs: Sequence[str] = ()  # commands replaced on the server's PATH by recording stubs (--stub)
     reach: Reach = field(init=False)  # the guard every frame passes, and what each case named
+    folder: Folder = field(init=False)  # OUT_DIR, and the files this run wrote there
 
     def __post_init__(self) -> None:
         self.reach = Reach(self.allow_mutating)
+        self.folder = Folder(self.out_dir, {c.id for c in (*CASES, *self.cases)})
+
+    def file(self, name: str) -> Path:
+        """OUT_DIR/name, listed as this run's file before it is written (`folder`)."""
+        return self.folder.file(name)
 
     @property
     def shutdown(self) -> float:

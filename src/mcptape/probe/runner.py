@@ -36,7 +36,7 @@ from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.safety import NOT_TESTED, callable_tools
 from mcptape.probe.sessions import Progress, run_and_judge, run_case
-from mcptape.probe.surfacelock import SurfaceLock, write_surface_lock
+from mcptape.probe.surfacelock import LOCK_NAME, SurfaceLock, write_surface_lock
 from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
 from mcptape.probe.windows import ToolFrame
 from mcptape.textsafe import escape, escape_text
@@ -227,7 +227,7 @@ class _Run:
                 "--from TRANSCRIPT (a recorded session that called it)"
             )
         if observed.tools is not None:
-            self.surface_lock = write_surface_lock(observed.path, self.plan.out_dir)
+            self.surface_lock = write_surface_lock(observed.path, self.plan.file(LOCK_NAME))
         if not start.blocking:
             return corpus
         self.blocked = True

@@ -70,7 +70,7 @@ def run_case(
     env = dict(os.environ)
     env.update(case.env)
     command = list(plan.command)
-    observed = Observed(case, plan.out_dir / f"{case.id}.jsonl", marker, command, call=call)
+    observed = Observed(case, plan.file(f"{case.id}.jsonl"), marker, command, call=call)
     blocked = False
     with contextlib.ExitStack() as stack:
         cwd: str | None = None

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcptape.errors import MCPTapeError
+from mcptape.probe.folder import LOCK_NAME
 
-LOCK_NAME = "tools.lock.json"
+__all__ = ["LOCK_NAME", "SurfaceLock", "write_surface_lock"]
 
 
 class SurfaceLock(NamedTuple):
@@ -24,14 +25,13 @@ class SurfaceLock(NamedTuple):
     why: str = ""
 
 
-def write_surface_lock(transcript: Path, out_dir: Path) -> SurfaceLock:
-    """Lock the surface `transcript` declares into OUT_DIR/tools.lock.json; never raises for a
-    session that listed nothing or a folder that cannot be written (the probe's verdict stands)."""
+def write_surface_lock(transcript: Path, path: Path) -> SurfaceLock:
+    """Lock the surface `transcript` declares into `path` (OUT_DIR/tools.lock.json); never raises
+    for a session that listed nothing or a folder that cannot be written (the verdict stands)."""
     from mcptape.share.outputs import write_file
     from mcptape.surface.extract import read_transcript
     from mcptape.surface.lockfile import lock_text
 
-    path = out_dir / LOCK_NAME
     try:
         surface = read_transcript(transcript)
         write_file(path, lock_text(surface).encode("utf-8", "surrogatepass"))

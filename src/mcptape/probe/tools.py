@@ -213,7 +213,7 @@ def run_tool_frames(
             waiting.pop(0)
             continue
         process += 1
-        path = plan.out_dir / f"tools-{process}.jsonl"
+        path = plan.file(f"tools-{process}.jsonl")
         sent = _run_process(plan, path, waiting, known, plan.timeout if linger is None else linger)
         if not sent:  # the server could not even take one frame: say so for each, do not loop
             for frame in waiting:

@@ -21,7 +21,7 @@ from mcptape.probe.plan import Plan
 from mcptape.probe.runner import ProbeResult, stderr_progress
 from mcptape.probe.safety import callable_tools
 from mcptape.probe.sessions import Progress
-from mcptape.probe.surfacelock import SurfaceLock, write_surface_lock
+from mcptape.probe.surfacelock import LOCK_NAME, SurfaceLock, write_surface_lock
 from mcptape.textsafe import escape_text
 
 
@@ -69,7 +69,7 @@ def run_http_probe(
     for n, result in enumerate(results, start=1):
         _progress(progress, n, len(results), result)
     _, skipped = callable_tools(first.tools or [], plan.allow_mutating)
-    lock = write_surface_lock(path, plan.out_dir) if first.tools is not None else None
+    lock = write_surface_lock(path, plan.file(LOCK_NAME)) if first.tools is not None else None
     order = {r.case.id: i for i, r in enumerate(results)}
     return ProbeResult(
         plan,

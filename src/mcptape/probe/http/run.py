@@ -149,7 +149,7 @@ def serving(plan: Plan, url: str) -> Iterator[tuple[Probed, Path]]:
         raise UsageError(
             f"nothing accepts connections at {escape_text(url)}", hint="start the server, or give -- CMD"
         )
-    path = plan.out_dir / TRANSCRIPT
+    path = plan.file(TRANSCRIPT)
     writer = TranscriptWriter(open_output(path, overwrite=True), clock_start=time.monotonic())
     spool = Spool(writer)
     failed: str | None = None
