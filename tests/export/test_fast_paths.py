@@ -9,6 +9,7 @@ import dataclasses
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 import markupsafe
@@ -17,7 +18,7 @@ import pytest
 from markupsafe import Markup
 
 from mcptape.check.model import Message
-from mcptape.export import html
+from mcptape.export import har, html
 from mcptape.export.html import (
     RAW_SHOWN,
     STYLE,
@@ -30,7 +31,7 @@ from mcptape.export.html import (
     html_bytes,
 )
 from mcptape.export.otlp import CallSpans, document, json_bytes, sessions_json, span_json
-from mcptape.export.session import Session, load
+from mcptape.export.session import Call, Session, load
 from mcptape.export.spans import _id, call_span, root_span, service_name, span_id, trace
 from mcptape.export.text import message_text, safe
 from mcptape.jsonsafe import dumps
@@ -255,3 +256,63 @@ def test_the_html_page_is_the_template_rendered_as_one_string(
             style_hash=STYLE_HASH,
         )
         assert html_bytes(some) == page.encode("utf-8")
+
+
+def _plain_stdio_entry(session: Session, call: Call, server: str) -> dict[str, Any]:
+    """A stdio call's HAR entry as `har.stdio_entry` made it before it read the call's fields
+    itself (through `Call`'s properties, `stdio_url` quoting every id, `_entry`)."""
+    body = call.request.frame.body
+    rid = "" if call.request.id is None else "?id=" + quote(str(call.request.id), safe="")
+    url = f"stdio://{server}/{quote(escape_controls(call.method), safe='/')}{rid}"
+    query = (
+        [] if call.request.id is None else [{"name": "id", "value": escape_controls(str(call.request.id))}]
+    )
+    request = {
+        "method": "POST",
+        "url": url,
+        "httpVersion": "JSON-RPC/2.0",
+        "cookies": [],
+        "headers": [
+            {"name": "content-type", "value": "application/json"},
+            {"name": "mcp-method", "value": escape_controls(call.method)},
+        ],
+        "queryString": query,
+        "postData": {"mimeType": "application/json", **har._text(body)},
+        "headersSize": -1,
+        "bodySize": len(body),
+    }
+    answer = call.response.frame.body if call.response is not None else b""
+    response = {
+        "status": 200 if call.response is not None else 0,
+        "statusText": "OK" if call.response is not None else "no answer",
+        "httpVersion": "JSON-RPC/2.0",
+        "cookies": [],
+        "headers": [{"name": "content-type", "value": "application/json"}] if call.response else [],
+        "content": {"size": len(answer), "mimeType": "application/json", **har._text(answer)},
+        "redirectURL": "",
+        "headersSize": -1,
+        "bodySize": len(answer) if call.response is not None else -1,
+    }
+    end = call.end if call.end is not None else call.start
+    timings = {"send": 0.0, "wait": har._ms(end - call.start), "receive": 0.0}
+    extra: dict[str, Any] = {"event": call.request.frame.event, "sender": call.sender}
+    if call.error is not None:
+        extra["error"] = call.error
+    return har._entry(session, call.start, request, response, timings, extra)
+
+
+def test_a_stdio_har_entry_is_the_plain_one(tmp_path: Path) -> None:
+    """`stdio_entry` of every call of the stdio sessions (ids of both types, no answer, errors,
+    damaged lines) is the entry the plain version makes."""
+    for session in sessions(tmp_path):
+        server = quote(service_name(session), safe="")
+        for found in session.calls:
+            assert har.stdio_entry(session, found, server) == _plain_stdio_entry(session, found, server)
+
+
+def test_har_written_an_entry_at_a_time_is_the_document_as_one_tree(tmp_path: Path) -> None:
+    """`har_bytes` gives orjson's indented dump of `har()`, for several sessions (stdio and HTTP),
+    one, and none."""
+    chosen = sessions(tmp_path)
+    for some in (chosen, chosen[:1], chosen[-1:], []):
+        assert har.har_bytes(some) == orjson.dumps(har.har(some), option=orjson.OPT_INDENT_2) + b"\n"

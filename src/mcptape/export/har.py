@@ -19,6 +19,8 @@ the JSON-RPC error type). Bodies that are not UTF-8 are given in base64 (`encodi
 from __future__ import annotations
 
 import base64
+import io
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -26,6 +28,7 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 
+from mcptape.check.model import IN
 from mcptape.export.session import Call, Session
 from mcptape.export.spans import service_name
 from mcptape.export.wire import HttpExchange, Side
@@ -142,8 +145,14 @@ def _entry(
 
 def stdio_url(server: str, call: Call) -> str:
     """`stdio://{server}/{method}?id={id}`, `server` already quoted."""
-    rid = "" if call.request.id is None else "?id=" + quote(str(call.request.id), safe="")
-    return f"stdio://{server}/{_path(call.method)}{rid}"
+    rid = call.request.id
+    if rid is None:
+        query = ""
+    elif type(rid) is int:  # digits and a minus sign: nothing to quote
+        query = f"?id={rid}"
+    else:
+        query = "?id=" + quote(str(rid), safe="")
+    return f"stdio://{server}/{_path(call.request.method or '')}{query}"
 
 
 @lru_cache(maxsize=256)
@@ -151,77 +160,137 @@ def _path(method: str) -> str:
     return quote(escape_controls(method), safe="/")
 
 
-def stdio_entry(session: Session, call: Call, server: str) -> dict[str, Any]:
-    body = call.request.frame.body
-    url = stdio_url(server, call)
-    query = (
-        [] if call.request.id is None else [{"name": "id", "value": escape_controls(str(call.request.id))}]
-    )
-    request = {
+@lru_cache(maxsize=256)
+def _method_text(method: str) -> str:
+    return escape_controls(method)
+
+
+_JSON = "application/json"
+
+
+def stdio_entry(session: Session, call: Call, server: str, page: str | None = None) -> dict[str, Any]:
+    """The entry of one call of a stdio transcript (`page`: the session's `page_id`, made once by
+    a caller that writes many)."""
+    request = call.request
+    frame = request.frame
+    raw = frame.raw
+    body = raw[:-1] if frame.complete and raw.endswith(b"\n") else raw
+    rid = request.id
+    method = request.method or ""
+    har_request = {
         "method": "POST",
-        "url": url,
+        "url": stdio_url(server, call),
         "httpVersion": "JSON-RPC/2.0",
         "cookies": [],
         "headers": [
-            {"name": "content-type", "value": "application/json"},
-            {"name": "mcp-method", "value": escape_controls(call.method)},
+            {"name": "content-type", "value": _JSON},
+            {"name": "mcp-method", "value": _method_text(method)},
         ],
-        "queryString": query,
-        "postData": {"mimeType": "application/json", **_text(body)},
+        "queryString": [] if rid is None else [{"name": "id", "value": escape_controls(str(rid))}],
+        "postData": {"mimeType": _JSON, **_text(body)},
         "headersSize": UNKNOWN,
         "bodySize": len(body),
     }
-    answer = call.response.frame.body if call.response is not None else b""
-    response = {
-        "status": 200 if call.response is not None else 0,
-        "statusText": "OK" if call.response is not None else "no answer",
+    response = call.response
+    start = frame.t
+    if response is None:
+        answer = b""
+        end = start
+    else:
+        answered = response.frame
+        got = answered.raw
+        answer = got[:-1] if answered.complete and got.endswith(b"\n") else got
+        end = max(answered.t, start)
+    har_response = {
+        "status": 0 if response is None else 200,
+        "statusText": "no answer" if response is None else "OK",
         "httpVersion": "JSON-RPC/2.0",
         "cookies": [],
-        "headers": [{"name": "content-type", "value": "application/json"}] if call.response else [],
-        "content": {"size": len(answer), "mimeType": "application/json", **_text(answer)},
+        "headers": [] if response is None else [{"name": "content-type", "value": _JSON}],
+        "content": {"size": len(answer), "mimeType": _JSON, **_text(answer)},
         "redirectURL": "",
         "headersSize": UNKNOWN,
-        "bodySize": len(answer) if call.response is not None else UNKNOWN,
+        "bodySize": UNKNOWN if response is None else len(answer),
     }
-    end = call.end if call.end is not None else call.start
-    timings = {"send": 0.0, "wait": _ms(end - call.start), "receive": 0.0}
-    extra: dict[str, Any] = {"event": call.request.frame.event, "sender": call.sender}
-    if call.error is not None:
-        extra["error"] = call.error
-    return _entry(session, call.start, request, response, timings, extra)
+    wait = _ms(end - start)
+    extra: dict[str, Any] = {"event": frame.event, "sender": "client" if frame.channel == IN else "server"}
+    error = call.error
+    if error is not None:
+        extra["error"] = error
+    return {
+        "pageref": page_id(session) if page is None else page,
+        "startedDateTime": iso(session.wall_ns(start)),
+        "time": round(0.0 + wait + 0.0, 3),
+        "request": har_request,
+        "response": har_response,
+        "cache": {},
+        "timings": {
+            "blocked": UNKNOWN,
+            "dns": UNKNOWN,
+            "connect": UNKNOWN,
+            "ssl": UNKNOWN,
+            "send": 0.0,
+            "wait": wait,
+            "receive": 0.0,
+        },
+        "_mcptape": extra,
+    }
 
 
 def page_id(session: Session) -> str:
     return escape_controls(session.path.name)
 
 
+def _page(session: Session) -> dict[str, Any]:
+    return {
+        "startedDateTime": iso(session.wall_ns(0.0)),
+        "id": page_id(session),
+        "title": escape_controls(f"{service_name(session)} ({session.path.name})"),
+        "pageTimings": {"onContentLoad": UNKNOWN, "onLoad": UNKNOWN},
+    }
+
+
+def _entries(session: Session) -> Iterator[dict[str, Any]]:
+    if session.http:
+        return (http_entry(session, exchange) for exchange in session.exchanges)
+    server = quote(service_name(session), safe="")
+    page = page_id(session)
+    return (stdio_entry(session, call, server, page) for call in session.calls)
+
+
 def har(sessions: list[Session]) -> dict[str, Any]:
     """The HAR document of `sessions`."""
-    entries: list[dict[str, Any]] = []
-    pages = []
-    for session in sessions:
-        pages.append(
-            {
-                "startedDateTime": iso(session.wall_ns(0.0)),
-                "id": page_id(session),
-                "title": escape_controls(f"{service_name(session)} ({session.path.name})"),
-                "pageTimings": {"onContentLoad": UNKNOWN, "onLoad": UNKNOWN},
-            }
-        )
-        if session.http:
-            entries.extend(http_entry(session, exchange) for exchange in session.exchanges)
-        else:
-            server = quote(service_name(session), safe="")
-            entries.extend(stdio_entry(session, call, server) for call in session.calls)
     return {
         "log": {
             "version": "1.2",
             "creator": {"name": "mcptape", "version": __version__},
-            "pages": pages,
-            "entries": entries,
+            "pages": [_page(session) for session in sessions],
+            "entries": [entry for session in sessions for entry in _entries(session)],
         }
     }
 
 
+_INDENT = orjson.OPT_INDENT_2
+_NO_ENTRIES = b"[]\n  }\n}"  # how the indented document ends, its entries being the log's last member
+_ENTRY = b"\n      "  # a line break inside an entry, which is three levels deep
+
+
 def har_bytes(sessions: list[Session]) -> bytes:
-    return orjson.dumps(har(sessions), option=orjson.OPT_INDENT_2) + b"\n"
+    """`har(sessions)` as JSON indented by two spaces and a newline, the same bytes written an
+    entry at a time (the document of a large session as one tree of dicts would be several times
+    the size of its text; a test holds the two equal): each entry indented on its own, its lines
+    moved three levels in (JSON strings hold no raw line break)."""
+    head = har(sessions[:0])
+    head["log"]["pages"] = [_page(session) for session in sessions]
+    text = orjson.dumps(head, option=_INDENT)
+    out = io.BytesIO()
+    out.write(text[: -len(_NO_ENTRIES)])
+    first = True
+    for session in sessions:
+        for entry in _entries(session):
+            out.write(b"[" + _ENTRY if first else b"," + _ENTRY)
+            out.write(orjson.dumps(entry, option=_INDENT).replace(b"\n", _ENTRY))
+            first = False
+    out.write(_NO_ENTRIES if first else b"\n    ]\n  }\n}")
+    out.write(b"\n")
+    return out.getvalue()
