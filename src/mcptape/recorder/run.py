@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _fill_closed_stdio() -> None:
+def fill_closed_stdio() -> None:
     """Put /dev/null on a closed fd 0, 1 or 2: else the transcript or a pipe would get that number,
     and the server's stdout or stderr would be written raw into the transcript."""
     for std in (0, 1, 2):
@@ -48,7 +48,7 @@ def _fill_closed_stdio() -> None:
         sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115 - lives as long as the process
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     """Write one line of mcptape's own on stderr, unbuffered; a client that closed its end of
     stderr (EPIPE) loses the line, not the session."""
     try:
@@ -57,7 +57,7 @@ def _say(line: str) -> None:
         pass
 
 
-def _is_stdout(fd: int) -> bool:
+def is_stdout(fd: int) -> bool:
     """`fd` is the pipe, socket or file that fd 1 is (`-o /dev/stdout`); devices such as /dev/null
     or a terminal do not carry the protocol to a client."""
     import stat
@@ -71,7 +71,7 @@ def _is_stdout(fd: int) -> bool:
     return (ours.st_dev, ours.st_ino) == (out.st_dev, out.st_ino)
 
 
-def _cwd() -> str:
+def cwd() -> str:
     """The header's working directory: `$PWD` when it was deleted (getcwd fails; the server runs)."""
     try:
         return os.getcwd()
@@ -127,7 +127,7 @@ def _open_transcript(opts: RecordOptions) -> tuple[str, int]:
     except OutputError as exc:
         if not opts.fail_open:
             raise
-        _say(f"mcptape: not recording ({exc.message}); running the server unrecorded (--fail-open)\n")
+        say(f"mcptape: not recording ({exc.message}); running the server unrecorded (--fail-open)\n")
     _run_unrecorded(opts.command)
     raise AssertionError("unreachable: exec returned")
 
@@ -153,7 +153,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     """
     import time
 
-    _fill_closed_stdio()
+    fill_closed_stdio()
     if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # else the kernel reaps the server: no exit code
     t0 = time.monotonic()
@@ -176,7 +176,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
     else:
         writer = TranscriptWriter(fd, clock_start=t0)
     try:
-        writer.header(new_header(opts.command, _cwd(), **_header_extra(child.pid, effects, http)))
+        writer.header(new_header(opts.command, cwd(), **_header_extra(child.pid, effects, http)))
         spool = Spool(writer)  # encoding and file writes leave the pumps' threads
         if late is not None:
             late.attach(spool)  # http/exec events join the pumps' records, in order
@@ -190,7 +190,7 @@ def record(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | Non
             effects.stop()
     writer.close()
     if writer.failed is not None:
-        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+        say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
     return status.shell_code
 
 
@@ -215,7 +215,7 @@ def _relay(
             signal.signal(signum, lambda n, _f: session.send_signal(n))
     signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)  # a pending signal is forwarded now
     if not opts.quiet:
-        _say(f"mcptape: recording to {path}\n")
+        say(f"mcptape: recording to {path}\n")
     session.start()
     from mcptape.recorder.memory import keep_buffers_in_heap
 
@@ -240,7 +240,7 @@ def _before_the_spawn(
     http = _cassette(opts) if opts.http_cassette else None
     open_writer = writer_opener() if writer_opener is not None else None
     path, fd = _open_transcript(opts)
-    if _is_stdout(fd):
+    if is_stdout(fd):
         os.close(fd)
         raise UsageError(
             f"-o {path} is this process's stdout: the transcript would be mixed into the protocol",

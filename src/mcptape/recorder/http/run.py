@@ -23,7 +23,7 @@ from mcptape.recorder.http.reverse import ReverseProxy, Upstream
 from mcptape.recorder.lifeline import Lifeline, watch
 from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.pumps import Pump
-from mcptape.recorder.run import FORWARDED_SIGNALS, _cwd, _fill_closed_stdio, _is_stdout, _say
+from mcptape.recorder.run import FORWARDED_SIGNALS, cwd, fill_closed_stdio, is_stdout, say
 from mcptape.recorder.session import ExitStatus
 from mcptape.recorder.spawn import Child, spawn
 from mcptape.recorder.spool import Spool
@@ -177,7 +177,7 @@ def _how(status: ExitStatus) -> str:
 def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
     """Record a Streamable HTTP session (see the module); return the exit code. `writer_opener`, as
     for `run.record`, gives the function that opens the transcript's writer (`record --otlp`)."""
-    _fill_closed_stdio()
+    fill_closed_stdio()
     assert opts.http_upstream is not None
     upstream = parse_upstream(opts.http_upstream)
     host, port = parse_listen(opts.listen)
@@ -201,7 +201,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
 
     slug = opts.command or ["http", upstream.host]
     path, fd = open_recording(opts.output, overwrite=opts.overwrite, command=slug, template=opts.name)
-    if _is_stdout(fd):
+    if is_stdout(fd):
         os.close(fd)
         raise UsageError(f"-o {path} is this process's stdout", hint="write the transcript to a file")
     if open_writer is not None:
@@ -213,7 +213,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
     server: Server | None = None
     try:
         try:
-            proxy = ReverseProxy(spool, upstream, host=host, port=port, say=_say)
+            proxy = ReverseProxy(spool, upstream, host=host, port=port, say=say)
         except OSError as exc:
             raise UsageError(f"--listen {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
         child = spawn(list(opts.command), dict(os.environ), sigmask=unblocked) if opts.command else None
@@ -234,7 +234,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         extra["pid"] = child.pid
         extra[HEADER_KEY] = describe(os.environ)  # names only (values for LANG, LC_*, TZ)
         server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
-    writer.header(new_header(list(opts.command), _cwd(), **extra))
+    writer.header(new_header(list(opts.command), cwd(), **extra))
     stop = threading.Event()
     received: list[int] = []
 
@@ -254,12 +254,12 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         if failed is None:
             proxy.start()
             if not opts.quiet:
-                _say(f"mcptape: recording to {path}\n")
-            _say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
+                say(f"mcptape: recording to {path}\n")
+            say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
             while not stop.wait(0.5):
                 pass
         elif failed != "interrupted":
-            _say(f"mcptape: {failed}\n")
+            say(f"mcptape: {failed}\n")
             spool.fields(spool.now(), "note", msg=failed)
         if server is not None:  # the server ends first: the streams it closes are recorded whole
             status = server.stop(received[0] if received else None)
@@ -272,7 +272,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         spool.close()
         writer.close()
     if writer.failed is not None:
-        _say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+        say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
     if status is not None:
         return status.shell_code
     return 0 if failed is None or failed == "interrupted" else 1
