@@ -29,6 +29,8 @@ pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
 SDK_HTTP = [PYTHON, str(HERE / "sdk_http_server.py")]
 TOLERANT = [PYTHON, str(SERVERS / "pb_http_server.py")]
+# the same server, each tap line (naming its request) written 0.3 s after the answer
+LATE_TOLERANT = [PYTHON, str(HERE / "late_tap.py"), "0.3", str(SERVERS / "pb_http_server.py")]
 SESSION_CASES = ("http-no-session", "http-foreign-session", "http-after-delete")
 
 
@@ -128,6 +130,35 @@ def test_a_read_only_tool_that_writes_fails_over_http_too(tmp_path: Path) -> Non
     for case in ("start", "http-no-protocol-version"):
         assert rows[case].verdict is Verdict.FAIL, (case, rows[case].reasons)
         assert any(r.startswith("declared read-only but wrote: ") for r in rows[case].reasons)
+
+
+def test_a_tap_line_recorded_after_the_next_request_is_still_its_requests(
+    tolerant: ProbeResult, tmp_path: Path
+) -> None:
+    """Each tap line comes 0.3 s after its answer, after the next request was sent: named by its
+    request id, it is that request's, so the verdicts, reasons and counts are those of the same
+    server acting at once (the clean start's valid call makes 1 call, every case the same)."""
+    port = free_port()
+    late = _probe(tmp_path, [*LATE_TOLERANT, str(port)], port)
+
+    def seen(result: ProbeResult) -> list[tuple[str, Verdict, int, int, str]]:
+        return [(r.case.id, r.verdict, r.executed, r.http, r.did) for r in result.results]
+
+    assert seen(late) == seen(tolerant)
+    assert late.baseline == tolerant.baseline == 1
+    assert sum(1 for r in late.results if "next request ran alone (1 calls)" in r.did) >= 5
+
+
+def test_a_late_tap_line_of_a_read_only_tool_that_writes_fails_the_request_it_names(tmp_path: Path) -> None:
+    """With --writes and the tap 0.3 s late, the clean start and the case whose request the line
+    names fail as declared read-only but wrote: a late line is not lost past its window."""
+    port = free_port()
+    cases = ("http-no-protocol-version", "http-text-plain")
+    rows = _rows(_probe(tmp_path, [*LATE_TOLERANT, str(port), "--writes"], port, cases))
+    for case in ("start", *cases):
+        assert rows[case].verdict is Verdict.FAIL, (case, rows[case].reasons)
+        assert any(r.startswith("declared read-only but wrote: ") for r in rows[case].reasons), case
+    assert rows["start"].baseline == 1
 
 
 def test_the_http_transcript_is_one_check_and_tools_lock_read(tolerant: ProbeResult) -> None:

@@ -14,7 +14,7 @@ import orjson
 
 from mcptape.probe.cases import INPUT
 from mcptape.probe.http.cases import HTTP_CASES, HttpCase
-from mcptape.probe.http.judge import Evidence, judge_case, judge_start
+from mcptape.probe.http.judge import Evidence, judge_case, judge_start, probe_ids
 from mcptape.probe.http.run import hard_input, serving, start
 from mcptape.probe.judge import CaseResult, inconclusive, not_run
 from mcptape.probe.plan import Plan
@@ -46,7 +46,7 @@ def run_http_probe(
             assert call is not None
             for n, hc in enumerate(cases, start=1):
                 runs.append(hard_input(probed, hc, call, n))
-    evidence = Evidence.read(path)
+    evidence = Evidence.read(path, probe_ids(first, runs))
     start_result = judge_start(first, evidence, path)
     start_result.seconds = first.t_end - first.t0 if first.t_end else 0.0
     results = [start_result]

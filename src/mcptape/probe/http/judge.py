@@ -1,9 +1,13 @@
 """The verdicts of an HTTP probe: the answers the probe read, held against `cases.Expect`, and the
-executor and HTTP lines the check core read from the transcript, attributed by the times the probe
-kept (`run`): a line between a hard input and the valid request after it is the hard input's (or
-names the valid request's id), a line after that is the valid request's. A call of a tool declaring
+executor and HTTP lines the check core read from the transcript. A line that names the id of a
+request the probe sent (`request_id` on the tap) is that request's, however late it was recorded:
+the tap is a pipe of its own, read by another thread than the proxy that records the answer, so a
+tool's tap line can be recorded after the answer and after the next request. A line that names
+none is attributed by the times the probe kept (`run`): between a hard input and the valid request
+after it, the hard input's; after that, the valid request's. A call of a tool declaring
 `readOnlyHint` that caused an action that may change state is the check core's `hint-read-only`
-finding: "declared read-only but wrote", a failure (the same rule as the stdio probe's judge).
+finding at that action's line: "declared read-only but wrote", a failure for the case that owns
+the action (the same rule as the stdio probe's judge).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class StartRun:
     """What the clean start saw."""
 
     t0: float
+    call_id: Any = None  # the id of the valid call (the last candidate tried)
     t_call: float = 0.0
     t_end: float = 0.0
     initialize: Answer | None = None
@@ -62,23 +67,55 @@ class CaseRun:
 
 @dataclass
 class Evidence:
-    """The transcript as the check core read it: every executor/HTTP line and every finding."""
+    """The transcript as the check core read it: every executor/HTTP line and every finding, and
+    the ids of the requests the probe sent (`sent`: a line naming one of them is that request's)."""
 
     calls: list[ExecCall]
     findings: list[Finding]
     stderr: bytes
+    sent: list[Any] = field(default_factory=list)
 
     @classmethod
-    def read(cls, path: Path) -> Evidence:
+    def read(cls, path: Path, sent: list[Any] | None = None) -> Evidence:
         calls: list[ExecCall] = []
         _, analysis = analyze_file(str(path), on_exec=calls.append)
-        return cls(calls, list(analysis.findings), bytes(analysis.stderr.head[:8192]))
+        return cls(calls, list(analysis.findings), bytes(analysis.stderr.head[:8192]), list(sent or []))
 
-    def between(self, start: float, end: float) -> list[ExecCall]:
-        return [c for c in self.calls if start <= c.frame.t < end]
+    def owned(self, ids: list[Any], start: float, end: float) -> list[ExecCall]:
+        """The lines of the requests with these ids: those naming one of them, anywhere, and those
+        naming no request the probe sent, recorded in [start, end)."""
 
-    def wrote(self, start: float, end: float) -> list[Finding]:
-        return [f for f in self.findings if f.rule == rules.HINT_READ_ONLY and start <= (f.t or 0.0) < end]
+        def ours(call: ExecCall) -> bool:
+            named = call_names(call)
+            if any(same_id(named, i) for i in ids):
+                return True
+            return not any(same_id(named, i) for i in self.sent) and start <= call.frame.t < end
+
+        return [c for c in self.calls if ours(c)]
+
+    def at(self, calls: list[ExecCall], start: float, end: float) -> list[Finding]:
+        """The findings at these action lines, and those in [start, end) at no action line."""
+        actions = {(c.frame.channel, c.frame.line) for c in self.calls}
+        chosen = {(c.frame.channel, c.frame.line) for c in calls}
+        return [
+            f
+            for f in self.findings
+            if (f.channel, f.line) in chosen
+            or ((f.channel, f.line) not in actions and start <= (f.t or 0.0) < end)
+        ]
+
+
+def start_ids(start: StartRun) -> list[Any]:
+    """The ids of the clean start's requests: initialize, tools/list, every valid call tried."""
+    return [1, 2, 3, *(f"probe-call-{n}" for n in range(2, 2 + len(start.tried)))]
+
+
+def probe_ids(start: StartRun, runs: list[CaseRun]) -> list[Any]:
+    """Every request id the probe sent in the session (a tap line naming one is that request's)."""
+    ids = start_ids(start)
+    for run in runs:
+        ids += [run.marker, f"{run.marker}-init", *([run.after_id] if run.after_id is not None else [])]
+    return ids
 
 
 def _counts(calls: list[ExecCall]) -> tuple[int, int]:
@@ -105,8 +142,9 @@ def judge_start(run: StartRun, evidence: Evidence, path: Path) -> CaseResult:
         result.blocking = True
     if run.tools is not None:
         parts.append(f"{len(run.tools)} tools")
+    mine = evidence.owned(start_ids(run), run.t0, run.t_end)
     if run.call is not None and run.call_answer is not None:
-        made = evidence.between(run.t_call, run.t_end)
+        made = [c for c in mine if c.frame.t >= run.t_call or same_id(call_names(c), run.call_id)]
         result.baseline = len(made)
         parts.append(f"{run.call.tool or 'tools/list'} made {len(made)} executor/HTTP calls")
         if run.tried:
@@ -117,15 +155,12 @@ def judge_start(run: StartRun, evidence: Evidence, path: Path) -> CaseResult:
                 "inputs built from it cannot be judged: give arguments it accepts with --tool NAME "
                 "--args JSON, or --from TRANSCRIPT"
             )
-    wrote = evidence.wrote(run.t0, run.t_end)
+    findings = evidence.at(mine, run.t0, run.t_end)
+    wrote = [f for f in findings if f.rule == rules.HINT_READ_ONLY]
     if wrote:
         result.reasons.append(f"{WROTE}: {wrote[0].message}")
         parts.append(WROTE)
-    result.findings = [
-        f
-        for f in evidence.findings
-        if run.t0 <= (f.t or 0.0) < run.t_end and f.rule != rules.EXEC_AFTER_REJECT
-    ]
+    result.findings = [f for f in findings if f.rule != rules.EXEC_AFTER_REJECT]
     result.did = "; ".join(parts)
     _settle(result)
     return result
@@ -145,12 +180,8 @@ def judge_case(
     parts: list[str] = []
     answer = run.answer or Answer()
     accepted = _answer(hc, answer, run.marker, result, parts)
-    bad = [c for c in evidence.between(run.t_bad, run.t_after) if not same_id(call_names(c), run.after_id)]
-    late = [c for c in evidence.between(run.t_bad, run.t_end) if same_id(call_names(c), run.after_id)]
-    after = [c for c in evidence.between(run.t_after, run.t_end) if c not in bad] + [
-        c for c in late if c not in bad
-    ]
-    after = list({id(c): c for c in after}.values())
+    bad = evidence.owned([run.marker, f"{run.marker}-init"], run.t_bad, run.t_after)
+    after = [c for c in evidence.owned([run.after_id], run.t_after, run.t_end) if c not in bad]
     result.executed, result.http = _counts(bad)
     ran_as_valid = case.lenient and accepted and (baseline is None or len(bad) <= baseline)
     if bad and ran_as_valid:
@@ -163,18 +194,15 @@ def judge_case(
             f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
         )
     _after(run, result, parts, after, baseline)
-    wrote = evidence.wrote(run.t_bad, run.t_end)
+    findings = evidence.at(bad + after, run.t_bad, run.t_end)
+    wrote = [f for f in findings if f.rule == rules.HINT_READ_ONLY]
     if wrote:
         result.reasons.append(f"{WROTE}: {wrote[0].message}")
         parts.append(WROTE)
     # The check core reads the whole file as one session: an action after any refused request is
     # `exec-after-reject` there. Kept only for the actions this case's bad request caused.
     flagged = set() if ran_as_valid else {c.frame.event for c in bad}
-    result.findings = [
-        f
-        for f in evidence.findings
-        if run.t_bad <= (f.t or 0.0) < run.t_end and (f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged)
-    ]
+    result.findings = [f for f in findings if f.rule != rules.EXEC_AFTER_REJECT or f.event in flagged]
     result.seconds = run.t_end - run.t_bad
     result.did = "; ".join(parts)
     _settle(result)

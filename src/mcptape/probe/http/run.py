@@ -212,7 +212,7 @@ def start(p: Probed) -> StartRun:
     )
     for n, call in enumerate(candidates or [Call(None)]):
         rid: Any = 3 if n == 0 else f"probe-call-{n + 1}"
-        run.call, run.t_call = call, p.now()
+        run.call, run.call_id, run.t_call = call, rid, p.now()
         answer = p.post(call.request(rid))
         run.call_answer = answer
         run.call_error = (
