@@ -2,15 +2,17 @@
 adds to `record`'s relay latency (issue 24's targets: each format within 3x the time of check; the
 live export, collector down, no more than 5 % on record's 99th percentile).
 
-    python bench/bench_export.py [--messages 100000] [--runs 3] [--pings 2000] [--rounds 5] [--dir DIR]
+    python bench/bench_export.py [--messages 100000] [--runs 3] [--pings 3000] [--warmup 200] [--rounds 10]
+                                 [--dir DIR]
 
 Generates the transcript `bench_check.py` makes (a stateless session of tools/call requests, their
 results, progress notifications, stderr and executor lines), then runs, each as a fresh process,
 `mcptape check` and `mcptape export --format F -o FILE` for every format (`--runs` times each,
 alternated; the fastest run of each counts), and prints the wall time and the CPU time (user and
 system: on a shared machine the steadier of the two), their ratios to check, the peak RSS and the
-output's size. Then `bench_live.measure`: `record` and `record --otlp` to a dead collector,
-alternated `--rounds` times: each round's 99th percentiles and the median of their ratios.
+output's size. Then `bench_live.measure`: `record` and `record --otlp` to a dead collector, back
+to back in `--rounds` rounds of alternating order: the median of the rounds' p99 ratios with their
+quartiles, the ratio of the pooled p99s, and the recorder's CPU per round trip (load-independent).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python bench/bench_export.py` (dev.sh)
 from bench.bench_check import generate
-from bench.bench_live import measure, p99_ratio
+from bench.bench_live import measure, report
 
 MCPTAPE = str(Path(sys.executable).parent / "mcptape")
 FORMATS = ("otlp", "html", "har")
@@ -60,10 +62,12 @@ def main() -> None:
     )
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--pings", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pings", type=int, default=3000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--dir", type=Path, default=None)
     options = parser.parse_args()
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     folder = options.dir or Path(tempfile.mkdtemp(prefix="bench-export-"))
     folder.mkdir(parents=True, exist_ok=True)
     transcript = folder / "bench.jsonl"
@@ -95,14 +99,8 @@ def main() -> None:
             f"{name:12s} {one.wall:7.2f}s {one.wall / check.wall:5.2f}x {one.cpu:7.2f}s "
             f"{one.cpu / check.cpu:5.2f}x {one.rss >> 10:5d} MiB  {size}"
         )
-    live = measure(options.pings, options.rounds)
-    for name, values in live.items():
-        print(f"{name:>22}: p99 per round (us) {' '.join(f'{p99:.0f}' for _, p99 in values)}")
-    ratio = p99_ratio(live)
-    print(
-        f"live export, collector down: p99 {ratio - 1:+.1%} over record's "
-        f"(median of {options.rounds} paired rounds of {options.pings} pings; target at most +5 %)"
-    )
+    live = measure(options.pings, options.rounds, options.warmup)
+    print("\n".join(report(live, options.pings, options.warmup)))
 
 
 if __name__ == "__main__":
