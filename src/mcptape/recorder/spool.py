@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from mcptape.recorder.sinks import Target
 
 
+RAW = "raw records"  # the channel of a queued item that is `write_raw`'s (compared by identity)
+
+
 class Spool:
     """A `TranscriptWriter` front (same `now`/`chunk`/`fields`/`lines`); large reads go to a writer
     thread."""
@@ -69,6 +72,16 @@ class Spool:
                 return
         self._put((t, ch, data, fields), size)
 
+    def write_raw(self, records: bytes) -> None:
+        """Records already encoded (an HTTP read's: its bytes, then the messages they carried, made
+        by http/tap.py as the writer makes them): written as they are, in order with the rest. Only
+        for an inner target that has `write_raw` (a `TranscriptWriter`)."""
+        with self._cond:
+            if len(records) < self.inline_below and not self._items and not self._busy:
+                self.inner.write_raw(records)  # type: ignore[attr-defined]
+                return
+        self._put((0.0, RAW, records, None), len(records))
+
     def _put(self, item: tuple[float, str, bytes | None, dict[str, Any] | None], size: int) -> None:
         with self._cond:
             while self._pending > self.max_pending and not self._closed:
@@ -90,7 +103,10 @@ class Spool:
                 self._busy = True
             done = 0
             for t, ch, data, fields in batch:
-                if data is not None and fields is not None:
+                if ch is RAW and data is not None:
+                    inner.write_raw(data)  # type: ignore[attr-defined]
+                    done += len(data)
+                elif data is not None and fields is not None:
                     write_lines(inner, t, ch, data, fields)
                     done += 64 + len(data)
                 elif data is not None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import h11
 
 from mcptape.recorder.http.fastconn import FastConn, Unsure, fast_pair, h11_pair
-from mcptape.recorder.http.reply import BODY_KEPT, Reply
+from mcptape.recorder.http.reply import BODY_KEPT, Reply, carried_records, record
 from mcptape.recorder.sinks import Target
 from mcptape.transcript.wire import (
     EXCHANGE,
@@ -89,6 +89,8 @@ class Tap:
         self.exchanges = exchanges
         self.on_problem = on_problem
         self.fast = fast
+        # a sink taking encoded records (the spool of a transcript writer): the tap encodes its own
+        self._write: Callable[[bytes], None] | None = getattr(sink, "write_raw", None)
         self._lock = threading.Condition()
         self._req = _Side(h11.SERVER, HTTP_IN, fast)
         self._resp = _Side(h11.CLIENT, HTTP_OUT, fast)
@@ -353,17 +355,34 @@ class Tap:
         elif keep is None:
             conn = side.conn
             keep = conn.unconsumed if isinstance(conn, FastConn) else len(conn.trailing_data[0])
-        size = len(side.pending) - keep
+        pending = side.pending
+        size = len(pending) - keep
+        records = b""
         if size > 0:
-            data = bytes(side.pending[:size])
-            del side.pending[:size]
+            if keep:  # a pipelined message's bytes follow
+                data = bytes(pending[:size])
+                del pending[:size]
+            else:
+                data = bytes(pending)
+                pending.clear()
             if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
                 side.x = self.exchanges.next()
-            self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
-        if side is self._resp:
-            self._reply.written(t)  # the SSE messages those bytes carried, after them
+            if self._write is None:
+                self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
+            else:
+                records = record(t, side.channel, side.x, data)
+        if side is self._resp:  # the SSE messages those bytes carried, after them (one write)
+            if self._write is None:
+                self._reply.written(t)
+            else:
+                records += self._reply.encoded(t)
+        if records:
+            self._write(records)  # type: ignore[misc]
 
     # -- what the bodies carry -----------------------------------------------------------------
     def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
         """A message the exchange carried, as one line of `in` or `out`."""
-        self.sink.fields(t, ch, **{EXCHANGE: x}, **_fields(carried_line(message)))
+        if self._write is not None:
+            self._write(carried_records(t, ch, x, [message]))
+        else:
+            self.sink.fields(t, ch, **{EXCHANGE: x}, **_fields(carried_line(message)))
