@@ -15,7 +15,7 @@ from mcptape.check.analyze import analyze
 from mcptape.check.model import ExecCall
 from mcptape.transcript.events import Event
 from tests.conftest import console_script
-from tests.sideeffects.helpers import call_span, events, recorder, records, server
+from tests.recorder.outbound.helpers import call_span, events, recorder, records, server
 
 pytestmark = pytest.mark.slow
 

@@ -95,3 +95,16 @@ def call_span(evs: Sequence[Event], name: str, arguments: Mapping[str, Any]) -> 
     assert len(found) == 1, f"expected one call of {name} with {arguments}, found {len(found)}"
     rid, t_request = found[0]
     return rid, t_request, message_t(evs, "out", id=rid)
+
+
+class ListSink:
+    """A `Sink` that keeps what it is given, for in-process tests."""
+
+    def __init__(self) -> None:
+        self.chunks: list[tuple[float, str, bytes]] = []
+
+    def now(self) -> float:
+        return 0.0
+
+    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
+        self.chunks.append((t, ch, bytes(data)))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcptape import tap
-from tests.sideeffects.helpers import call_span, call_tools, events, records, server
+from tests.recorder.outbound.helpers import call_span, call_tools, events, records, server
 
 pytestmark = pytest.mark.slow
 

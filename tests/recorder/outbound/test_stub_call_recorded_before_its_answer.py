@@ -17,8 +17,7 @@ import pytest
 
 from mcptape.recorder.outbound.sideeffects import side_effects
 from mcptape.recorder.outbound.stubs import ACK_WAIT, Stubs
-from tests.sideeffects.helpers import call_tools, events, server
-from tests.sideeffects.test_httpsink import ListSink
+from tests.recorder.outbound.helpers import ListSink, call_tools, events, server
 
 pytestmark = pytest.mark.slow
 

@@ -22,22 +22,9 @@ from mcptape.recorder.outbound import httpsink
 from mcptape.recorder.outbound.httpsink import HttpSink, redact_headers, redact_target
 from mcptape.recorder.outbound.sideeffects import side_effects
 from tests.conftest import console_script
-from tests.sideeffects.helpers import call_span, call_tools, events, records, server
+from tests.recorder.outbound.helpers import ListSink, call_span, call_tools, events, records, server
 
 HTTP = server("fx_http_server")
-
-
-class ListSink:
-    """A `Sink` that keeps what it is given, for in-process tests."""
-
-    def __init__(self) -> None:
-        self.chunks: list[tuple[float, str, bytes]] = []
-
-    def now(self) -> float:
-        return 0.0
-
-    def chunk(self, t: float, ch: str, data: bytes | bytearray) -> None:
-        self.chunks.append((t, ch, bytes(data)))
 
 
 class Canary(http.server.BaseHTTPRequestHandler):

@@ -10,7 +10,7 @@ import pytest
 
 from mcptape.transcript.events import Event
 from tests.conftest import PYTHON, console_script
-from tests.sideeffects.helpers import events
+from tests.recorder.outbound.helpers import events
 
 pytestmark = pytest.mark.slow
 

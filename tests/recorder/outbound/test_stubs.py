@@ -16,8 +16,7 @@ from mcptape.errors import UsageError
 from mcptape.recorder.outbound.sideeffects import SideEffectError, side_effects
 from mcptape.recorder.outbound.stubs import Stubs
 from tests.conftest import console_script
-from tests.sideeffects.helpers import call_span, call_tools, events, records, server
-from tests.sideeffects.test_httpsink import ListSink
+from tests.recorder.outbound.helpers import ListSink, call_span, call_tools, events, records, server
 
 SSH = server("fx_ssh_server")
 
