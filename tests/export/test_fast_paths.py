@@ -71,7 +71,8 @@ def damaged(path: Path) -> Path:
 def varied(path: Path) -> Path:
     """Calls of every shape a span has: string ids (one with a control), a prompt, a resource,
     a tools/call without a name (answered with an error that is not JSON-RPC's), a request the
-    server sent, a JSON-RPC error, an isError result, text beyond ASCII, requests never answered."""
+    server sent, a JSON-RPC error, an isError result, text beyond ASCII, requests never answered,
+    lines longer than a span or a page shows, one of exactly the 4096 bytes a span keeps."""
 
     def out(t: float, rid: object, **body: object) -> dict[str, Any]:
         return line(t, "out", {"jsonrpc": "2.0", "id": rid, **body})
@@ -98,6 +99,10 @@ def varied(path: Path) -> Path:
         request(0.15, 6, "resources/list", {}),
         out(0.16, 6, result={"resources": []}),
         request(0.17, 7, "tools/call", call("slow")),
+        request(0.18, 8, "tools/call", call("big", text="x" * RAW_SHOWN)),
+        out(0.19, 8, result={"content": [{"type": "text", "text": "y" * RAW_SHOWN}]}),
+        request(0.20, 9, "tools/call", call("edge", text="z" * (4096 - 95))),
+        out(0.21, 9, result={"content": [{"type": "text", "text": "\u00e9" * 3000}]}),
         {"t": 0.5, "ch": "exit", "code": 0, "signal": None},
     ]
     return write_transcript(path, records)

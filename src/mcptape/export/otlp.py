@@ -170,8 +170,8 @@ _TOOL = _attr("gen_ai.tool.name")[0]
 _PROMPT = _attr("gen_ai.prompt.name")[0]
 _URI = _attr("mcp.resource.uri")[0]
 _SESSION_ID = _attr("mcp.session.id")[0]
-_REQUEST = _attr("mcptape.request")[0]
-_RESPONSE = _attr("mcptape.response")[0]
+_REQUEST = b"," + _attr("mcptape.request")[0]
+_RESPONSE = b"," + _attr("mcptape.response")[0]
 _ERROR_TYPE = _attr("error.type")[0]
 _STATUS_CODE = _attr("rpc.response.status_code")[0]
 _EXECUTE = b',{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}}'
@@ -253,7 +253,12 @@ class CallSpans:
             session_id = self.session.session_id(call)
             if session_id:
                 parts.append(b"," + _SESSION_ID + dumps(escape_controls(session_id)) + _CLOSE)
-        parts.append(b"," + _REQUEST + dumps(_text(frame.raw, frame.complete, True)) + _CLOSE)
+        raw = frame.raw
+        body = raw[:-1] if frame.complete and raw.endswith(b"\n") else raw
+        text = body.decode("ascii") if len(body) <= RAW_SHOWN and body.isascii() else ""
+        if not text.isprintable() or not text:
+            text = message_text(body, RAW_SHOWN, is_json=True)
+        parts += (_REQUEST, dumps(text), _CLOSE)
         start = frame.t
         response = call.response
         if response is None:
@@ -263,9 +268,15 @@ class CallSpans:
         else:
             answer = response.frame
             answered = response.value
-            parts.append(
-                b"," + _RESPONSE + dumps(_text(answer.raw, answer.complete, answered is not None)) + _CLOSE
-            )
+            raw = answer.raw
+            body = raw[:-1] if answer.complete and raw.endswith(b"\n") else raw
+            if answered is not None and len(body) <= RAW_SHOWN and body.isascii():
+                text = body.decode("ascii")
+                if not text.isprintable() or not text:
+                    text = message_text(body, RAW_SHOWN, is_json=True)
+            else:
+                text = message_text(body, RAW_SHOWN, is_json=answered is not None)
+            parts += (_RESPONSE, dumps(text), _CLOSE)
             stop = max(answer.t, start)
             error = message = None
             if type(answered) is dict:
@@ -280,7 +291,9 @@ class CallSpans:
                 if type(found) is dict:
                     said = found.get("message")
                     message = said if type(said) is str else None
-        parts.append(_EVENT % frame.event)
+        events = frame.events
+        event = events[0] if events else -1
+        parts.append(_EVENT % event)
         if error is None:
             status = b'"status":{"code":0}'
         else:
@@ -292,7 +305,7 @@ class CallSpans:
                 dumps(escape_controls(message or error)),
             )
         digest = self.call_hash.copy()
-        digest.update(b"%d" % frame.event)
+        digest.update(b"%d" % event)
         started = self.started
         return b"".join(
             (
@@ -312,17 +325,6 @@ class CallSpans:
                 self.parent,
             )
         )
-
-
-def _text(raw: bytes, complete: bool, is_json: bool) -> str:
-    """`text.message_text` of a frame's body (its raw bytes less the newline), printable ASCII
-    taken at once."""
-    body = raw[:-1] if complete and raw.endswith(b"\n") else raw
-    if is_json and len(body) <= RAW_SHOWN and body.isascii():
-        text = body.decode("ascii")
-        if text.isprintable():
-            return text
-    return message_text(body, RAW_SHOWN, is_json=is_json)
 
 
 _IDS = ("traceId", "spanId", "parentSpanId")
