@@ -63,7 +63,7 @@ def _server(name: str, tmp: Path) -> tuple[list[str], list[str], list[Call], lis
         wrong = [("git_status", {}), ("git_log", {"repo_path": str(repo), "max_count": "many"})]
         return [str(BIN / "mcp-server-git"), "--repository", str(repo)], [], good, wrong
     if name == "mcp-server-fetch":
-        # readabilipy runs `npm install` when node is on PATH: `--stub node`, as tests/cassette does.
+        # readabilipy runs `npm install` when node is on PATH: `--stub node`, as test_fetch_cassette.py does.
         extra = ["--http-sink", "--stub", "node"]
         good = [("fetch", {"url": "http://example.test/page"})]
         return [str(BIN / "mcp-server-fetch")], extra, good, [("fetch", {"url": 5}), ("fetch", {})]

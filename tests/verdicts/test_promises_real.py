@@ -124,7 +124,7 @@ def test_the_real_fetch_server_keeps_its_promises_through_the_sink(tmp_path: Pat
             await client.call_tool("fetch_all", {"url": "http://example.test/"})
 
     path = tmp_path / "fetch.jsonl"
-    # readabilipy runs `npm install` when node is on PATH: `--stub node`, as tests/cassette does
+    # readabilipy runs `npm install` when node is on PATH: `--stub node`, as test_fetch_cassette.py does
     analysis = _record(path, [str(FETCH)], script, "--http-sink", "--stub", "node")
     assert analysis.exec_calls >= 5
     assert _seen(analysis) == [("unknown-tool", "info", "client")]

@@ -13,9 +13,9 @@ from mcp import Client
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
-from tests.cassette.origins import Tripwire, make_origin_ca, origin
 from tests.clients import Script, sdk_session
 from tests.conftest import console_script
+from tests.recorder.outbound.origins import Tripwire, make_origin_ca, origin
 
 pytestmark = pytest.mark.slow
 

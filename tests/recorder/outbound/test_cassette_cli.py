@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcptape.recorder.options import parse_fast
-from tests.conftest import SERVERS, console_script
+from tests.conftest import ROOT, SERVERS, console_script
 
 ECHO = [sys.executable, str(SERVERS / "fast" / "echo_tool.py")]
 
@@ -51,7 +51,7 @@ def test_a_cassette_ca_implies_the_cassette() -> None:
 
 def test_replay_refuses_an_unknown_match_field(tmp_path: Path) -> None:
     """`replay --http-match` with a field the matcher does not know: exit 2, the fields listed."""
-    tape = Path(__file__).parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl"
+    tape = ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl"
     argv = [console_script(), "replay", str(tape), "--http-match", "method,uri", "--", *ECHO]
     done = subprocess.run(argv, capture_output=True, timeout=60)
     assert done.returncode == 2

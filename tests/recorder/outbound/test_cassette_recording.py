@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from mcptape.recorder.outbound.tlsca import BUNDLE_VARS, system_bundle
-from tests.cassette.helpers import client, recording
-from tests.cassette.origins import (
+from tests.http.helpers import refused_port
+from tests.recorder.outbound.cassettes import client, recording
+from tests.recorder.outbound.origins import (
     PAGES,
     OriginCA,
     chunked_route,
@@ -26,7 +27,6 @@ from tests.cassette.origins import (
     make_origin_ca,
     origin,
 )
-from tests.http.helpers import refused_port
 
 HERE = Path(__file__).parent
 

@@ -12,12 +12,12 @@ import pytest
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
-from tests.cassette.origins import Tripwire, headers_route, origin
-from tests.conftest import console_script
+from tests.conftest import SERVERS, console_script
+from tests.recorder.outbound.origins import Tripwire, headers_route, origin
 
 pytestmark = pytest.mark.slow
 
-FETCHER = [sys.executable, str(Path(__file__).with_name("fetcher.py"))]
+FETCHER = [sys.executable, str(SERVERS / "fetcher.py")]
 
 
 def client_bytes(urls: list[str]) -> list[bytes]:
