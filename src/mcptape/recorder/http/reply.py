@@ -54,22 +54,132 @@ def record(t: float, ch: str, x: int, data: bytes) -> bytes:
     return head + b',"data":' + _dumps(text) + b"}\n"  # type: ignore[no-any-return]
 
 
-def carried_records(t: float, ch: str, x: int, messages: list[bytes]) -> bytes:
+def carried_records(t: float, ch: str, x: int, messages: list[bytes] | list[bytes | str]) -> bytes:
     """The `in`/`out` records of messages exchange `x` carried, one a message (its `carried_line`),
-    as `TranscriptWriter.lines(t, ch, carried_lines(messages), x=x)` writes them."""
+    as `TranscriptWriter.lines(t, ch, carried_lines(messages), x=x)` writes them. A message given
+    as text (`SseMessages`) is valid UTF-8 and holds no CR or LF."""
     head = _head(t, ch, x)
     dumps = _dumps
     records = []
     for message in messages:
-        if b"\n" in message or b"\r" in message:
-            message = message.translate(_CR_LF)
-        try:
-            text = message.decode("utf-8")
-        except UnicodeDecodeError:
-            records.append(head + b',"b64":"' + base64.b64encode(message + b"\n") + b'"}\n')
-            continue
+        if isinstance(message, str):
+            text = message
+        else:
+            if b"\n" in message or b"\r" in message:
+                message = message.translate(_CR_LF)
+            try:
+                text = message.decode("utf-8")
+            except UnicodeDecodeError:
+                records.append(head + b',"b64":"' + base64.b64encode(message + b"\n") + b'"}\n')
+                continue
         records.append(head + b',"data":' + dumps(text)[:-1] + b'\\n"}\n')
     return b"".join(records)
+
+
+class SseMessages:
+    """The messages an SSE stream carries, fed in pieces: `feed(data)` gives the data of each event an
+    SSE client dispatches, in the piece `SseDecoder.feed` gives it in, as its `carried_line` (the
+    event's `data` lines joined by a space, as text). The recorder's own reading: it needs neither
+    event types, ids, offsets nor the lines a client ignores, only the messages, and takes them
+    from the decoded text of a piece's whole lines, a few calls a line.
+
+    A stream of UTF-8 lines ended by LF or CRLF is read here, whatever its fields (a line that is not
+    `data` carries nothing: a comment, `event`, `id`, `retry` or a field SSE does not define); a
+    BOM first is dropped, as SSE clients drop it. At a line that is not UTF-8 or a CR ending a line
+    by itself, `SseDecoder` reads the rest of the stream, from the start of the event in progress
+    (told first, in bytes never recorded, that the stream has begun: a comment line).
+    tests/http/test_sse_messages.py checks both give the same messages in the same pieces."""
+
+    def __init__(self) -> None:
+        self.rest = bytearray()  # the stream's bytes since the end of the last event dispatched
+        self.started = False  # bytes of the stream before `rest` were taken (a BOM is no longer first)
+        self.decoder: SseDecoder | None = None
+
+    def feed(self, data: bytes) -> list[bytes | str]:
+        if self.decoder is not None:
+            return [e.data for e in self.decoder.feed(data)]
+        end_cr = data.endswith(b"\r")
+        cut = len(data) if end_cr else data.rfind(b"\n") + 1  # the piece's bytes in whole lines
+        if data.find(b"\r", cut) >= 0:  # a CR ends the piece's last line, not ended yet: by itself
+            return self._switch(bytes(self.rest) + data, self.started)
+        if not cut:  # no line ended in this piece
+            self.rest += data
+            return []
+        rest = self.rest
+        if rest:
+            rest += memoryview(data)[:cut]
+            block: bytearray | memoryview = rest
+        else:
+            block = memoryview(data)[:cut]
+        try:
+            text = str(block, "utf-8")
+        except UnicodeDecodeError:
+            return self._switch(bytes(block) + data[cut:], self.started)
+        bom = not self.started and text.startswith("\ufeff")
+        messages, taken, unsure = _messages(text, 1 if bom else 0)
+        if taken == len(text):  # (after a CR ending the piece, an LF next is a blank line: no event)
+            self.rest = bytearray(memoryview(data)[cut:])
+        else:
+            left = bytes(block[taken:]) if text.isascii() else text[taken:].encode()
+            if unsure:
+                return [*messages, *self._switch(left + data[cut:], self.started or taken > 0)]
+            self.rest = bytearray(left)
+            self.rest += memoryview(data)[cut:]
+        if taken:
+            self.started = True
+        return messages
+
+    def _switch(self, pending: bytes, started: bool) -> list[bytes | str]:
+        """`SseDecoder` reads the rest of the stream, `pending` its bytes from the start of the event
+        not dispatched yet; `started`: bytes of the stream came before them."""
+        decoder = SseDecoder()
+        if started:
+            decoder.feed(b":\n")  # a comment: not the stream's first line (a BOM there is kept)
+        self.decoder = decoder
+        self.rest = bytearray()
+        return [e.data for e in decoder.feed(pending)]
+
+
+def _messages(text: str, pos: int) -> tuple[list[bytes | str], int, bool]:
+    """The messages of the events `text` (whole lines, the last one's end maybe a CR) ends, from
+    `pos`; where the event not dispatched yet starts; and whether the reading stopped there at a
+    CR ending a line by itself (`SseDecoder` reads on from there)."""
+    messages: list[bytes | str] = []
+    values: list[str] | None = None  # the data lines of the event being read
+    event = 0  # where that event starts
+    n = len(text)
+    find = text.find
+    startswith = text.startswith
+    crs = "\r" in text
+    while pos < n:
+        nl = find("\n", pos)
+        if nl < 0:  # the last line, ended by a CR
+            end = nxt = n
+        else:
+            end, nxt = nl, nl + 1
+        if crs:
+            if end > pos and text[end - 1] == "\r":
+                end -= 1
+            if find("\r", pos, end) >= 0:
+                return messages, event, True
+        if end == pos:  # a blank line: the event is dispatched, if its data is not empty
+            if values is not None:
+                message = values[0] if len(values) == 1 else " ".join(values)
+                if message:
+                    messages.append(message)
+                values = None
+            event = nxt
+        elif startswith("data", pos) and (end == pos + 4 or text[pos + 4] == ":"):
+            at = pos + 5
+            if at < end and text[at] == " ":
+                at += 1
+            value = text[at:end] if at <= end else ""
+            if values is None:
+                values = [value]
+            else:
+                values.append(value)
+        pos = nxt
+    return messages, event, False
 
 
 class Reply:
@@ -80,8 +190,8 @@ class Reply:
         self.carry = carry  # writes one carried message (the tap's, shared with request bodies)
         self.kind = ""  # "json", "sse" or "" (carries nothing)
         self.body = bytearray()  # a JSON body being read
-        self.sse: SseDecoder | None = None
-        self.messages: list[tuple[int, list[bytes]]] = []  # SSE messages read, not yet recorded
+        self.sse: SseMessages | None = None
+        self.messages: list[tuple[int, list[bytes | str]]] = []  # SSE messages read, not yet recorded
 
     def begin(self, head: h11.Response) -> None:
         content_type = None
@@ -93,7 +203,7 @@ class Reply:
         self.sse = None
         if media == SSE_TYPE:
             self.kind = "sse"
-            self.sse = SseDecoder()
+            self.sse = SseMessages()
         elif is_json_type(media) or (media == "" and head.status_code != 202 and head.status_code < 400):
             # an untyped body is read as JSON, but for a refusal (a 403's "Invalid Origin header"):
             # its text is the HTTP answer, not a message
@@ -103,12 +213,12 @@ class Reply:
 
     def data(self, x: int, data: bytes) -> None:
         if self.kind == "sse" and self.sse is not None:
-            events = self.sse.feed(data)
-            if events:  # one record a message, encoded and written together once the bytes are
+            messages = self.sse.feed(data)
+            if messages:  # one record a message, encoded and written together once the bytes are
                 if self.messages and self.messages[-1][0] == x:
-                    self.messages[-1][1].extend([e.data for e in events])
+                    self.messages[-1][1].extend(messages)
                 else:
-                    self.messages.append((x, [e.data for e in events]))
+                    self.messages.append((x, messages))
         elif self.kind == "json":
             if len(self.body) + len(data) > BODY_KEPT:
                 self.kind = ""
@@ -119,7 +229,8 @@ class Reply:
     def written(self, t: float) -> None:
         """The bytes read so far are recorded: the SSE messages they carried go after them."""
         for x, messages in self.messages:
-            write_lines(self.sink, t, "out", carried_lines(messages), {EXCHANGE: x})
+            lines = carried_lines([m.encode() if isinstance(m, str) else m for m in messages])
+            write_lines(self.sink, t, "out", lines, {EXCHANGE: x})
         self.messages.clear()
 
     def encoded(self, t: float) -> bytes:

@@ -1,0 +1,93 @@
+"""The recorder reads an SSE stream's messages its own way (recorder/http/reply.SseMessages): on any
+stream cut into any pieces, it gives the messages `SseDecoder` gives, in the same pieces."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from mcptape.recorder.http.reply import SseMessages
+from mcptape.transcript.wire import SseDecoder, carried_line
+
+NAMES = [b"data", b"data", b"data", b"event", b"id", b"retry", b"", b"dat", b"datax", b"Data"]
+VALUES = [
+    b'{"jsonrpc":"2.0","method":"n"}',
+    b"",
+    b" two spaces",
+    b"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",  # UTF-8 of 2, 3 and 4 bytes
+    b"\xff\xfe",  # not UTF-8
+    b"\xef\xbb\xbf",  # a BOM inside a line
+    b"x" * 300,
+    b"7",
+    b'\x00\x1f\t\\"',
+]
+ENDS = [b"\n", b"\n", b"\r\n", b"\r\n", b"\r"]
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> bytes:
+    """Lines of SSE fields (data often), comments, blank lines and lines starting with a BOM, ended by
+    LF, CRLF or a CR."""
+    lf_only = draw(st.booleans())
+    ends = [b"\n", b"\r\n"] if lf_only else ENDS
+    out = [b"\xef\xbb\xbf"] if draw(st.integers(0, 5)) == 0 else []
+    for _ in range(draw(st.integers(0, 14))):
+        kind = draw(st.integers(0, 9))
+        if kind < 3:
+            line = b""  # a blank line ends an event
+        elif kind == 3:
+            line = draw(st.sampled_from([b":", b"\xef\xbb\xbfdata: "])) + draw(st.sampled_from(VALUES))
+        else:
+            name = draw(st.sampled_from(NAMES))
+            colon = draw(st.sampled_from([b": ", b":", b""]))
+            line = name + colon + (draw(st.sampled_from(VALUES)) if colon else b"")
+        out.append(line + draw(st.sampled_from(ends)))
+    if draw(st.booleans()):
+        out.append(b"data: not ended")
+    return b"".join(out)
+
+
+def _pieces(data: bytes, points: list[int]) -> list[bytes]:
+    edges = [0, *sorted({p for p in points if 0 < p < len(data)}), len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(edges)]
+
+
+def _both(pieces: list[bytes]) -> tuple[list[list[bytes]], list[list[bytes]]]:
+    mine, decoder = SseMessages(), SseDecoder()
+    got = [[carried_line(m.encode() if isinstance(m, str) else m) for m in mine.feed(p)] for p in pieces]
+    want = [[carried_line(e.data) for e in decoder.feed(p)] for p in pieces]
+    return got, want
+
+
+@settings(max_examples=600, deadline=None)
+@given(streams(), st.lists(st.integers(0, 2000), max_size=8))
+@example(b"data: a\n\n\xef\xbb\xbfdata: b\ndata: \xff\n\n", [10])  # the decoder takes over mid-stream
+def test_the_same_messages_in_the_same_pieces(stream: bytes, points: list[int]) -> None:
+    """Any stream, any cut: each piece gives the decoder's messages, each as its carried line."""
+    got, want = _both(_pieces(stream, points))
+    assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(streams(), st.integers(1, 7))
+def test_pieces_of_a_few_bytes(stream: bytes, size: int) -> None:
+    """Pieces of 1 to 7 bytes: a CRLF, a UTF-8 character and a BOM cut anywhere."""
+    got, want = _both([stream[i : i + size] for i in range(0, len(stream), size)])
+    assert got == want
+
+
+def test_the_common_stream_stays_with_the_recorder() -> None:
+    """An SDK stream (CRLF, event and id lines, a priming event with retry, comments) cut anywhere is
+    read without the decoder; a CR ending a line by itself hands the rest to it."""
+    stream = (
+        b"id: 0\r\nretry: 1000\r\ndata: \r\n\r\n: ping\r\n"
+        + b'event: message\r\nid: 1\r\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\r\n\r\n' * 20
+    )
+    mine = SseMessages()
+    messages = [m for i in range(0, len(stream), 37) for m in mine.feed(stream[i : i + 37])]
+    assert mine.decoder is None
+    assert messages == ['{"jsonrpc":"2.0","id":1,"result":{}}'] * 20
+    assert mine.feed(b"data: a\rdata: b\r\r") == [b"a\nb"]
+    assert mine.decoder is not None
