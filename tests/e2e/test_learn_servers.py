@@ -15,10 +15,10 @@ from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, console_script, server_everything
+from tests.conftest import PYTHON, SERVERS, console_script, server_everything
 
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
-RETEXT = Path(__file__).resolve().parents[1] / "noise" / "retext.py"
+RETEXT = SERVERS / "retext.py"
 
 
 def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -15,11 +15,11 @@ from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, console_script, server_everything
+from tests.conftest import PYTHON, SERVERS, console_script, server_everything
 
 pytestmark = pytest.mark.slow
 
-RETEXT = Path(__file__).with_name("retext.py")
+RETEXT = SERVERS / "retext.py"
 QUICK = ("--shutdown-timeout", "0.3")  # it never exits when its stdin closes: no need to wait 2 s
 
 

@@ -16,7 +16,7 @@ from tests.conftest import PYTHON, SERVERS, console_script
 pytestmark = pytest.mark.slow
 
 ECHO_SERVER = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
-CHANGED = [PYTHON, str(Path(__file__).with_name("retext.py")), "hi there", "ho there", "--", *ECHO_SERVER]
+CHANGED = [PYTHON, str(SERVERS / "retext.py"), "hi there", "ho there", "--", *ECHO_SERVER]
 
 
 async def echo(client: Client) -> dict[str, Any]:

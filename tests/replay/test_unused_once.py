@@ -16,7 +16,7 @@ from tests.conftest import NESTED_PYTEST, PYTHON, SERVERS, console_script
 pytestmark = pytest.mark.slow
 
 ECHO_SERVER = [PYTHON, str(SERVERS / "fast" / "echo_tool.py")]
-CHANGED = [PYTHON, str(Path(__file__).with_name("retext.py")), "hi there", "ho there", "--", *ECHO_SERVER]
+CHANGED = [PYTHON, str(SERVERS / "retext.py"), "hi there", "ho there", "--", *ECHO_SERVER]
 NOTHING = "tools/call[no-such-tool]:result"
 
 
