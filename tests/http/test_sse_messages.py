@@ -8,7 +8,7 @@ import itertools
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mcptape.recorder.http.reply import SseMessages
+from mcptape.recorder.http.reply import SseMessages, as_line
 from mcptape.transcript.wire import SseDecoder, carried_line
 
 NAMES = [b"data", b"data", b"data", b"event", b"id", b"retry", b"", b"dat", b"datax", b"Data"]
@@ -56,7 +56,7 @@ def _pieces(data: bytes, points: list[int]) -> list[bytes]:
 
 def _both(pieces: list[bytes]) -> tuple[list[list[bytes]], list[list[bytes]]]:
     mine, decoder = SseMessages(), SseDecoder()
-    got = [[carried_line(m.encode() if isinstance(m, str) else m) for m in mine.feed(p)] for p in pieces]
+    got = [[as_line(m) for m in mine.feed(p)] for p in pieces]
     want = [[carried_line(e.data) for e in decoder.feed(p)] for p in pieces]
     return got, want
 
@@ -88,6 +88,6 @@ def test_the_common_stream_stays_with_the_recorder() -> None:
     mine = SseMessages()
     messages = [m for i in range(0, len(stream), 37) for m in mine.feed(stream[i : i + 37])]
     assert mine.decoder is None
-    assert messages == ['{"jsonrpc":"2.0","id":1,"result":{}}'] * 20
+    assert messages == ['{"jsonrpc":"2.0","id":1,"result":{}}\n'] * 20
     assert mine.feed(b"data: a\rdata: b\r\r") == [b"a\nb"]
     assert mine.decoder is not None

@@ -134,6 +134,7 @@ class FastConn:
         self.role = role
         self.max_head = max_head
         self.buffer = bytearray(data)
+        self.held: bytes | None = None  # a piece of a Content-Length body fed to an empty buffer, not copied
         self.closed = False
         self.state = IDLE if role is h11.SERVER else WAIT  # a response waits for its request
         self.remaining = 0  # of a body with a Content-Length (`length`), or of the current chunk
@@ -147,17 +148,29 @@ class FastConn:
         if data:
             if self.closed:
                 raise RuntimeError("received close, then received more data?")
+            held = self.state == BODY and self.length != CHUNKED and not self.buffer and self.held is None
+            if held and type(data) is bytes:  # the common read: given on as it is (`_body`)
+                self.held = data
+                return
+            self._fold()
             self.buffer += data
         else:
             self.closed = True
 
+    def _fold(self) -> None:
+        """The piece held uncopied goes to the buffer (anything else is read there)."""
+        if self.held is not None:
+            self.buffer += self.held
+            self.held = None
+
     @property
     def trailing_data(self) -> tuple[bytes, bool]:
+        self._fold()
         return bytes(self.buffer), self.closed
 
     @property
     def unconsumed(self) -> int:
-        return len(self.buffer)
+        return len(self.buffer) + (len(self.held) if self.held is not None else 0)
 
     @property
     def our_state(self) -> Any:
@@ -255,8 +268,18 @@ class FastConn:
         if self.length == CHUNKED:
             return self._chunked()
         if self.remaining == 0:
+            self._fold()
             self.state = DONE
             return _END
+        held = self.held
+        if held is not None:  # all of it, or the rest of the body (the buffer is empty)
+            self.held = None
+            take = min(self.remaining, len(held))
+            self.remaining -= take
+            if take == len(held):
+                return h11.Data(data=held)
+            self.buffer += memoryview(held)[take:]
+            return h11.Data(data=held[:take])
         buffer = self.buffer
         if not buffer:
             if self.closed:
@@ -367,6 +390,8 @@ def h11_pair(requests: FastConn, responses: FastConn, max_head: int) -> tuple[h1
     server = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head)
     client = h11.Connection(h11.CLIENT, max_incomplete_event_size=max_head)
     requests.method = responses.method
+    requests._fold()
+    responses._fold()
     for conn, other, fast in ((server, client, requests), (client, server, responses)):
         prefix = fast.resume()
         if prefix:

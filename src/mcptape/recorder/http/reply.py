@@ -23,7 +23,7 @@ from mcptape.transcript.wire import (
     EXCHANGE,
     SSE_TYPE,
     SseDecoder,
-    carried_lines,
+    carried_line,
     is_json_type,
     media_type,
 )
@@ -43,43 +43,49 @@ def _head(t: float, ch: str, x: int) -> bytes:
     return _dumps({"t": round(t, 6), "ch": ch, EXCHANGE: x})[:-1]  # type: ignore[no-any-return]
 
 
-def record(t: float, ch: str, x: int, data: bytes) -> bytes:
+def record(parts: list[bytes], t: float, ch: str, x: int, data: bytes) -> None:
     """The record of exchange `x`'s bytes `data`, as `TranscriptWriter.fields(t, ch, x=x,
-    **encode_bytes(data))` writes it."""
+    **encode_bytes(data))` writes it, appended to `parts` (joined once with a read's other records)."""
     head = _head(t, ch, x)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return head + b',"b64":"' + base64.b64encode(data) + b'"}\n'
-    return head + b',"data":' + _dumps(text) + b"}\n"  # type: ignore[no-any-return]
+        parts += (head, b',"b64":"', base64.b64encode(data), b'"}\n')
+        return
+    parts += (head, b',"data":', _dumps(text), b"}\n")
 
 
-def carried_records(t: float, ch: str, x: int, messages: list[bytes] | list[bytes | str]) -> bytes:
+def carried_records(parts: list[bytes], t: float, ch: str, x: int, messages: list[bytes | str]) -> None:
     """The `in`/`out` records of messages exchange `x` carried, one a message (its `carried_line`),
-    as `TranscriptWriter.lines(t, ch, carried_lines(messages), x=x)` writes them. A message given
-    as text (`SseMessages`) is valid UTF-8 and holds no CR or LF."""
+    as `TranscriptWriter.lines(t, ch, carried_lines(messages), x=x)` writes them, appended to
+    `parts`. A message given as text (`SseMessages`) is its carried line already."""
     head = _head(t, ch, x)
     dumps = _dumps
-    records = []
+    start = head + b',"data":'
     for message in messages:
         if isinstance(message, str):
-            text = message
-        else:
-            if b"\n" in message or b"\r" in message:
-                message = message.translate(_CR_LF)
-            try:
-                text = message.decode("utf-8")
-            except UnicodeDecodeError:
-                records.append(head + b',"b64":"' + base64.b64encode(message + b"\n") + b'"}\n')
-                continue
-        records.append(head + b',"data":' + dumps(text)[:-1] + b'\\n"}\n')
-    return b"".join(records)
+            parts += (start, dumps(message), b"}\n")
+            continue
+        if b"\n" in message or b"\r" in message:
+            message = message.translate(_CR_LF)
+        try:
+            text = message.decode("utf-8")
+        except UnicodeDecodeError:
+            parts += (head, b',"b64":"', base64.b64encode(message + b"\n"), b'"}\n')
+            continue
+        parts += (start, dumps(text)[:-1], b'\\n"}\n')
+
+
+def as_line(message: bytes | str) -> bytes:
+    """The carried line of a message `SseMessages` gives (text: its line already)."""
+    return message.encode() if isinstance(message, str) else carried_line(message)
 
 
 class SseMessages:
     """The messages an SSE stream carries, fed in pieces: `feed(data)` gives the data of each event an
-    SSE client dispatches, in the piece `SseDecoder.feed` gives it in, as its `carried_line` (the
-    event's `data` lines joined by a space, as text). The recorder's own reading: it needs neither
+    SSE client dispatches, in the piece `SseDecoder.feed` gives it in: as the decoder gives it, or,
+    read here, as text: its `carried_line` (the event's `data` lines joined by a space, then a
+    newline; `as_line` gives both as that line). The recorder's own reading: it needs neither
     event types, ids, offsets nor the lines a client ignores, only the messages, and takes them
     from the decoded text of a piece's whole lines, a few calls a line.
 
@@ -141,11 +147,11 @@ class SseMessages:
 
 
 def _messages(text: str, pos: int) -> tuple[list[bytes | str], int, bool]:
-    """The messages of the events `text` (whole lines, the last one's end maybe a CR) ends, from
+    """The carried lines of the events `text` (whole lines, the last one's end maybe a CR) ends, from
     `pos`; where the event not dispatched yet starts; and whether the reading stopped there at a
     CR ending a line by itself (`SseDecoder` reads on from there)."""
     messages: list[bytes | str] = []
-    values: list[str] | None = None  # the data lines of the event being read
+    values: list[str] | None = None  # the data lines of the event being read, each with a newline
     event = 0  # where that event starts
     n = len(text)
     find = text.find
@@ -164,16 +170,20 @@ def _messages(text: str, pos: int) -> tuple[list[bytes | str], int, bool]:
                 return messages, event, True
         if end == pos:  # a blank line: the event is dispatched, if its data is not empty
             if values is not None:
-                message = values[0] if len(values) == 1 else " ".join(values)
-                if message:
-                    messages.append(message)
+                if len(values) > 1:
+                    messages.append(" ".join([value[:-1] for value in values]) + "\n")
+                elif len(values[0]) > 1:
+                    messages.append(values[0])
                 values = None
             event = nxt
         elif startswith("data", pos) and (end == pos + 4 or text[pos + 4] == ":"):
             at = pos + 5
             if at < end and text[at] == " ":
                 at += 1
-            value = text[at:end] if at <= end else ""
+            if end == nl:  # the value and the LF that ends it: the carried line, in one copy
+                value = text[at:nxt] if at <= end else "\n"
+            else:
+                value = (text[at:end] if at <= end else "") + "\n"
             if values is None:
                 values = [value]
             else:
@@ -229,17 +239,14 @@ class Reply:
     def written(self, t: float) -> None:
         """The bytes read so far are recorded: the SSE messages they carried go after them."""
         for x, messages in self.messages:
-            lines = carried_lines([m.encode() if isinstance(m, str) else m for m in messages])
-            write_lines(self.sink, t, "out", lines, {EXCHANGE: x})
+            write_lines(self.sink, t, "out", b"".join([as_line(m) for m in messages]), {EXCHANGE: x})
         self.messages.clear()
 
-    def encoded(self, t: float) -> bytes:
-        """`written`'s records, encoded (for the write that records the bytes they came in)."""
-        if not self.messages:
-            return b""
-        records = b"".join([carried_records(t, "out", x, messages) for x, messages in self.messages])
+    def encoded(self, parts: list[bytes], t: float) -> None:
+        """`written`'s records, encoded, appended to `parts` (the write that records their bytes)."""
+        for x, messages in self.messages:
+            carried_records(parts, t, "out", x, messages)
         self.messages.clear()
-        return records
 
     def end(self, t: float, x: int) -> None:
         if self.kind == "json" and self.body:

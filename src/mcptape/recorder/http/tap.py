@@ -67,7 +67,8 @@ class _Side:
             FastConn(role, MAX_HEAD) if fast else h11.Connection(role, max_incomplete_event_size=MAX_HEAD)
         )
         self.channel = channel
-        self.pending = bytearray()  # bytes fed to h11 and not recorded yet
+        self.pending: list[bytes] = []  # reads fed to the reader and not recorded yet
+        self.size = 0  # their bytes
         self.failed: str | None = None  # why h11 stopped reading this direction
         self.x = 0  # the exchange the bytes being read belong to
 
@@ -203,7 +204,8 @@ class Tap:
             except RuntimeError:  # data after the end of the stream
                 side.failed = "bytes after the connection was closed"
         if data:
-            side.pending += data
+            side.pending.append(data)
+            side.size += len(data)
 
     def _problem(self, side: _Side, t: float, why: str) -> None:
         side.failed = why
@@ -275,7 +277,7 @@ class Tap:
                     return
                 if (
                     self._closing
-                    and not side.pending
+                    and not side.size
                     and not (self._waiting and self._waiting[0] in self._answered)
                 ):
                     side.failed = "the server closed the connection before answering"  # the proxy answers 502
@@ -356,33 +358,35 @@ class Tap:
             conn = side.conn
             keep = conn.unconsumed if isinstance(conn, FastConn) else len(conn.trailing_data[0])
         pending = side.pending
-        size = len(pending) - keep
-        records = b""
+        size = side.size - keep
+        parts: list[bytes] = []
         if size > 0:
+            data = pending[0] if len(pending) == 1 else b"".join(pending)
+            pending.clear()
+            side.size = keep
             if keep:  # a pipelined message's bytes follow
-                data = bytes(pending[:size])
-                del pending[:size]
-            else:
-                data = bytes(pending)
-                pending.clear()
+                pending.append(data[size:])
+                data = data[:size]
             if side.x == 0:  # bytes before any exchange (a response nobody asked for): one of their own
                 side.x = self.exchanges.next()
             if self._write is None:
                 self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
             else:
-                records = record(t, side.channel, side.x, data)
+                record(parts, t, side.channel, side.x, data)
         if side is self._resp:  # the SSE messages those bytes carried, after them (one write)
             if self._write is None:
                 self._reply.written(t)
             else:
-                records += self._reply.encoded(t)
-        if records:
-            self._write(records)  # type: ignore[misc]
+                self._reply.encoded(parts, t)
+        if parts:
+            self._write(b"".join(parts))  # type: ignore[misc]
 
     # -- what the bodies carry -----------------------------------------------------------------
     def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
         """A message the exchange carried, as one line of `in` or `out`."""
         if self._write is not None:
-            self._write(carried_records(t, ch, x, [message]))
+            parts: list[bytes] = []
+            carried_records(parts, t, ch, x, [message])
+            self._write(b"".join(parts))
         else:
             self.sink.fields(t, ch, **{EXCHANGE: x}, **_fields(carried_line(message)))
