@@ -48,9 +48,10 @@ def test_a_clean_server_exits_0_with_a_table_json_and_junit(tmp_path: Path, mcpt
     assert "\ndebug-line " in table and table.rstrip().splitlines()[-1].startswith("ok: 3 passed")
     assert b"[ 3/3]" in proc.stderr and b"transcripts in" in proc.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "batch.jsonl",
+        "batch.jsonl",  # the two hard inputs are dealt to the two shared processes
+        "debug-line.jsonl",
         "probe.json",
-        "start.jsonl",  # debug-line goes on in the clean start's process
+        "start.jsonl",  # the clean start alone
         "tools.lock.json",
     ]
     suite = ET.parse(tmp_path / "probe.xml").getroot()
@@ -190,7 +191,9 @@ def test_the_output_folder_holds_this_runs_files_only_and_every_other_file_stays
     out = tmp_path / "out"
     first = _probe_into(mcptape_bin, tmp_path, "tools")
     assert first.returncode in (0, 1), first.stderr
-    assert {"mrtr-1.jsonl", "start.jsonl", "probe.json", "tools.lock.json"} <= {p.name for p in out.iterdir()}
+    assert {"mrtr-1.jsonl", "tools-1.jsonl", "start.jsonl", "probe.json", "tools.lock.json"} <= {
+        p.name for p in out.iterdir()
+    }
     mine = {
         "mine.txt": b"not the probe's",
         "notes.jsonl": b"{}\n",
@@ -200,9 +203,8 @@ def test_the_output_folder_holds_this_runs_files_only_and_every_other_file_stays
         (out / name).write_bytes(data)
     second = _probe_into(mcptape_bin, tmp_path, "debug-line")
     assert second.returncode == 0, second.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["probe.json", "start.jsonl", "tools.lock.json", *mine]
-    )
+    probe_files = ["debug-line.jsonl", "probe.json", "start.jsonl", "tools.lock.json"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([*probe_files, *mine])
     for name, data in mine.items():
         assert (out / name).read_bytes() == data, name
     report = orjson.loads((out / "probe.json").read_bytes())
@@ -219,7 +221,8 @@ def test_the_files_of_a_probe_cut_off_before_its_report_are_recognised_by_their_
     (out / "probe.json").unlink()
     assert (out / "mrtr-1.jsonl").is_file()
     assert _probe_into(mcptape_bin, tmp_path, "debug-line").returncode == 0
-    assert sorted(p.name for p in out.iterdir()) == ["probe.json", "start.jsonl", "tools.lock.json"]
+    files = ["debug-line.jsonl", "probe.json", "start.jsonl", "tools.lock.json"]
+    assert sorted(p.name for p in out.iterdir()) == files
 
 
 def test_a_file_no_probe_wrote_under_a_name_the_probe_writes_stops_the_run(

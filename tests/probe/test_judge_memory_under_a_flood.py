@@ -11,6 +11,7 @@ import pytest
 
 from mcptape.probe.cases import BY_ID
 from mcptape.probe.judge import judge
+from mcptape.probe.ledger import OneCall
 from mcptape.probe.observed import Observed, Verdict
 from mcptape.transcript.events import Event, Header
 from mcptape.transcript.writer import write_transcript
@@ -38,7 +39,7 @@ def test_a_notification_flood_is_judged_without_being_held(tmp_path: Path) -> No
     observed = Observed(BY_ID["debug-line"], path, "marker-1", ["srv"])
     tracemalloc.start()
     try:
-        result = judge(observed, 0)
+        result = judge(observed, OneCall(0))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

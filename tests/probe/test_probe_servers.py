@@ -13,6 +13,7 @@ from mcptape.harness import Harness
 from mcptape.probe.cases import BY_ID, Call
 from mcptape.probe.driver import Driver, Status
 from mcptape.probe.judge import judge
+from mcptape.probe.ledger import OneCall
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.sessions import absolute_paths, run_case
@@ -37,7 +38,7 @@ def test_the_strict_server_passes_every_case(tmp_path: Path) -> None:
     assert "server/discover answered" in rows["start-discover"].did
     assert {"wrong-types:deploy", "unknown-arguments:deploy", "string-params:deploy"} <= set(rows)
     assert len(progress) == 20 and progress[0].startswith("mcptape probe: 15 cases")
-    assert "18 cases in all" in progress[2]  # after the clean start: how many cases in all
+    assert "18 cases in all" in progress[1]  # once the clean start's call is answered: how many in all
 
 
 @pytest.mark.parametrize(
@@ -171,7 +172,7 @@ def test_a_session_that_ends_before_the_hard_input_is_not_a_pass(tmp_path: Path)
     plan = Plan(quits, tmp_path, timeout=2.0, start_timeout=5.0)
     observed = run_case(BY_ID["debug-line"], plan, Call("deploy", {"target": "x"}))
     assert observed is not None  # (None only for a case that waited for a clean start that failed)
-    row = judge(observed, 1)
+    row = judge(observed, OneCall(1))
     assert row.verdict is Verdict.FAIL
     assert row.reasons == [
         "the hard input was never judged: the server ended the session before answering initialize"

@@ -44,23 +44,25 @@ def test_a_stubbed_command_is_recorded_not_run(tmp_path: Path) -> None:
     start = next(c for c in report["cases"] if c["id"] == "start")
     assert start["verdict"] == "FAIL" and start["reasons"][0].startswith("declared read-only but wrote: ")
     assert not witness.exists()
-    # start.jsonl: the clean start's call, then debug-line's valid request in the same process
-    records = [orjson.loads(line) for line in (tmp_path / "out" / "start.jsonl").read_bytes().splitlines()]
-    stubbed = [orjson.loads(r["data"]) for r in records if r.get("ch") == "exec" and "data" in r]
-    assert [(s["stub"], s["argv"]) for s in stubbed] == [("pb-deploy", ["pb-deploy", "mcptape-probe"])] * 2
+    # start.jsonl: the clean start's call; debug-line.jsonl: debug-line's valid request after it
+    for name in ("start.jsonl", "debug-line.jsonl"):
+        records = [orjson.loads(line) for line in (tmp_path / "out" / name).read_bytes().splitlines()]
+        stubbed = [orjson.loads(r["data"]) for r in records if r.get("ch") == "exec" and "data" in r]
+        assert [(s["stub"], s["argv"]) for s in stubbed] == [("pb-deploy", ["pb-deploy", "mcptape-probe"])]
 
 
-def test_the_progress_total_is_unknown_until_the_tools_are_listed(tmp_path: Path) -> None:
-    """`[ 1/?]` for the clean start; then one line says how many cases there are, and every later
-    counter uses that total."""
+def test_the_progress_total_is_said_once_the_tools_are_listed(tmp_path: Path) -> None:
+    """Once the clean start's valid call is answered one line says how many cases there are (the
+    clean start's own verdict comes when its process has ended), and every counter uses that total."""
     _, lines = probe(tmp_path, PB_SERVER, cases=["tools", "debug-line", "concatenated"])
     counters = [(line, re.match(r"\[\s*(\d+)/(\S+)\]", line)) for line in lines]
     numbered = [(line, m) for line, m in counters if m]
-    assert numbered[0][1].group(2) == "?", numbered[0][0]
-    totals = {m.group(2) for _, m in numbered[1:]}
+    totals = {m.group(2) for _, m in numbered}
     assert totals == {str(len(numbered))}, lines
     announced = [line for line, m in counters if not m and f"{len(numbered)} cases in all" in line]
-    assert announced and lines.index(announced[0]) < lines.index(numbered[1][0]), lines
+    assert announced and lines.index(announced[0]) < lines.index(numbered[0][0]), lines
+    assert [int(m.group(1)) for _, m in numbered] == list(range(1, len(numbered) + 1))
+    assert any(" start " in line for line, _ in numbered)
 
 
 def test_the_client_probe_refuses_the_server_options(tmp_path: Path) -> None:

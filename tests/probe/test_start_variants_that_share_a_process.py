@@ -1,7 +1,7 @@
-"""Start cases whose variation is not the process share one with other cases: the clean start and
-the idle start each lead a hard-input process, and the MRTR cases follow start-discover in its
-stateless session. Each is judged in its own window; the process's exit belongs to the cases after
-it."""
+"""Start cases whose variation is not the process share one with other cases: the idle start leads
+a hard-input process, and the MRTR cases follow start-discover in its stateless session. Each is
+judged in its own window; the process's exit belongs to the cases after it. The clean start runs
+alone to its exit: its count of what one valid call makes is exact, late lines included."""
 
 from __future__ import annotations
 
@@ -19,37 +19,42 @@ MRTR = [PYTHON, str(Path(__file__).resolve().parents[1] / "verdicts" / "servers"
 RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}, "allow_mutating": True}
 
 
-def test_the_clean_start_and_the_idle_start_lead_the_hard_input_processes() -> None:
-    """The clean start leads the process that does not close stdin (the per-tool inputs ride at its
-    end), the idle start the one that truncated-eof closes; the other variants get their own."""
+def test_the_clean_start_is_alone_and_the_idle_start_leads_a_hard_input_process() -> None:
+    """The clean start is a process of its own, first; the idle start leads the hard-input process
+    that truncated-eof closes (the per-tool inputs ride at the end of the other); the other variants
+    get their own."""
     ids = ("start-idle", "start-warnings", "debug-line", "batch", "truncated-eof")
     groups, own = share_processes([BY_ID[c] for c in ids], BY_ID["start"])
     assert [[c.id for c in g] for g in groups] == [
-        ["start", "batch"],
+        ["start"],
         ["start-idle", "debug-line", "truncated-eof"],
+        ["batch"],
     ]
     assert [c.id for c in own] == ["start-warnings"]
 
 
-def test_the_clean_start_alone_keeps_its_process_and_its_exit() -> None:
-    """No hard input to go on with: the clean start is a process of its own, and the idle start too."""
+def test_without_hard_inputs_the_idle_start_has_its_own_process_too() -> None:
+    """No hard input to lead: the clean start and the idle start are each a process of its own."""
     groups, own = share_processes([BY_ID["start-idle"]], BY_ID["start"])
     assert [[c.id for c in g] for g in groups] == [["start"]]
     assert [c.id for c in own] == ["start-idle"]
 
 
-def test_each_start_is_judged_in_its_window_of_the_shared_process(tmp_path: Path) -> None:
-    """Each start's valid call made one executor call (the hard inputs after it made theirs, in
-    their windows); their exit is the last case's of each process."""
+def test_each_start_is_judged_in_its_process_or_its_window_of_the_shared_one(tmp_path: Path) -> None:
+    """Each start's valid call made one executor call: the clean start's counted to its exit, the
+    idle start's in its window (the hard inputs after it made theirs, in their windows); the idle
+    start's exit is the last case's of its process."""
     cases = ["start-idle", "debug-line", "batch", "truncated-eof"]
     result, _ = probe(tmp_path, PB_SERVER, cases=cases)
     rows = by_id(result)
-    for case, transcript in (("start", "start.jsonl"), ("start-idle", "start-idle.jsonl")):
-        start = rows[case]
-        assert start.verdict is Verdict.PASS, start.reasons
-        assert start.transcript == tmp_path / transcript
-        assert start.did.endswith(f"deploy made 1 executor/HTTP calls; {WENT_ON}") and start.exit is None
-    assert rows["batch"].transcript == tmp_path / "start.jsonl"
+    assert rows["start"].verdict is Verdict.PASS, rows["start"].reasons
+    assert rows["start"].transcript == tmp_path / "start.jsonl"
+    assert rows["start"].did.endswith("deploy made 1 executor/HTTP calls; exit 0")
+    idle = rows["start-idle"]
+    assert idle.verdict is Verdict.PASS, idle.reasons
+    assert idle.transcript == tmp_path / "start-idle.jsonl"
+    assert idle.did.endswith(f"deploy made 1 executor/HTTP calls; {WENT_ON}") and idle.exit is None
+    assert rows["batch"].transcript == tmp_path / "batch.jsonl"
     assert rows["debug-line"].transcript == tmp_path / "start-idle.jsonl"
     assert rows["debug-line"].did == "rejected it (error -32700); next request ran alone (1 calls)"
     assert rows["truncated-eof"].did.endswith("closed the session (exit 0)")

@@ -1,22 +1,25 @@
-"""The server processes the hard inputs share, and the start cases that lead them.
+"""The clean start's process, and the server processes the hard inputs share.
+
+The clean start (`run_clean_start`) runs alone: handshake, tools/list, the valid call; once that is
+answered the others go on (`ready.seen`), and its process ends on its own, so that every line its
+valid call made, however late, is counted in its transcript (`ready.ended`: the exact count the
+judges of the shared processes hold the valid calls to, `ledger`).
 
 The request-level hard inputs (a server refuses them and goes on) share `INPUT_PROCESSES` server
 processes (`run_inputs`): they are sent one after another, and each is judged in its own window of
 the shared transcript (`judge`: from the handshake or its own frame to the next case's frame). A
 case that closes stdin ends a shared process; a session that ends early (closed on a reject,
-hung) sends the cases not yet sent to a new one.
-
-Two start cases lead one each, since their variation is not the process: the clean start (its
-process goes on with hard inputs once it has found the valid call, and its verdict is given
-there, in its window) and the idle start (a wait before its handshake, which runs while the clean
-start finds that call). The other shared processes start beside the clean start's and wait for it
-after their handshake (`ready.Ready`).
+hung) sends the cases not yet sent to a new one. The idle start leads one of them, since its
+variation is not the process (a wait before its handshake, which runs while the clean start finds
+the valid call). They start beside the clean start's and wait for it after their handshake
+(`ready.Ready`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 from mcptape.harness import Harness
 from mcptape.probe import live
@@ -26,7 +29,7 @@ from mcptape.probe.judge import CaseResult, judge
 from mcptape.probe.observed import AFTER_ID, PING_ID, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
-from mcptape.probe.sessions import AFTER_SETTLE, SETTLE, Progress, handshake, hard_input, valid_calls
+from mcptape.probe.sessions import AFTER_SETTLE, Progress, handshake, hard_input, run_case, valid_calls
 from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
 
 INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
@@ -37,9 +40,9 @@ def share_processes(cases: Sequence[Case], start: Case | None = None) -> tuple[l
     """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
     one of their own. Request-level inputs are dealt in turn; a case that closes stdin
     (`truncated-eof`) ends a group, one per group; further EOF cases and the start variants get
-    their own process. The clean start (`start`) leads a group that does not end with EOF (the
-    first group; alone when there is none); the idle start leads another (the one that ends with
-    EOF, else the last), or gets its own process when there is none."""
+    their own process. The clean start (`start`) is a group of its own, first; the idle start leads
+    a hard-input group (the one that ends with EOF, else the last), or gets its own process when
+    there is none."""
     shared = [case for case in cases if case.group == INPUT and not case.eof]
     groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
     own = [case for case in cases if case.group != INPUT]
@@ -50,24 +53,45 @@ def share_processes(cases: Sequence[Case], start: Case | None = None) -> tuple[l
         else:
             last.append(case)
     groups = [g for g in groups if g]
-    if start is not None:
-        lead = next((g for g in groups if not g[-1].eof), groups[0] if groups else None)
-        if lead is None:
-            groups.append(lead := [])
-        groups.remove(lead)
-        groups.insert(0, [start, *lead])
     idle = next((c for c in own if c.idle), None)
-    free = [g for g in groups if g[0].group != START]
-    if idle is not None and free:
+    if idle is not None and groups:
         own.remove(idle)
-        next((g for g in free if g[-1].eof), free[-1]).insert(0, idle)
+        next((g for g in groups if g[-1].eof), groups[-1]).insert(0, idle)
+    if start is not None:
+        groups.insert(0, [start])
     return groups, own
 
 
 def hosts_tools(group: Sequence[Case]) -> bool:
     """Whether the per-tool hard inputs may ride at the end of this group's process: it does not
-    close stdin, and it is not the clean start alone (whose process ends, and exit is its own)."""
-    return not group[-1].eof and not (len(group) == 1 and group[0].id == CLEAN_START)
+    close stdin, and it is not the clean start (whose process ends, and exit is its own)."""
+    return not group[-1].eof and group[0].id != CLEAN_START
+
+
+def run_clean_start(
+    case: Case, plan: Plan, ready: Ready, place: live.Gate | None, announce: Progress | None
+) -> list[CaseResult]:
+    """The clean start in a process of its own: once its valid call is answered, `ready` hears what
+    it saw and the others go on; its process then ends on its own, and its verdict, with its exit
+    and every line its valid call made, is `ready.ended`'s (and the one result returned)."""
+
+    def answered(d: Driver, observed: Observed) -> None:
+        if not (observed.hung or observed.gone or observed.refused):
+            observed.version, observed.stateless = d.version, d.stateless
+            ready.seen(observed, judge(observed, None))  # its window so far: the others go on now
+
+    final: CaseResult | None = None
+    try:
+        observed = run_case(case, plan, announce=announce, rank=0, held=place, then=answered)
+        if observed is None:
+            return []
+        final = judge(observed, None)
+        ready.seen(observed, final)  # (when the valid call did not go through: the runner decides now)
+        return [final]
+    finally:
+        ready.ended(final)
+        if final is None:
+            ready.block()  # it raised: nobody waits for a clean start that never came
 
 
 def run_inputs(
@@ -77,36 +101,30 @@ def run_inputs(
     host: bool = False,
     rank: int | None = None,
     held: live.Gate | None = None,
-    announce: Progress | None = None,
 ) -> list[CaseResult]:
     """Send the cases one after another in a shared server process, each judged in its own window
     of the transcript (`<first case>.jsonl`); when the session ends (the server closed on a reject,
-    or hung and was stopped), the cases not yet sent go to a new process. The clean start, when it
-    leads, tells `ready` what it saw (its verdict is not in the list returned); the others wait for
-    it after their handshake (nothing when it failed). `host`: the per-tool hard inputs
-    (`ready.riding`) are sent after the last case in the same process when it is still open (the
-    rest in processes of their own, `tools.run_tool_frames`). `rank`, `held`: the first process's
-    place at the start-up gate; `announce`: the clean start's --allow-mutating line."""
-    results: list[CaseResult] = []
+    or hung and was stopped), the cases not yet sent go to a new process. They wait for the clean
+    start after their handshake (nothing when it failed), and are judged once its process has ended
+    (`ready.one`: what one valid call makes). `host`: the per-tool hard inputs (`ready.riding`) are
+    sent after the last case in the same process when it is still open (the rest in processes of
+    their own, `tools.run_tool_frames`). `rank`, `held`: the first process's place at the start-up
+    gate."""
+    observed_all: list[Observed] = []
     waiting = list(cases)
-    try:
-        while waiting:
-            observed = _inputs_process(waiting, plan, ready, host, rank, held, announce)
-            if observed is None:
-                return []  # the clean start failed: not run
-            start = observed[0] if observed[0].case.id == CLEAN_START else None
-            results.extend(judge(o, ready.baseline) for o in observed if o is not start)
-            if start is not None and start.until is None:
-                return results  # the clean start failed: the cases after it are not run
-            waiting = waiting[len(observed) :]
-            rank, held = None, None  # a later process starts after the ranked ones
-    except BaseException:
-        if cases[0].id == CLEAN_START:
-            ready.block()  # (no-op once it went on) nobody waits for a clean start that never came
-        raise
+    while waiting:
+        observed = _inputs_process(waiting, plan, ready, host, rank, held)
+        if observed is None:
+            return []  # the clean start failed: not run
+        observed_all.extend(observed)
+        waiting = waiting[len(observed) :]
+        rank, held = None, None  # a later process starts after the ranked ones
+    one = ready.one()
+    results = [judge(o, one) for o in observed_all]
     tools = ready.riding if host else None
     if tools is not None:
-        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, first=tools))
+        owing = partial(ready.owing, plan.token)
+        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, tools, owing))
     return results
 
 
@@ -117,7 +135,6 @@ def _inputs_process(
     host: bool,
     rank: int | None,
     held: live.Gate | None,
-    announce: Progress | None,
 ) -> list[Observed] | None:
     """One server process: the handshake, then (once the clean start is known) the cases until
     they are done or the session ends; then, when every case was sent and the session is open, the
@@ -133,26 +150,20 @@ def _inputs_process(
         header={"probe": {"case": cases[0].id, "title": title, "marker": plan.token}},
         stubs=plan.stubs,
     )
-    lead = cases[0].id == CLEAN_START
     first = Observed(cases[0], path, _marker(cases[0], plan), list(plan.command), call=ready.call)
     done: list[Observed] = [first]
     tools: Shared | None = None
-    went_on = False
     with live.server(harness, rank, held):
         t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
         d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
-        shaken = handshake(cases[0], d, first, plan, announce if lead else None)
-        if lead:
-            went_on = shaken and _clean_start(cases, d, first, plan, ready, t0)
-            go = went_on and ready.wait()
+        shaken = handshake(cases[0], d, first, plan, None)
+        waited = time.monotonic()
+        go = ready.wait()
+        t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
+        if not go:
+            harness.abort()
+            done = []
         else:
-            waited = time.monotonic()
-            go = ready.wait()
-            t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
-            if not go:
-                harness.abort()
-                done = []
-        if go:
             tools = _cases(cases, d, done, plan, ready, t0, shaken, host)
         harness.close_stdin()
         waited = time.monotonic()
@@ -166,28 +177,11 @@ def _inputs_process(
         finish(tools.sent, harness, t0)
     for observed in done:
         observed.version, observed.stateless = d.version, d.stateless
-    if lead and not went_on:  # alone, or it failed: its process is over, and its exit is its own
-        first.seconds = first.seconds or time.monotonic() - t0
-        ready.seen(first, judge(first, None))
     return done
 
 
 def _marker(case: Case, plan: Plan) -> str:
     return f"mcptape-probe-{case.id}-{plan.token}"
-
-
-def _clean_start(cases: list[Case], d: Driver, first: Observed, plan: Plan, ready: Ready, t0: float) -> bool:
-    """The clean start's valid call; when it went through and hard inputs follow, its verdict (in
-    its window: up to the first hard input) goes to `ready` now, and True: the process goes on."""
-    valid_calls(cases[0], d, first, plan)
-    first.seconds = time.monotonic() - t0
-    if first.hung or first.gone or first.refused or len(cases) == 1:
-        return False  # it failed, or it is alone: the process ends, and it is judged with its exit
-    first.until = _marker(cases[1], plan)
-    first.version, first.stateless = d.version, d.stateless
-    d.h.wait_exit(SETTLE)  # a late executor or HTTP line of its valid call lands in its window
-    ready.seen(first, judge(first, None))
-    return True
 
 
 def _cases(
@@ -205,11 +199,8 @@ def _cases(
     (returned, with what was sent of them)."""
     call, linger = ready.call or Call(None), ready.linger
     first = done[0]
-    if first.case.id != CLEAN_START:
-        first.call = ready.call
+    first.call = ready.call
     for n, case in enumerate(cases):
-        if n == 0 and case.id == CLEAN_START:
-            continue  # sent already, judged already
         marker = _marker(case, plan)
         observed = first if n == 0 else Observed(case, d.h.path, marker, list(plan.command), call=call)
         observed.from_start = n == 0

@@ -30,6 +30,7 @@ from mcptape.check.protocol import batches_allowed
 from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import INPUT, Case, title_for
 from mcptape.probe.driver import same_id
+from mcptape.probe.ledger import OneCall, owed_lines, token_of
 from mcptape.probe.observed import AFTER_STEP, PING_STEP, Observed, Verdict
 from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
@@ -57,6 +58,7 @@ class CaseResult:
     executed: int = 0  # executor calls caused by the bad frame
     http: int = 0  # HTTP attempts caused by the bad frame
     baseline: int | None = None  # executor calls + HTTP attempts of one valid call (start case)
+    baseline_unnamed: int | None = None  # of them, the lines that name no request
     marker: str | None = None
     ran: bool = True  # False: not run at all (see `not_run`)
     stderr: bytes = b""  # the first bytes the server wrote on stderr (the report's separate attachment)
@@ -120,8 +122,8 @@ class Seen:
         return min(times) if times else None
 
 
-def judge(observed: Observed, baseline: int | None) -> CaseResult:
-    """The verdict of one case (`baseline`: calls one valid request makes, from the start case)."""
+def judge(observed: Observed, baseline: OneCall | None) -> CaseResult:
+    """The verdict of one case (`baseline`: the lines one valid request makes, from the clean start)."""
     seen = Seen()
     _, analysis = analyze_file(str(observed.path), on_message=seen.keep, on_exec=seen.calls.append)
     result = CaseResult(
@@ -136,7 +138,16 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
         title=title_for(observed.case, observed.call),
     )
     start, end = _window(observed, seen)
-    findings = [f for f in analysis.findings if start <= (f.t or 0.0) < end]
+    owed = (
+        owed_lines(seen.messages, seen.calls, observed.call, token_of(observed.marker), baseline)
+        if observed.case.group == INPUT
+        else set()
+    )
+    # A finding at a line that a valid call before this case owes (its late action) is not this case's.
+    theirs = {(c.frame.channel, c.frame.line) for c in seen.calls if c.frame.event in owed}
+    findings = [
+        f for f in analysis.findings if start <= (f.t or 0.0) < end and (f.channel, f.line) not in theirs
+    ]
     out_errors = [f for f in findings if f.channel == OUT and f.rule in FRAME_RULES]
     if out_errors:
         first = out_errors[0]
@@ -144,7 +155,7 @@ def judge(observed: Observed, baseline: int | None) -> CaseResult:
     if observed.hung:
         result.reasons.append(f"hung: {observed.hung}")
     if observed.case.group == INPUT:
-        flagged = _judge_input(observed, seen, result, baseline, end)
+        flagged = _judge_input(observed, seen, result, baseline, end, owed)
     else:
         flagged = set()
         _judge_start(observed, seen, result, end)
@@ -207,6 +218,7 @@ def _judge_start(observed: Observed, seen: Seen, result: CaseResult, end: float)
     if t_call is not None and not observed.hung and not observed.gone:
         made = [c for c in seen.calls if t_call <= c.frame.t < end]
         result.baseline = len(made)
+        result.baseline_unnamed = sum(1 for c in made if call_names(c) is None)
         name = observed.call.tool if observed.call is not None else None
         parts.append(f"{name or 'tools/list'} made {len(made)} executor/HTTP calls")
         if observed.tried:
@@ -240,16 +252,18 @@ _NO_ID = object()
 
 
 def _judge_input(
-    observed: Observed, seen: Seen, result: CaseResult, baseline: int | None, end: float
+    observed: Observed, seen: Seen, result: CaseResult, baseline: OneCall | None, end: float, owed: set[int]
 ) -> set[int]:
     """Attribute calls and answers to the bad frame and to the valid request after it (`end`: where
-    the next case sharing the process begins)."""
+    the next case sharing the process begins). A line naming no request that a valid call sent
+    before it owes (`owed`, the events `ledger` gives them) is that call's, not this case's."""
     case, bad, marker = observed.case, observed.bad, observed.marker.encode()
     ids: tuple[Any, ...] = bad.ids if bad is not None else ()
     t_bad = seen.first_in(lambda m: marker in m.frame.raw)
     t_after = seen.first_in(lambda m: same_id(_id(m.value), observed.after_id))
     bad_calls: list[ExecCall] = []
-    after_calls: list[ExecCall] = []
+    after_named: list[ExecCall] = []  # lines naming the valid request after the reject
+    after_unnamed: list[ExecCall] = []  # lines naming nothing, after it was sent
     inherited: list[ExecCall] = []
     # Requests sent before the bad frame (the handshake, an earlier case sharing the process): an
     # executor line naming one of them is theirs, however late it is recorded.
@@ -264,13 +278,16 @@ def _judge_input(
         if named is not None and not carries and any(same_id(named, e) for e in earlier):
             continue
         if same_id(named, observed.after_id):
-            (inherited if carries else after_calls).append(call)
+            (inherited if carries else after_named).append(call)
         elif carries or any(same_id(named, i) for i in ids):
             bad_calls.append(call)  # it names the bad frame
         elif t_after is None or call.frame.t < t_after:
-            bad_calls.append(call)  # it names nothing, and came before the valid request
+            if call.frame.event not in owed:
+                bad_calls.append(call)  # it names nothing, and came before the valid request
         else:
-            after_calls.append(call)
+            after_unnamed.append(call)
+    after_calls = after_named + after_unnamed
+    beyond = [c for c in after_unnamed if c.frame.event not in owed]  # more than the valid calls owe
     rejected, accepted = _answers(seen, t_bad, ids, end)
     parts: list[str] = []
     if accepted:
@@ -319,10 +336,11 @@ def _judge_input(
             f"the valid request after the reject inherited the bad frame: {first.channel} line {first.line}: "
             f"{escape(first.body, SHOW)}"
         )
-    if baseline is not None and len(after_calls) > baseline:
+    if baseline is not None and (beyond or len(after_named) > baseline.total - baseline.unnamed):
+        made = max(len(after_calls), baseline.total + len(beyond))
         result.reasons.append(
-            f"the valid request after the reject made {len(after_calls)} executor/HTTP calls "
-            f"(a valid call alone makes {baseline})"
+            f"the valid request after the reject made {made} executor/HTTP calls "
+            f"(a valid call alone makes {baseline.total})"
         )
     if observed.hung:
         parts.append(observed.hung)

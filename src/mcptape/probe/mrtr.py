@@ -38,6 +38,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import CLIENT_INFO, Driver, Reply, Status
 from mcptape.probe.judge import CaseResult, exit_text
+from mcptape.probe.ledger import Later, Owing
 from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
@@ -164,9 +165,10 @@ def _other_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any] |
     return None
 
 
-def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
+def run_mrtr(plan: Plan, call: Call | None, owing: Later | None = None) -> list[CaseResult]:
     """Find the tools that use MRTR and send each a tampered and a foreign state, in a server process
-    of their own; [] for a server without the stateless revision or without such a tool."""
+    of their own; [] for a server without the stateless revision or without such a tool. `owing`:
+    the valid call's count, once known (a late line of a probe of its tool is not a frame's)."""
     path = plan.file("mrtr-1.jsonl")
     header = {"probe": {"case": "mrtr", "title": "altered and foreign requestState", "marker": plan.token}}
     harness = Harness(
@@ -181,7 +183,7 @@ def run_mrtr(plan: Plan, call: Call | None) -> list[CaseResult]:
         sent = send_mrtr(d, plan, call, path, 2)
         harness.close_stdin()
         harness.wait_exit(plan.shutdown)
-    return sent.results(harness)
+    return sent.results(harness, owing() if owing is not None else None)
 
 
 class Sent:
@@ -195,13 +197,13 @@ class Sent:
         self.skipped: list[CaseResult] = []
         self.first: str | None = None  # the id of the first request it sent (where its part begins)
 
-    def results(self, harness: Harness) -> list[CaseResult]:
+    def results(self, harness: Harness, owing: Owing | None = None) -> list[CaseResult]:
         status = exit_text(harness.status)
         for frame in self.sent:
             frame.extra.append(status or "still running")
         if not self.frames:
             return []
-        results = judge_frames(self.path, self.sent) if self.sent else []
+        results = judge_frames(self.path, self.sent, owing) if self.sent else []
         done = {r.case.id for r in results} | {r.case.id for r in self.skipped}
         for frame in self.frames:
             if frame.case.id not in done:

@@ -18,6 +18,7 @@ import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -28,7 +29,7 @@ from mcptape.probe import live
 from mcptape.probe.baseline import Entry
 from mcptape.probe.cases import INPUT, TOOL, Call, Case
 from mcptape.probe.driver import Driver
-from mcptape.probe.inputs import CLEAN_START, hosts_tools, run_inputs, share_processes
+from mcptape.probe.inputs import CLEAN_START, hosts_tools, run_clean_start, run_inputs, share_processes
 from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
 from mcptape.probe.mrtr import Sent, run_mrtr, send_mrtr
 from mcptape.probe.observed import Observed, Verdict
@@ -194,7 +195,7 @@ class _Run:
         for group in groups:
             if group[0] is first:
                 announce = self.progress if plan.allow_mutating else None
-                job = pool.submit(run_inputs, group, plan, self.ready, group is host, 0, place, announce)
+                job = pool.submit(run_clean_start, first, plan, self.ready, place, announce)
             else:
                 job = pool.submit(run_inputs, group, plan, self.ready, group is host, next(rank))
             self.futures.append(job)
@@ -214,9 +215,7 @@ class _Run:
             self.futures[0].result()
             raise AssertionError("the clean start ended without a word")
         observed, start = seen
-        self.report(start)
         call = self.call = observed.call or self.call
-        self.baseline = start.baseline
         self.tools = observed.tools or []
         self.linger = min(self.plan.timeout, LINGER + LINGER_CALLS * observed.call_seconds)
         if observed.call_error and call is not None:
@@ -233,6 +232,9 @@ class _Run:
         self.blocked = True
         self.ready.block()
         wait(self.futures)  # their servers end at once, their transcripts are removed
+        ended = self.futures[0].result()  # the clean start's verdict, with its exit
+        start = ended[0] if ended else start
+        self.report(start)
         self.futures, self.mrtr = [], None
         if observed.gone == "initialize":
             raise ServerDied(start)
@@ -259,7 +261,8 @@ class _Run:
             self.report(result)
         self.good = {call.tool} if call.tool is not None and self.refused is None else set()
         if self.report.total is None:
-            sent = [c for c in plan.cases if c is not self.first and (not c.corpus or c in corpus)]
+            reported = {id(r.case) for r in self.report.results}  # the clean start's comes later
+            sent = [c for c in plan.cases if id(c) not in reported and (not c.corpus or c in corpus)]
             self.report.total = (
                 len(self.report.results) + len(sent) + sum(1 for f in frames if f.base is None)
             )
@@ -270,14 +273,16 @@ class _Run:
         asks = every and bool(callable_tools(tools, plan.allow_mutating)[0])
         riding = Shared(frames, self.good, self.linger) if frames and host is not None else None
         if self.first is not None and not self.blocked:
-            self.ready.go(call, self.baseline, self.linger, riding, mrtr=asks)
+            self.ready.go(call, self.linger, riding, mrtr=asks)
         corpus_groups, corpus_own = share_processes(corpus)
         self.futures += [pool.submit(run_inputs, g, plan, self.ready) for g in corpus_groups]
         self.futures += [pool.submit(run_and_judge, case, plan, self.ready) for case in corpus_own]
+        owing = partial(self.ready.owing, plan.token)
         if frames and host is None:
-            self.futures.append(pool.submit(run_tool_frames, plan, frames, self.good, self.linger))
+            rest = pool.submit(run_tool_frames, plan, frames, self.good, self.linger, None, owing)
+            self.futures.append(rest)
         if asks and discover is None:
-            self.mrtr = pool.submit(run_mrtr, plan, call)
+            self.mrtr = pool.submit(run_mrtr, plan, call, owing)
             self.futures.append(self.mrtr)
 
     def _collect(self) -> None:
@@ -296,6 +301,8 @@ class _Run:
             for result in outcome:
                 if self.refused is not None and result.case.uses_call and result.case.group == INPUT:
                     inconclusive(result, self.refused)
+                if result.case is self.first:
+                    self.baseline = result.baseline  # counted to its process's exit
                 report(result)
 
     def _result(self) -> ProbeResult:
@@ -351,9 +358,9 @@ def _discover_then_mrtr(case: Case, plan: Plan, ready: Ready, rank: int) -> list
     observed = run_case(case, plan, ready=ready, rank=rank, then=then)
     if observed is None:
         return []
-    results = [judge(observed, ready.baseline)]
+    results = [judge(observed, None)]
     for sent, harness in found:
-        results += sent.results(harness)
+        results += sent.results(harness, ready.owing(plan.token))
     return results
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.candidates import candidate_calls
-from mcptape.probe.cases import START, Call, Case, title_for
+from mcptape.probe.cases import INPUT, START, Call, Case, title_for
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, judge
 from mcptape.probe.observed import AFTER_STEP, CALL_ID, PING_STEP, Observed
@@ -38,9 +38,12 @@ Progress = Callable[[str], None]
 
 
 def run_and_judge(case: Case, plan: Plan, ready: Ready, rank: int | None = None) -> list[CaseResult]:
-    """A case in a server of its own, started beside the clean start (none when the start failed)."""
+    """A case in a server of its own, started beside the clean start (none when the start failed);
+    a hard input is judged once the clean start's process has ended (`ready.one`)."""
     observed = run_case(case, plan, ready=ready, rank=rank)
-    return [judge(observed, ready.baseline)] if observed is not None else []
+    if observed is None:
+        return []
+    return [judge(observed, ready.one() if case.group == INPUT else None)]
 
 
 def run_case(

@@ -46,6 +46,7 @@ from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, exit_text, inconclusive
+from mcptape.probe.ledger import Later
 from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
@@ -193,6 +194,7 @@ def run_tool_frames(
     good: set[str] | None = None,
     linger: float | None = None,
     first: Shared | None = None,
+    later: Later | None = None,
 ) -> list[CaseResult]:
     """Send every frame, sharing a server process while it stays open; judge each in its window.
 
@@ -204,7 +206,7 @@ def run_tool_frames(
     waiting = list(frames)
     known = first.good if first is not None else set(good or ())
     if first is not None and first.path is not None and first.sent:
-        results.extend(judge_frames(first.path, first.sent))
+        results.extend(judge_frames(first.path, first.sent, later() if later is not None else None))
         waiting = waiting[len(first.sent) :]
     process = 0
     while waiting:
@@ -222,7 +224,7 @@ def run_tool_frames(
                 why = f"not run: the server's session ended before the hard input ({path.name})"
                 results.append(CaseResult(frame.case, Verdict.FAIL, why, [why], transcript=path, ran=False))
             break
-        results.extend(judge_frames(path, sent))
+        results.extend(judge_frames(path, sent, later() if later is not None else None))
         waiting = waiting[len(sent) :]
     # A tool whose unknown-arguments frame was answered with a success (late, say) takes its base.
     works = {f.tool for f in frames if f.acted_on is not None and f.answer == "result"}

@@ -3,7 +3,10 @@
 The per-tool hard inputs (`tools`) and the MRTR state cases (`mrtr`) send many frames to one
 process. An executor or HTTP line belongs to a frame when it names its id, carries its marker (or
 the value it must not act on), or names nothing and came between the frame and the next one sent
-(a base call, which is no case, ends a window too). The frame's answer is found by its id.
+(a base call, which is no case, ends a window too), unless a valid call sent before it owes it
+(`ledger`: a late action of the valid request after the last hard input, of an MRTR probe of the
+valid call's tool, or of `unknown-arguments` on that tool when it ran its declared arguments). The
+frame's answer is found by its id.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import Case
 from mcptape.probe.driver import Status, same_id
 from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Seen, call_names
+from mcptape.probe.ledger import Owing
 from mcptape.probe.observed import Verdict
 from mcptape.textsafe import escape
 
@@ -45,12 +49,21 @@ class ToolFrame:
     skipped: bool = False  # (the base call) not sent: the base was known to work by then
 
 
-def judge_frames(path: Path, frames: list[ToolFrame]) -> list[CaseResult]:
-    """The verdict of each frame of one shared transcript (a base call is a window's end, no case)."""
+def judge_frames(path: Path, frames: list[ToolFrame], owing: Owing | None = None) -> list[CaseResult]:
+    """The verdict of each frame of one shared transcript (a base call is a window's end, no case);
+    `owing`: the valid call and what it makes, to give the valid calls their late nameless lines."""
     from mcptape.check.analyze import analyze_file
 
     seen = Seen()
     _, analysis = analyze_file(str(path), on_message=seen.keep, on_exec=seen.calls.append)
+    owed: set[int] = set()
+    if owing is not None and owing.call is not None:
+        ran = [  # the valid call's tool run with its own arguments: a base call, extras it allows
+            f.rid
+            for f in frames
+            if f.tool == owing.call.tool and (f.base is not None or (f.acted_on and not f.forbidden))
+        ]
+        owed = owing.owed(seen.messages, seen.calls, also=ran)
     starts = []
     for frame in frames:
         rid = frame.rid.encode()
@@ -63,7 +76,7 @@ def judge_frames(path: Path, frames: list[ToolFrame]) -> list[CaseResult]:
             continue
         t_bad = starts[i]
         t_next = next((t for t in starts[i + 1 :] if t is not None), None)
-        mine = [c for c in seen.calls if _belongs(c, frame, t_bad, t_next)]
+        mine = [c for c in seen.calls if c.frame.event not in owed and _belongs(c, frame, t_bad, t_next)]
         result = _judge_one(frame, mine, seen, t_bad)
         out = [
             f
