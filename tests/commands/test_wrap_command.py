@@ -73,7 +73,7 @@ def test_a_wrapped_server_started_from_the_config_is_recorded_and_unwrap_restore
 
 def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     """--dry-run prints the unified diff and leaves the file, backup and records untouched."""
-    fixture = Path(__file__).parent / "fixtures" / "vscode.mcp.json"
+    fixture = Path(__file__).parents[1] / "clientconfig" / "fixtures" / "vscode.mcp.json"
     config = _project(tmp_path, fixture.read_text(encoding="utf-8"), ".vscode/mcp.json")
     result = _run(["wrap", "--dry-run", "fetch"], config.parent.parent, tmp_path)
     assert result.returncode == 0, result.stderr
