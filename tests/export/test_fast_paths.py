@@ -33,7 +33,7 @@ from mcptape.export.html import (
 from mcptape.export.otlp import CallSpans, document, json_bytes, sessions_json, span_json
 from mcptape.export.session import Call, Session, load
 from mcptape.export.spans import _id, call_span, root_span, service_name, span_id, trace
-from mcptape.export.text import message_text, safe
+from mcptape.export.text import message_text, printable_ascii, safe
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape_controls, escape_json
 from mcptape.version import __version__
@@ -321,3 +321,17 @@ def test_har_written_an_entry_at_a_time_is_the_document_as_one_tree(tmp_path: Pa
     chosen = sessions(tmp_path)
     for some in (chosen, chosen[:1], chosen[-1:], []):
         assert har.har_bytes(some) == orjson.dumps(har.har(some), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def test_printable_ascii_is_safe_of_the_decoded_bytes(tmp_path: Path) -> None:
+    """`printable_ascii(b)` is `safe(b.decode())` (False where b is not UTF-8) for every byte
+    alone, runs of them, and every line of the test sessions."""
+    samples = [bytes([n]) for n in range(256)] + [b"", b"a b~", b"a\x7fb", b"\xc3\xa9", b"x\ty"]
+    samples += [m.frame.raw for s in sessions(tmp_path) for m in s.messages]
+    samples += [m.frame.body for s in sessions(tmp_path) for m in s.messages]
+    for data in samples:
+        try:
+            expected = safe(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            expected = False
+        assert printable_ascii(data) == expected, data

@@ -28,7 +28,7 @@ import orjson
 from mcptape.check.model import IN, OUT, Finding, Kind, Message
 from mcptape.export.session import Session
 from mcptape.export.spans import service_name
-from mcptape.export.text import safe
+from mcptape.export.text import printable_ascii, safe
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_controls, escape_json
 from mcptape.version import __version__
@@ -108,14 +108,11 @@ def _rows(messages: list[Message], rejected: set[int]) -> Iterator[Row]:
             or not frame.complete
             or len(raw) > RAW_SHOWN
             or not raw.endswith(b"\n")
-            or not raw.isascii()
+            or not printable_ascii(raw[:-1])
         ):
             yield _message(message, flagged)
             continue
         text = raw[:-1].decode("ascii")
-        if not text.isprintable():
-            yield _message(message, flagged)
-            continue
         method = message.method
         summary = methods.get(method)
         if summary is None:

@@ -35,7 +35,7 @@ from mcptape.export.spans import (
     root_span,
     span_id,
 )
-from mcptape.export.text import message_text
+from mcptape.export.text import message_text, printable_ascii
 from mcptape.textsafe import escape_controls
 from mcptape.version import __version__
 
@@ -255,8 +255,9 @@ class CallSpans:
                 parts.append(b"," + _SESSION_ID + dumps(escape_controls(session_id)) + _CLOSE)
         raw = frame.raw
         body = raw[:-1] if frame.complete and raw.endswith(b"\n") else raw
-        text = body.decode("ascii") if len(body) <= RAW_SHOWN and body.isascii() else ""
-        if not text.isprintable() or not text:
+        if len(body) <= RAW_SHOWN and printable_ascii(body):
+            text = body.decode("ascii")
+        else:
             text = message_text(body, RAW_SHOWN, is_json=True)
         parts += (_REQUEST, dumps(text), _CLOSE)
         start = frame.t
@@ -270,10 +271,8 @@ class CallSpans:
             answered = response.value
             raw = answer.raw
             body = raw[:-1] if answer.complete and raw.endswith(b"\n") else raw
-            if answered is not None and len(body) <= RAW_SHOWN and body.isascii():
+            if answered is not None and len(body) <= RAW_SHOWN and printable_ascii(body):
                 text = body.decode("ascii")
-                if not text.isprintable() or not text:
-                    text = message_text(body, RAW_SHOWN, is_json=True)
             else:
                 text = message_text(body, RAW_SHOWN, is_json=answered is not None)
             parts += (_RESPONSE, dumps(text), _CLOSE)
