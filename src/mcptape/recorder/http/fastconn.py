@@ -304,6 +304,10 @@ class FastConn:
         after the last chunk an empty trailer; a trailer with fields, a line h11's grammar refuses
         or a piece of one at the end of the stream is h11's (`Unsure`: `h11_pair` resumes there)."""
         buffer = self.buffer
+        if not self.trailer and not self.discard and buffer:
+            data = self._chunks(buffer)
+            if data:
+                return h11.Data(data=data)
         if self.trailer:
             if buffer[:2] == b"\r\n" or buffer[:1] == b"\n":
                 del buffer[: 2 if buffer[:1] == b"\r" else 1]
@@ -346,6 +350,50 @@ class FastConn:
         if self.remaining == 0:
             self.discard = b"\r\n"
         return h11.Data(data=data, chunk_start=start, chunk_end=self.remaining == 0)
+
+    def _chunks(self, buffer: bytearray) -> bytes:
+        """The bytes of the chunks the buffer holds, from where the reading is (in a chunk, or at a
+        chunk header), joined: one `Data` for a read of many chunks. Stops, having taken nothing of
+        it, at a chunk header not whole or not common (the last chunk's included), or a CRLF after
+        a chunk that is not there yet or not one (`_chunked` reads those, one step at a time)."""
+        spans = []
+        pos, n = 0, len(buffer)
+        remaining = self.remaining
+        while True:
+            if remaining:
+                take = min(remaining, n - pos)
+                if take <= 0:
+                    break
+                spans.append((pos, pos + take))
+                pos += take
+                remaining -= take
+                if remaining:
+                    break
+                if not buffer.startswith(b"\r\n", pos):
+                    self.discard = b"\r\n"  # `_chunked` takes it (or says it is not a CRLF)
+                    break
+                pos += 2
+            end = buffer.find(b"\r\n", pos)
+            if end < 0:
+                break
+            found = CHUNK_HEADER.fullmatch(buffer, pos, end + 2)
+            if found is None:
+                break
+            size = int(found.group(1), 16)
+            if size == 0:
+                break
+            pos, remaining = end + 2, size
+        if not spans:
+            return b""
+        self.remaining = remaining
+        with memoryview(buffer) as view:
+            data = (
+                bytes(view[spans[0][0] : spans[0][1]])
+                if len(spans) == 1
+                else b"".join([view[a:b] for a, b in spans])
+            )
+        del buffer[:pos]
+        return data
 
     def _need(self) -> Any:
         """Nothing more can be read now: more bytes are needed, or, at the end of the stream, h11's
