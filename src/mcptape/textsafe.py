@@ -20,7 +20,7 @@ _NAMED = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x5C: "\\\\"}
 #       characters U+E0001 and U+E0020-E007F, and the rest of the category (Unicode 15.1);
 #   Zl, Zp  the line and paragraph separators U+2028, U+2029;
 #   Cs  a lone surrogate (a file name that is not UTF-8, as argv and os.listdir give it).
-# `tests/hostile/test_unsafe_text.py` checks this table against `unicodedata` of the running Python.
+# `tests/commands/test_unsafe_text.py` checks this table against `unicodedata` of the running Python.
 CF_RANGES = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
     "\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"

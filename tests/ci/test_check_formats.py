@@ -14,7 +14,7 @@ import pytest
 
 from mcptape.check.rules import RULES
 from tests.ci.sarif import assert_valid_sarif
-from tests.hostile.tapes import assert_clean_run, line, message, record, run, unsafe_chars, write
+from tests.commands.tapes import assert_clean_run, line, message, record, run, unsafe_chars, write
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ import pytest
 from mcptape.errors import UsageError
 from mcptape.probe.args import minimal_arguments
 from mcptape.replay.api import replay
-from tests.hostile.tapes import assert_clean_run, run, session
+from tests.commands.tapes import assert_clean_run, run, session
 
 TOO_BIG = ["1e300", "inf", "nan", "-1", "86401"]
 DEEP: Any = 1

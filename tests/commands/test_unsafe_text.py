@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from mcptape.textsafe import escape, escape_controls, escape_json, escape_text, is_unsafe
-from tests.hostile.tapes import UNSAFE_CATEGORIES, assert_clean_run, line, message, run, session, unsafe_chars
+from tests.commands.tapes import (
+    UNSAFE_CATEGORIES,
+    assert_clean_run,
+    line,
+    message,
+    run,
+    session,
+    unsafe_chars,
+)
 
 # Every code point Python's unicodedata puts in an unsafe category (Cc, Cf, Cs, Zl, Zp).
 UNSAFE = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in UNSAFE_CATEGORIES]

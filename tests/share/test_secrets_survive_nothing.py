@@ -21,7 +21,7 @@ from mcptape.share.redact import Redactor
 from mcptape.share.rules import Rules
 from mcptape.transcript import open_transcript
 from mcptape.transcript.writer import new_header
-from tests.hostile.tapes import HEADER, assert_clean_run, line, message, record, run, write
+from tests.commands.tapes import HEADER, assert_clean_run, line, message, record, run, write
 
 KEY = Key(bytes(range(16)), bytes(range(16)).hex())
 ENV = {"MCPTAPE_REDACT_KEY": "", "HOME": "/nonexistent"}

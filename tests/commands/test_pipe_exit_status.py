@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands.tapes import line, record, write
 from tests.conftest import console_script
-from tests.hostile.tapes import line, record, write
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from mcptape.errors import MCPTapeError
 from mcptape.jsonsafe import dumps
-from tests.hostile.tapes import HEADER, assert_clean_run, run, unsafe_chars
+from tests.commands.tapes import HEADER, assert_clean_run, run, unsafe_chars
 
 pytestmark = pytest.mark.slow
 

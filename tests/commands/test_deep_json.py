@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mcptape import jsonsafe
 from mcptape.transcript import open_transcript
-from tests.hostile.tapes import HEADER, assert_clean_run, line, message, record, run, session, write
+from tests.commands.tapes import HEADER, assert_clean_run, line, message, record, run, session, write
 
 DEEPEST = 1024  # what orjson.loads (the check core's parser) accepts
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.tapes import assert_clean_run, run, session
+from tests.commands.tapes import assert_clean_run, run, session
 
 
 @pytest.fixture
