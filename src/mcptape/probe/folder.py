@@ -2,9 +2,10 @@
 the probe did not write is never removed nor overwritten.
 
 Every file a probe writes into DIR is named here first (`Folder.file`), and its name must be one a
-probe writes (`written_by_a_probe`: a case's transcript, `tools-N.jsonl`, `mrtr-N.jsonl`,
-`http.jsonl`, `probe.json`, `tools.lock.json`). Each is recognisable by its content, so the next run
-finds them without a list that a cut-off run (Ctrl-C, a kill) might not have finished:
+probe writes (`written_by_a_probe`: a case's transcript, `start-variations.jsonl`, `tools-N.jsonl`,
+`mrtr-N.jsonl`, `http.jsonl`, `probe.json`, `tools.lock.json`). Each is recognisable by its
+content, so the next run finds them without a list that a cut-off run (Ctrl-C, a kill) might not
+have finished:
 
 * a transcript: its header says a probe recorded it (`"probe": {...}`);
 * `probe.json`: a probe report (`transcripts`, `cases`, `counts`);
@@ -29,7 +30,7 @@ REPORT_NAME = "probe.json"
 LOCK_NAME = "tools.lock.json"
 HTTP_NAME = "http.jsonl"
 CLEAN_START_NAMES = ("start.jsonl", HTTP_NAME)  # the transcripts a probe writes its lock from
-_FIXED = {REPORT_NAME, LOCK_NAME, HTTP_NAME}
+_FIXED = {REPORT_NAME, LOCK_NAME, HTTP_NAME, "start-variations.jsonl"}
 _NUMBERED = re.compile(r"(tools|mrtr)-[0-9]+\.jsonl")
 HEAD_BYTES = 1 << 16  # a transcript's header line is read up to this many bytes
 REPORT_BYTES = 1 << 26  # a probe.json larger than this is not read (not recognised as a report)

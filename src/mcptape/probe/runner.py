@@ -39,6 +39,7 @@ from mcptape.probe.safety import NOT_TESTED, callable_tools
 from mcptape.probe.sessions import Progress, run_and_judge, run_case
 from mcptape.probe.surfacelock import LOCK_NAME, SurfaceLock, write_surface_lock
 from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
+from mcptape.probe.variations import run_variations, varies_the_process
 from mcptape.probe.windows import ToolFrame
 from mcptape.textsafe import escape, escape_text
 
@@ -203,6 +204,10 @@ class _Run:
             own.remove(discover)
             self.mrtr = pool.submit(_discover_then_mrtr, discover, plan, self.ready, next(rank))
             self.futures.append(self.mrtr)
+        varied = [c for c in own if varies_the_process(c)]
+        if len(varied) > 1:  # in one process, each again alone when they do not pass together
+            own = [c for c in own if c not in varied]
+            self.futures.append(pool.submit(run_variations, varied, plan, self.ready, next(rank)))
         self.futures += [pool.submit(run_and_judge, case, plan, self.ready, next(rank)) for case in own]
         return host, discover
 

@@ -159,6 +159,13 @@ class Reach:
                 tools = self.by_case.setdefault(case, [])
                 tools.extend(n for n in named if n not in tools)
 
+    def share(self, case: str, cases: Iterable[str]) -> None:
+        """What `case`'s frames named is each of `cases`'s (their one process, sent under `case`)."""
+        named = self.by_case.pop(case, [])
+        for other in cases:
+            tools = self.by_case.setdefault(other, [])
+            tools.extend(n for n in named if n not in tools)
+
     def table(self, order: dict[str, int] | None = None) -> list[dict[str, Any]]:
         """Per listed tool: the cases whose frames named it (in `order`, the report's, else as
         sent), whether any could have run it (each such frame carries its name, so a server that
