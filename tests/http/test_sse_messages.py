@@ -4,10 +4,12 @@ stream cut into any pieces, it gives the messages `SseDecoder` gives, in the sam
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from mcptape.recorder.http import reply
 from mcptape.recorder.http.reply import SseMessages, as_line
 from mcptape.transcript.wire import SseDecoder, carried_line
 
@@ -67,6 +69,16 @@ def _both(pieces: list[bytes]) -> tuple[list[list[bytes]], list[list[bytes]]]:
 def test_the_same_messages_in_the_same_pieces(stream: bytes, points: list[int]) -> None:
     """Any stream, any cut: each piece gives the decoder's messages, each as its carried line."""
     got, want = _both(_pieces(stream, points))
+    assert got == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(streams(), st.lists(st.integers(0, 2000), max_size=8), st.integers(1, 300))
+def test_an_event_longer_than_the_limit_is_the_decoders(stream: bytes, points: list[int], limit: int) -> None:
+    """Past MAX_REST bytes not dispatched (a line or an event that long), the decoder reads on
+    (bytes read again and again otherwise): still the same messages in the same pieces."""
+    with mock.patch.object(reply, "MAX_REST", limit):
+        got, want = _both(_pieces(stream, points))
     assert got == want
 
 

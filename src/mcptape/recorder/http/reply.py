@@ -29,6 +29,7 @@ from mcptape.transcript.wire import (
 )
 
 BODY_KEPT = 64 << 20  # a carried body past this is not put on in/out (its raw bytes still are)
+MAX_REST = 1 << 20  # an SSE event not dispatched past this is read by SseDecoder (see SseMessages)
 _CR_LF = bytes.maketrans(b"\r\n", b"  ")
 _dumps: Any = None
 
@@ -93,7 +94,8 @@ class SseMessages:
     `data` carries nothing: a comment, `event`, `id`, `retry` or a field SSE does not define); a
     BOM first is dropped, as SSE clients drop it. At a line that is not UTF-8 or a CR ending a line
     by itself, `SseDecoder` reads the rest of the stream, from the start of the event in progress
-    (told first, in bytes never recorded, that the stream has begun: a comment line).
+    (told first, in bytes never recorded, that the stream has begun: a comment line); so does an
+    event longer than `MAX_REST` (read again with each piece otherwise).
     tests/http/test_sse_messages.py checks both give the same messages in the same pieces."""
 
     def __init__(self) -> None:
@@ -110,6 +112,8 @@ class SseMessages:
             return self._switch(bytes(self.rest) + data, self.started)
         if not cut:  # no line ended in this piece
             self.rest += data
+            if len(self.rest) > MAX_REST:  # an event this long: read on incrementally, not again
+                return self._switch(bytes(self.rest), self.started)
             return []
         rest = self.rest
         if rest:
@@ -133,6 +137,8 @@ class SseMessages:
             self.rest += memoryview(data)[cut:]
         if taken:
             self.started = True
+        if len(self.rest) > MAX_REST:
+            return [*messages, *self._switch(bytes(self.rest), self.started)]
         return messages
 
     def _switch(self, pending: bytes, started: bool) -> list[bytes | str]:
