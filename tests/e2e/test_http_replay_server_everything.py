@@ -14,7 +14,7 @@ from mcp import Client
 
 from tests.conftest import server_everything
 from tests.http.helpers import free_port, recording
-from tests.httpreplay.helpers import mcptape
+from tests.replay.http.helpers import mcptape
 
 LIST_CHANGED_RACE = "notifications/tools/list_changed:count=0..1"  # a notification no request caused
 

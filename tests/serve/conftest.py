@@ -1,4 +1,5 @@
-"""Recorded sessions shared by serve's real-process tests (each recorded once per test run)."""
+"""Recorded sessions shared by serve's real-process tests (each recorded once per test run), and the
+HTTP recordings `serve --listen` serves (tests/replay/http/recordings.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import console_script, once_per_run
+from tests.replay.http.recordings import auto_tape, legacy_tape, tape  # noqa: F401 (fixtures)
 from tests.serve.helpers import PYTHON, SDK_CLIENT, client, record, time_server
 
 

@@ -14,7 +14,7 @@ from mcp import Client
 
 from mcptape.transcript.reader import open_transcript
 from tests.e2e.realhttp.helpers import record_sweep
-from tests.httpreplay.test_serve_listen import serving
+from tests.serve.helpers import listening
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,7 @@ def test_a_cancelled_call_is_answered_after_the_new_clients_cancel(tmp_path: Pat
     answer = next(i for i, v in enumerate(lines) if v.get("error", {}).get("code") == -32800)
     assert cancel < answer  # the recording: the answer came after the cancel
 
-    with serving(tape, tmp_path, "--report", str(report)) as (url, proc, _):
+    with listening(tape, tmp_path, "--report", str(report)) as (url, proc, _):
         assert anyio.run(_cancel_then_add, url) == "3"
         proc.terminate()
         proc.wait(30)

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.httpreplay.helpers import Tape, mcptape, notes_session, record_notes
-from tests.httpreplay.test_serve_listen import serving
+from tests.replay.http.helpers import Tape, mcptape, notes_session, record_notes
+from tests.serve.helpers import listening
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_the_sdk_client_meets_each_http_hard_output(
 ) -> None:
     """The case is played on the first call (greet) and said on stderr; the SDK's outcome is the one
     named (a refusal's message, or going on)."""
-    with serving(auto.path, tmp_path, "--inject", case) as (url, _, err):
+    with listening(auto.path, tmp_path, "--inject", case) as (url, _, err):
         outcome = _outcome(url)
     assert expected in outcome, outcome
     assert f"injected {case} into the answer to tools/call" in err.read_text()

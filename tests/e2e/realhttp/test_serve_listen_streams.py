@@ -16,8 +16,8 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from tests.conftest import console_script
 from tests.http.helpers import free_port, recording
-from tests.httpreplay.helpers import Tape, notes_session, record_notes
-from tests.httpreplay.test_serve_listen import serving
+from tests.replay.http.helpers import Tape, notes_session, record_notes
+from tests.serve.helpers import listening
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
@@ -94,7 +94,7 @@ def test_last_event_id_resumes_a_stream_the_client_lost(legacy: Tape, tmp_path: 
         "method": "tools/call",
         "params": {"name": "delete", "arguments": {"name": "notes.txt"}},
     }
-    with serving(legacy.path, tmp_path) as (url, _, _):
+    with listening(legacy.path, tmp_path) as (url, _, _):
         session = _initialize(url, legacy)
         headers = {**HEADERS, "mcp-session-id": session}
         conn = _connect(url)
@@ -133,7 +133,7 @@ def test_delete_ends_the_session_and_its_id_is_refused_after(legacy: Tape, tmp_p
     """The GET stream opens (200 text/event-stream), a second GET meanwhile gets 409; DELETE with the
     assigned id: 200, and the open GET stream ends; then a request carrying the id: 404; an
     unknown Last-Event-ID: 400."""
-    with serving(legacy.path, tmp_path) as (url, _, _):
+    with listening(legacy.path, tmp_path) as (url, _, _):
         session = _initialize(url, legacy)
         stream = _connect(url)
         stream.request("GET", "/mcp", headers={"accept": "text/event-stream", "mcp-session-id": session})

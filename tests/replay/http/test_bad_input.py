@@ -13,7 +13,7 @@ import pytest
 from mcptape.recorder.http.hostrewrite import is_loopback
 from tests.conftest import PYTHON
 from tests.http.helpers import free_port, refused_port
-from tests.httpreplay.helpers import Tape, mcptape, notes_server
+from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow
 

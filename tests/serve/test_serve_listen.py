@@ -8,10 +8,6 @@ from __future__ import annotations
 import http.client
 import re
 import signal
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -22,37 +18,10 @@ from mcptape.check.analyze import analyze_file
 from mcptape.replay.api import diff_files
 from tests.conftest import console_script
 from tests.http.helpers import free_port, recording
-from tests.httpreplay.helpers import Tape, mcptape, notes_session
+from tests.replay.http.helpers import Tape, mcptape, notes_session
+from tests.serve.helpers import listening
 
 pytestmark = pytest.mark.slow
-
-LISTENING = re.compile(r"listening on (http://\S+)")
-
-
-@contextmanager
-def serving(tape: Path, tmp: Path, *extra: str) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    """`mcptape serve TAPE --listen 127.0.0.1:0 EXTRA...`: its URL, the process, its stderr file."""
-    err = tmp / "serve.stderr"
-    with open(err, "wb") as sink:
-        proc = subprocess.Popen(
-            [console_script(), "serve", str(tape), "--listen", "127.0.0.1:0", *extra],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-        )
-    deadline = time.monotonic() + 30
-    url = None
-    while url is None and time.monotonic() < deadline and proc.poll() is None:
-        found = LISTENING.search(err.read_text())
-        url = found.group(1) if found else None
-        time.sleep(0.05)
-    try:
-        assert url is not None, err.read_text()
-        yield url, proc, err
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
 
 
 def _post(url: str, body: object, session: str | None = None) -> tuple[int, str, bytes]:
@@ -72,7 +41,7 @@ def _post(url: str, body: object, session: str | None = None) -> tuple[int, str,
 def test_the_sdk_client_gets_the_recorded_answers(tape: Tape, tmp_path: Path) -> None:
     """The same results as the recorded server gave (the recorded handle too); SIGTERM ends the
     session: exit 0 and the summary, every recorded request served."""
-    with serving(tape.path, tmp_path) as (url, proc, err):
+    with listening(tape.path, tmp_path) as (url, proc, err):
         seen = anyio.run(notes_session, url, "auto" if "auto" in tape.path.name else "legacy")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
@@ -92,7 +61,7 @@ def test_a_request_is_answered_as_recorded_json_or_sse(tape: Tape, tmp_path: Pat
         "method": "tools/call",
         "params": {"name": "greet", "arguments": {"name": "Ada"}},
     }
-    with serving(tape.path, tmp_path) as (url, _, _):
+    with listening(tape.path, tmp_path) as (url, _, _):
         status, media, body = _post(url, call)
     assert status == 200
     if "auto" in tape.path.name:
@@ -107,7 +76,7 @@ def test_a_request_is_answered_as_recorded_json_or_sse(tape: Tape, tmp_path: Pat
 
 def test_a_notification_is_accepted_and_get_is_not_allowed(auto_tape: Tape, tmp_path: Path) -> None:
     """202 with no body for a notification; 405 for a GET (no standalone stream)."""
-    with serving(auto_tape.path, tmp_path) as (url, _, _):
+    with listening(auto_tape.path, tmp_path) as (url, _, _):
         status, _, body = _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         host, _, port = url.split("/")[2].partition(":")
         conn = http.client.HTTPConnection(host, int(port), timeout=10)
@@ -128,7 +97,7 @@ def test_an_unrecorded_request_gets_the_serve_error(auto_tape: Tape, tmp_path: P
         "method": "tools/call",
         "params": {"name": "greet", "arguments": {"name": "Bob"}},
     }
-    with serving(auto_tape.path, tmp_path) as (url, proc, err):
+    with listening(auto_tape.path, tmp_path) as (url, proc, err):
         status, _, body = _post(url, call)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 1
@@ -145,7 +114,7 @@ def test_a_session_id_is_assigned_when_the_recording_had_one(legacy_tape: Tape, 
         for line in legacy_tape.path.read_bytes().splitlines()[1:]
         if b'"ch":"in"' in line and b"initialize" in line
     )
-    with serving(legacy_tape.path, tmp_path) as (url, _, _):
+    with listening(legacy_tape.path, tmp_path) as (url, _, _):
         host, _, port = url.split("/")[2].partition(":")
         conn = http.client.HTTPConnection(host, int(port), timeout=10)
         conn.request(

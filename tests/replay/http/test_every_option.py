@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import NESTED_PYTEST
 from tests.http.helpers import records
-from tests.httpreplay.helpers import Tape, mcptape, notes_server
+from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow
 

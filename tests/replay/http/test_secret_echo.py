@@ -20,7 +20,7 @@ from mcptape.check.analyze import analyze_file
 from mcptape.transcript import open_transcript
 from tests.conftest import PYTHON, SERVERS
 from tests.http.helpers import exchanges, free_port, recording
-from tests.httpreplay.helpers import mcptape
+from tests.replay.http.helpers import mcptape
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.http.helpers import records
-from tests.httpreplay.helpers import Tape, mcptape, notes_server
+from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow
 

@@ -11,10 +11,10 @@ from typing import Any
 import anyio
 from mcp import Client, types
 
-from tests.conftest import PYTHON, console_script
+from tests.conftest import PYTHON, SERVERS, console_script
 from tests.http.helpers import free_port, recording
 
-NOTES = Path(__file__).resolve().parent / "servers" / "notes_http.py"
+NOTES = SERVERS / "notes_http.py"
 
 
 def notes_server(port: int, *flags: str) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from mcptape.replay.api import replay
 from tests.http.helpers import data_of, exchanges, records
-from tests.httpreplay.helpers import Tape, notes_server
+from tests.replay.http.helpers import Tape, notes_server
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ import pytest
 
 from mcptape.check.analyze import analyze_file
 from tests.http.helpers import exchanges, records
-from tests.httpreplay.helpers import Tape, mcptape, notes_server
+from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from mcptape.replay.http.driver import HttpDriver
 from mcptape.replay.http.plan import make_http_plan
 from mcptape.replay.outcome import Run
 from mcptape.transcript.reader import open_transcript
-from tests.httpreplay.helpers import Tape
+from tests.replay.http.helpers import Tape
 
 
 def test_the_transform_reaches_each_request_body_and_its_length(auto_tape: Tape, tmp_path: Path) -> None:
