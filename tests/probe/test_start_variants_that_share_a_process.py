@@ -20,24 +20,44 @@ RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}, "
 
 
 def test_the_clean_start_is_alone_and_the_idle_start_leads_a_hard_input_process() -> None:
-    """The clean start is a process of its own, first; the idle start leads the hard-input process
-    that truncated-eof closes (the per-tool inputs ride at the end of the other); the other variants
-    get their own."""
-    ids = ("start-idle", "start-warnings", "debug-line", "batch", "truncated-eof")
-    groups, own = share_processes([BY_ID[c] for c in ids], BY_ID["start"])
+    """The clean start is a process of its own, first; each hard-input process has one input of its
+    own and takes the others as it is free (the deal); the idle start leads the one that
+    truncated-eof closes (the per-tool inputs ride at the end of the other); the other variants get
+    their own."""
+    ids = ("start-idle", "start-warnings", "debug-line", "banner-after-request", "batch", "truncated-eof")
+    groups, own, deal = share_processes([BY_ID[c] for c in ids], BY_ID["start"])
     assert [[c.id for c in g] for g in groups] == [
         ["start"],
         ["start-idle", "debug-line", "truncated-eof"],
-        ["batch"],
+        ["banner-after-request"],
     ]
     assert [c.id for c in own] == ["start-warnings"]
+    taken = [deal.take(), deal.take()]
+    assert [c.id if c else None for c in taken] == ["batch", None]
 
 
 def test_without_hard_inputs_the_idle_start_has_its_own_process_too() -> None:
     """No hard input to lead: the clean start and the idle start are each a process of its own."""
-    groups, own = share_processes([BY_ID["start-idle"]], BY_ID["start"])
+    groups, own, _ = share_processes([BY_ID["start-idle"]], BY_ID["start"])
     assert [[c.id for c in g] for g in groups] == [["start"]]
     assert [c.id for c in own] == ["start-idle"]
+
+
+def test_the_hard_inputs_are_taken_as_the_processes_are_free(tmp_path: Path) -> None:
+    """Every dealt case is sent exactly once, by whichever of the two processes took it, and judged
+    in its own window of the transcript its row names; truncated-eof ends the idle-led one."""
+    cases = ["debug-line", "banner-after-request", "concatenated", "string-params", "boolean-id", "batch"]
+    result, _ = probe(tmp_path, PB_SERVER, cases=[*cases, "truncated-eof", "tools"])
+    rows = by_id(result)
+    assert [(c, rows[c].verdict) for c in cases] == [(c, Verdict.PASS) for c in cases]
+    where = {c: rows[c].transcript for c in cases}
+    assert set(where.values()) == {tmp_path / "debug-line.jsonl", tmp_path / "banner-after-request.jsonl"}
+    for case in cases:  # sent exactly once, in the transcript its row names
+        marker = rows[case].marker
+        assert marker is not None
+        holding = [p.name for p in tmp_path.glob("*.jsonl") if marker.encode() in p.read_bytes()]
+        assert holding == [where[case].name], (case, holding)
+    assert rows["truncated-eof"].transcript == tmp_path / "debug-line.jsonl"
 
 
 def test_each_start_is_judged_in_its_process_or_its_window_of_the_shared_one(tmp_path: Path) -> None:

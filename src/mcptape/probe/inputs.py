@@ -17,7 +17,9 @@ the valid call). They start beside the clean start's and wait for it after their
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from functools import partial
 
@@ -36,30 +38,49 @@ INPUT_PROCESSES = 2  # the request-level hard inputs share this many server proc
 CLEAN_START = "start"
 
 
-def share_processes(cases: Sequence[Case], start: Case | None = None) -> tuple[list[list[Case]], list[Case]]:
-    """The hard inputs grouped to share `INPUT_PROCESSES` server processes, and the cases that need
-    one of their own. Request-level inputs are dealt in turn; a case that closes stdin
-    (`truncated-eof`) ends a group, one per group; further EOF cases and the start variants get
-    their own process. The clean start (`start`) is a group of its own, first; the idle start leads
-    a hard-input group (the one that ends with EOF, else the last), or gets its own process when
-    there is none."""
+class Deal:
+    """The hard inputs the shared processes take in turn, each the next one as soon as it is free
+    (a process slowed by silent drops, a longer idle start or the per-tool inputs it hosts takes
+    fewer): the processes end together instead of one waiting for the other."""
+
+    def __init__(self, cases: Sequence[Case] = ()) -> None:
+        self._cases = deque(cases)
+        self._lock = threading.Lock()
+
+    def take(self) -> Case | None:
+        with self._lock:
+            return self._cases.popleft() if self._cases else None
+
+
+def share_processes(
+    cases: Sequence[Case], start: Case | None = None
+) -> tuple[list[list[Case]], list[Case], Deal]:
+    """The hard inputs' `INPUT_PROCESSES` shared server processes, the cases that need one of their
+    own, and the hard inputs dealt as the processes are free (`Deal`). Each shared process has one
+    request-level input of its own (its transcript is named after it) and takes the others from the
+    deal; a case that closes stdin (`truncated-eof`) ends one of them, after the deal is empty;
+    further EOF cases and the start variants get their own process. The clean start (`start`) is a
+    group of its own, first; the idle start leads a hard-input group (the one that ends with EOF,
+    else the first), or gets its own process when there is none."""
     shared = [case for case in cases if case.group == INPUT and not case.eof]
-    groups = [shared[i::INPUT_PROCESSES] for i in range(INPUT_PROCESSES)]
+    groups = [[case] for case in shared[:INPUT_PROCESSES]]
+    deal = Deal(shared[INPUT_PROCESSES:])
     own = [case for case in cases if case.group != INPUT]
     for case in (c for c in cases if c.group == INPUT and c.eof):
-        last = next((g for g in groups if not (g and g[-1].eof)), None)
+        last = next((g for g in groups if not g[-1].eof), None)
+        if last is None and not groups:
+            groups.append(last := [])
         if last is None:
             own.append(case)
         else:
             last.append(case)
-    groups = [g for g in groups if g]
     idle = next((c for c in own if c.idle), None)
     if idle is not None and groups:
         own.remove(idle)
-        next((g for g in groups if g[-1].eof), groups[-1]).insert(0, idle)
+        next((g for g in groups if g[-1].eof), groups[0]).insert(0, idle)
     if start is not None:
         groups.insert(0, [start])
-    return groups, own
+    return groups, own, deal
 
 
 def hosts_tools(group: Sequence[Case]) -> bool:
@@ -94,6 +115,26 @@ def run_clean_start(
             ready.block()  # it raised: nobody waits for a clean start that never came
 
 
+class Feed:
+    """What one shared process sends: its own cases, then the dealt ones as it is free, then its
+    own case that closes stdin."""
+
+    def __init__(self, cases: Sequence[Case], deal: Deal) -> None:
+        self.first = [c for c in cases if not c.eof]
+        self.last = [c for c in cases if c.eof]
+        self.deal = deal
+        self.dealt = 0  # cases taken from the deal
+
+    def next(self) -> Case | None:
+        if self.first:
+            return self.first.pop(0)
+        taken = self.deal.take()
+        if taken is not None:
+            self.dealt += 1
+            return taken
+        return self.last.pop(0) if self.last else None
+
+
 def run_inputs(
     cases: Sequence[Case],
     plan: Plan,
@@ -101,23 +142,25 @@ def run_inputs(
     host: bool = False,
     rank: int | None = None,
     held: live.Gate | None = None,
+    deal: Deal | None = None,
 ) -> list[CaseResult]:
-    """Send the cases one after another in a shared server process, each judged in its own window
-    of the transcript (`<first case>.jsonl`); when the session ends (the server closed on a reject,
-    or hung and was stopped), the cases not yet sent go to a new process. They wait for the clean
-    start after their handshake (nothing when it failed), and are judged once its process has ended
-    (`ready.one`: what one valid call makes). `host`: the per-tool hard inputs (`ready.riding`) are
-    sent after the last case in the same process when it is still open (the rest in processes of
-    their own, `tools.run_tool_frames`). `rank`, `held`: the first process's place at the start-up
-    gate."""
+    """Send the cases one after another in a shared server process, then those of `deal` as it
+    takes them, each judged in its own window of the transcript (`<first case>.jsonl`); when the
+    session ends (the server closed on a reject, or hung and was stopped), the cases not yet sent
+    go to a new process. They wait for the clean start after their handshake (nothing when it
+    failed), and are judged once its process has ended (`ready.one`: what one valid call makes).
+    `host`: the per-tool hard inputs (`ready.riding`) are sent after the last case in the same
+    process when it is still open (the rest in processes of their own, `tools.run_tool_frames`).
+    `rank`, `held`: the first process's place at the start-up gate."""
     observed_all: list[Observed] = []
-    waiting = list(cases)
-    while waiting:
-        observed = _inputs_process(waiting, plan, ready, host, rank, held)
+    feed = Feed(cases, deal or Deal())
+    first = feed.next()
+    while first is not None:
+        observed = _inputs_process(first, feed, plan, ready, host, rank, held)
         if observed is None:
             return []  # the clean start failed: not run
         observed_all.extend(observed)
-        waiting = waiting[len(observed) :]
+        first = feed.next()
         rank, held = None, None  # a later process starts after the ranked ones
     one = ready.one()
     results = [judge(o, one) for o in observed_all]
@@ -129,34 +172,35 @@ def run_inputs(
 
 
 def _inputs_process(
-    cases: list[Case],
+    case: Case,
+    feed: Feed,
     plan: Plan,
     ready: Ready,
     host: bool,
     rank: int | None,
     held: live.Gate | None,
 ) -> list[Observed] | None:
-    """One server process: the handshake, then (once the clean start is known) the cases until
-    they are done or the session ends; then, when every case was sent and the session is open, the
+    """One server process: the handshake, then (once the clean start is known) `case` and the
+    feed's next cases until there are none or the session ends; then, when the session is open, the
     per-tool hard inputs (`ready.riding`, when `host`). None when the clean start failed."""
     if ready.blocked:
         return None  # the clean start failed before this process started: none for it
-    path = plan.file(f"{cases[0].id}.jsonl")
+    path = plan.file(f"{case.id}.jsonl")
     title = "hard inputs one after another, each judged in its own window"
     harness = Harness(
         list(plan.command),
         path,
         shutdown_timeout=plan.shutdown,
-        header={"probe": {"case": cases[0].id, "title": title, "marker": plan.token}},
+        header={"probe": {"case": case.id, "title": title, "marker": plan.token}},
         stubs=plan.stubs,
     )
-    first = Observed(cases[0], path, _marker(cases[0], plan), list(plan.command), call=ready.call)
+    first = Observed(case, path, _marker(case, plan), list(plan.command), call=ready.call)
     done: list[Observed] = [first]
     tools: Shared | None = None
     with live.server(harness, rank, held):
         t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
-        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, cases[0].id)
-        shaken = handshake(cases[0], d, first, plan, None)
+        d = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, case.id)
+        shaken = handshake(case, d, first, plan, None)
         waited = time.monotonic()
         go = ready.wait()
         t0 += time.monotonic() - waited  # the wait for the clean start is no case's time
@@ -164,7 +208,7 @@ def _inputs_process(
             harness.abort()
             done = []
         else:
-            tools = _cases(cases, d, done, plan, ready, t0, shaken, host)
+            tools = _cases(feed, d, done, plan, ready, t0, shaken, host)
         harness.close_stdin()
         waited = time.monotonic()
         if not harness.wait_exit(plan.shutdown) and done:
@@ -185,7 +229,7 @@ def _marker(case: Case, plan: Plan) -> str:
 
 
 def _cases(
-    cases: list[Case],
+    feed: Feed,
     d: Driver,
     done: list[Observed],
     plan: Plan,
@@ -194,20 +238,15 @@ def _cases(
     shaken: bool,
     host: bool,
 ) -> Shared | None:
-    """Once the clean start is known: the cases not sent yet, one after another until they are
-    done or the session ends, then the per-tool hard inputs when `host` and the session is open
-    (returned, with what was sent of them)."""
+    """Once the clean start is known: the process's first case (`done[0]`), then the feed's, one
+    after another until there are none or the session ends, then the per-tool hard inputs when
+    `host` and the session is open (returned, with what was sent of them)."""
     call, linger = ready.call or Call(None), ready.linger
-    first = done[0]
-    first.call = ready.call
-    for n, case in enumerate(cases):
-        marker = _marker(case, plan)
-        observed = first if n == 0 else Observed(case, d.h.path, marker, list(plan.command), call=call)
-        observed.from_start = n == 0
-        if n:
-            observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
-            done[-1].until = marker
-            done.append(observed)
+    observed = done[0]
+    observed.call = ready.call
+    n = 0
+    while True:
+        case = observed.case
         d.case = case.id
         started = t0 if n == 0 else time.monotonic()
         if n == 0 and not shaken:
@@ -220,10 +259,20 @@ def _cases(
         if observed.hung or observed.gone or case.eof:
             break
         d.h.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+        following = feed.next()
+        if following is None:
+            break
+        n += 1
+        marker = _marker(following, plan)
+        observed = Observed(following, d.h.path, marker, list(plan.command), call=call)
+        observed.from_start = False
+        observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
+        done[-1].until = marker
+        done.append(observed)
     last = done[-1]
     last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
     open_ = not (last.hung or last.gone or last.case.eof)
-    tools = ready.riding if host and len(done) == len(cases) and open_ else None
+    tools = ready.riding if host and open_ else None
     if tools is not None:
         tools.started, tools.path = True, d.h.path
         tools.sent = send_frames(d, plan, d.h.path, tools.frames, tools.good, tools.linger)

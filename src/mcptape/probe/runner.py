@@ -188,7 +188,7 @@ class _Run:
         start-discover (the MRTR cases follow it)."""
         plan, first = self.plan, self.first
         cases = [c for c in plan.cases if not c.corpus and c is not first]
-        groups, own = share_processes(cases, first)
+        groups, own, deal = share_processes(cases, first)
         host = next((g for g in groups if hosts_tools(g)), None) if plan.every_tool else None
         discover = next((c for c in own if c.discover), None)
         rank = itertools.count(1)
@@ -198,7 +198,7 @@ class _Run:
                 announce = self.progress if plan.allow_mutating else None
                 job = pool.submit(run_clean_start, first, plan, self.ready, place, announce)
             else:
-                job = pool.submit(run_inputs, group, plan, self.ready, group is host, next(rank))
+                job = pool.submit(run_inputs, group, plan, self.ready, group is host, next(rank), None, deal)
             self.futures.append(job)
         if discover is not None:
             own.remove(discover)
@@ -279,8 +279,10 @@ class _Run:
         riding = Shared(frames, self.good, self.linger) if frames and host is not None else None
         if self.first is not None and not self.blocked:
             self.ready.go(call, self.linger, riding, mrtr=asks)
-        corpus_groups, corpus_own = share_processes(corpus)
-        self.futures += [pool.submit(run_inputs, g, plan, self.ready) for g in corpus_groups]
+        corpus_groups, corpus_own, dealt = share_processes(corpus)
+        self.futures += [
+            pool.submit(run_inputs, g, plan, self.ready, False, None, None, dealt) for g in corpus_groups
+        ]
         self.futures += [pool.submit(run_and_judge, case, plan, self.ready) for case in corpus_own]
         owing = partial(self.ready.owing, plan.token)
         if frames and host is None:
