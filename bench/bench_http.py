@@ -8,7 +8,12 @@
 2. Throughput: one POST answered by an SSE stream of `--mib` MiB (4 KiB events, each a JSON-RPC
    notification, as a server streaming progress or a large result), read to its end; MiB/s directly
    and through the proxy. The stream has a Content-Length, then (a second figure) it is chunked, one
-   chunk an event, as the SDK's server (uvicorn) sends it.
+   chunk an event, as the SDK's server (uvicorn) sends it. The client of these two (the reference,
+   the one the goal was set with) receives each read in a fresh buffer of up to 1 MiB and keeps a
+   Content-Length body whole, as a client reading a response does. A third figure reads the stream
+   with a Content-Length by a bare client, which only counts the bytes (one buffer, reused): the
+   direct connection is then as fast as this machine's kernel and the upstream go, and the ratio is
+   the proxy's cost against nothing else.
 
 Each round measures direct and through the proxy one after the other; the figures are the medians
 of `--rounds` rounds (the load of this shared machine moves during a run: alternating is what keeps
@@ -20,7 +25,7 @@ first: old and new side by side. The two goals of issue 25.6 are printed last: t
 (>= 0.5x) and the added latency (<= 0.25 ms median).
 
 The upstream is a raw-socket server in its own process (so its cost is the same both ways); the
-client is raw sockets in this process; mcptape runs as the installed console script, writing its
+client is raw sockets in this process; mcptape runs as `python -m mcptape`, writing its
 transcript to a temporary directory.
 """
 
@@ -107,9 +112,12 @@ def request(body: bytes) -> bytes:
     ) + body
 
 
-def read_response(sock: socket.socket, buf: bytearray) -> int:
+def read_response(sock: socket.socket, buf: bytearray, view: memoryview | None = None) -> int:
     """Read one response with a content-length or chunked body; return its body size (leftover
-    stays in `buf`)."""
+    stays in `buf`). The reference client (the goal's) receives each read in a fresh buffer of up to
+    1 MiB and keeps a Content-Length body whole; given `view` (a buffer reused for every read), a
+    bare client only counts the bytes: what is left of a direct connection's cost is the server's
+    and the kernel's."""
     while b"\r\n\r\n" not in buf:
         data = sock.recv(1 << 20)
         if not data:
@@ -132,6 +140,18 @@ def read_response(sock: socket.socket, buf: bytearray) -> int:
         buf.clear()
         return size
     length = int(found.group(1))
+    if view is not None and len(buf) < length:
+        left = length - len(buf)
+        buf.clear()
+        got = 0
+        while left > 0:
+            got = sock.recv_into(view)
+            if not got:
+                raise ConnectionError("closed")
+            left -= got
+        if left < 0:  # the next response's first bytes
+            buf += view[got + left : got]
+        return length
     while len(buf) < length:
         data = sock.recv(1 << 20)
         if not data:
@@ -159,13 +179,14 @@ def latency(port: int, n: int) -> list[float]:
     return times
 
 
-def throughput(port: int, mib: int, chunked: bool = False) -> float:
+def throughput(port: int, mib: int, chunked: bool = False, bare: bool = False) -> float:
     sock = socket.create_connection(("127.0.0.1", port))
     buf = bytearray()
+    view = memoryview(bytearray(1 << 20)) if bare else None
     start = time.perf_counter()
     body = {"stream": True, "mib": mib, "chunked": chunked}
     sock.sendall(request(json.dumps(body, separators=(",", ":")).encode()))
-    size = read_response(sock, buf)
+    size = read_response(sock, buf, view)
     elapsed = time.perf_counter() - start
     sock.close()
     return size / elapsed / (1 << 20)
@@ -236,7 +257,11 @@ def main() -> None:
     port = int(upstream.stdout.readline())
     rounds: list[dict[str, float]] = []
     names = ["mcptape"] + ([args.against] if args.against else [])
-    kinds = (("", False, "with a Content-Length"), ("c", True, "chunked, one chunk an event"))
+    kinds = (
+        ("", False, False, "with a Content-Length"),
+        ("c", True, False, "chunked, one chunk an event"),
+        ("b", False, True, "with a Content-Length, to a bare client that only counts the bytes"),
+    )
     sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         proxies: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
@@ -253,11 +278,11 @@ def main() -> None:
                     one[name + ":lcpu"] = (cpu(proc.pid) - before) / args.requests * 1e6
                     one[name + ":t50"] = statistics.median(through) * 1000
                     one[name + ":t99"] = _ms(through, 99)
-                for kind, chunked, _ in kinds:
-                    one[kind + "direct"] = throughput(port, args.mib, chunked)
+                for kind, chunked, bare, _ in kinds:
+                    one[kind + "direct"] = throughput(port, args.mib, chunked, bare)
                     for name, (proc, proxy) in proxies.items():
                         before = cpu(proc.pid)
-                        one[kind + name] = throughput(proxy, args.mib, chunked)
+                        one[kind + name] = throughput(proxy, args.mib, chunked, bare)
                         one[kind + name + ":cpu"] = (cpu(proc.pid) - before) * 1000 / args.mib
                 rounds.append(one)
         finally:
@@ -287,7 +312,7 @@ def main() -> None:
             f"added median {added(name):.3f} ms, p99 {mid(name + ':t99') - mid('d99'):.3f} ms; "
             f"proxy CPU {mid(name + ':lcpu'):.0f} us a request"
         )
-    for kind, _, what in kinds:
+    for kind, _, _, what in kinds:
         print(f"throughput (one SSE stream of {args.mib} MiB, 4 KiB events, {what})")
         print(f"  direct:            {mid(kind + 'direct'):.0f} MiB/s")
         for name in names:
