@@ -8,6 +8,12 @@ server and a small client; `session.jsonl`, `old.jsonl`, `new.jsonl`, `transcrip
 `~` is the sandbox's. A command passes when it exits 0 or 1 (mcptape's "clean/same" and
 "findings/different"), not 2 (a usage error, an unreadable input) nor 126/127 (not runnable).
 
+The demo server's name in the sandbox (`my_server`, `./server`, the command the recordings other
+than `demo-transcripts/` name) runs the demo server's code on tests/servers/lite.py
+(tests/servers/fast/demo_server.py): the subject is the commands, and the blocks start the server
+about 40 times (0.8 s of CPU each on the SDK, 0.05 s on lite). A block that names
+`python -m mcptape.demo.server` or replays `demo-transcripts/` gets the real one.
+
 A block that cannot run here (it needs the network, a user's MCP client or a terminal) carries a
 marker comment on the line above its fence, which this test honours and requires a reason for:
 
@@ -16,6 +22,7 @@ marker comment on the line above its fence, which this test honours and requires
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -28,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, UNUSED_PLUGINS, console_script, once_per_run
+from tests.conftest import ROOT, SERVERS, UNUSED_PLUGINS, console_script, once_per_run
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +79,9 @@ def blocks() -> list[Block]:
 
 
 BLOCKS = blocks()
-MY_SERVER = "import runpy\nrunpy.run_module('mcptape.demo.server', run_name='__main__')\n"
+DEMO_SERVER = ("-m", "mcptape.demo.server")
+FAST_DEMO_SERVER = SERVERS / "fast" / "demo_server.py"  # the demo server's code on lite
+MY_SERVER = f"import runpy\nrunpy.run_path({str(FAST_DEMO_SERVER)!r}, run_name='__main__')\n"
 MY_CLIENT = '''"""A stdio client of the 2026-07-28 revision, by hand: it starts the server its arguments
 name, asks it for server/discover and tools/list (as the demo's client did), skips lines that are
 not JSON-RPC and gives up on an answer after 5 s."""
@@ -122,7 +131,7 @@ server.wait(5)
 # server's code instead of waiting 30 s for a port nobody opens.
 STAND_IN = """#!/bin/sh
 case " $* " in *" --port "*) echo "server: this stand-in speaks stdio only" >&2; exit 1;; esac
-exec {python} -m mcptape.demo.server
+exec {python} {server}
 """
 
 
@@ -142,16 +151,30 @@ def _make_sandbox(root: Path) -> None:
     (root / "my_client.py").write_text(MY_CLIENT)
     for name in ("server", "new-build"):
         script = root / name
-        script.write_text(STAND_IN.format(python=sys.executable))
+        script.write_text(STAND_IN.format(python=sys.executable, server=FAST_DEMO_SERVER))
         script.chmod(0o755)
-    shutil.copy(demo / "demo-clean.jsonl", root / "session.jsonl")
-    shutil.copy(demo / "demo-clean.jsonl", root / "old.jsonl")
-    shutil.copy(demo / "demo-buggy.jsonl", root / "new.jsonl")
-    for folder in ("transcripts", "tapes"):
-        shutil.copytree(demo, root / folder)
-    (root / "tests" / "transcripts").mkdir(parents=True)
-    shutil.copy(demo / "demo-clean.jsonl", root / "tests" / "transcripts" / "greet.jsonl")
+    copies = {"session.jsonl": "demo-clean", "old.jsonl": "demo-clean", "new.jsonl": "demo-buggy"}
+    copies |= {
+        f"{folder}/{path.stem}.jsonl": path.stem
+        for folder in ("transcripts", "tapes")
+        for path in demo.glob("*.jsonl")
+    }
+    copies["tests/transcripts/greet.jsonl"] = "demo-clean"
+    for name, source in copies.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        _copy_naming_the_fast_server(demo / f"{source}.jsonl", root / name)
     (root / "home").mkdir()
+
+
+def _copy_naming_the_fast_server(source: Path, target: Path) -> None:
+    """A copy of a recording of `python -m mcptape.demo.server [FLAGS]` whose header names its build
+    on lite instead (what `mcptape replay` runs when no server is given); the lines are unchanged."""
+    header, rest = source.read_bytes().split(b"\n", 1)
+    record = json.loads(header)
+    command = record["command"]
+    assert command[1:3] == list(DEMO_SERVER), command
+    record["command"] = [command[0], str(FAST_DEMO_SERVER), *command[3:]]
+    target.write_bytes(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" + rest)
 
 
 def _run(command: str, sandbox: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -167,6 +190,7 @@ def _run(command: str, sandbox: Path, tmp_path: Path) -> subprocess.CompletedPro
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "XDG_STATE_HOME": str(where / "home" / ".state"),
         "PYTEST_ADDOPTS": " ".join(UNUSED_PLUGINS),  # a `pytest` of the docs loads only what it uses
+        "PYTEST_XDIST_AUTO_NUM_WORKERS": "1",  # and its `-n auto` starts one worker, not one per core
     }
     env.pop("MCPTAPE_DIR", None)
     return subprocess.run(
