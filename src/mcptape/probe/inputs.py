@@ -22,12 +22,14 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver
-from mcptape.probe.judge import CaseResult, judge
+from mcptape.probe.judge import CaseResult, Read, judge, read
+from mcptape.probe.ledger import OneCall
 from mcptape.probe.observed import AFTER_ID, PING_ID, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
@@ -162,8 +164,7 @@ def run_inputs(
         observed_all.extend(observed)
         first = feed.next()
         rank, held = None, None  # a later process starts after the ranked ones
-    one = ready.one()
-    results = [judge(o, one) for o in observed_all]
+    results = judge_all(observed_all, ready.one())
     tools = ready.riding if host else None
     if tools is not None:
         owing = partial(ready.owing, plan.token)
@@ -222,6 +223,12 @@ def _inputs_process(
     for observed in done:
         observed.version, observed.stateless = d.version, d.stateless
     return done
+
+
+def judge_all(observed: list[Observed], baseline: OneCall | None) -> list[CaseResult]:
+    """The verdicts of cases that share transcripts (each transcript read once)."""
+    reads: dict[Path, Read] = {}
+    return [judge(o, baseline, reads.get(o.path) or reads.setdefault(o.path, read(o.path))) for o in observed]
 
 
 def _marker(case: Case, plan: Plan) -> str:

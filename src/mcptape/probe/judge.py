@@ -25,7 +25,7 @@ from typing import Any
 from mcptape.check import rules
 from mcptape.check.analyze import analyze_file
 from mcptape.check.attribution import named_value
-from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Finding, Message
+from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, Analysis, ExecCall, Finding, Message
 from mcptape.check.protocol import batches_allowed
 from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import INPUT, Case, title_for
@@ -122,10 +122,20 @@ class Seen:
         return min(times) if times else None
 
 
-def judge(observed: Observed, baseline: OneCall | None) -> CaseResult:
-    """The verdict of one case (`baseline`: the lines one valid request makes, from the clean start)."""
+Read = tuple[Seen, Analysis]  # a transcript as the check core read it: what `Seen` kept, the analysis
+
+
+def read(path: Path) -> Read:
+    """The check core's analysis of a transcript, once for every case it holds (`judge(..., read=)`)."""
     seen = Seen()
-    _, analysis = analyze_file(str(observed.path), on_message=seen.keep, on_exec=seen.calls.append)
+    _, analysis = analyze_file(str(path), on_message=seen.keep, on_exec=seen.calls.append)
+    return seen, analysis
+
+
+def judge(observed: Observed, baseline: OneCall | None, transcript: Read | None = None) -> CaseResult:
+    """The verdict of one case (`baseline`: the lines one valid request makes, from the clean start;
+    `transcript`: its transcript already read, when other cases share it)."""
+    seen, analysis = transcript if transcript is not None else read(observed.path)
     result = CaseResult(
         observed.case,
         Verdict.PASS,
