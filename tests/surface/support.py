@@ -7,15 +7,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import NODE_DIR, PYTHON, console_script, server_everything
+from tests.conftest import NODE_DIR, PYTHON, SERVERS, console_script, server_everything
 
-HERE = Path(__file__).resolve().parent
-WEATHER = HERE / "servers" / "weather.py"
+WEATHER = SERVERS / "weather.py"
 VENV_BIN = Path(PYTHON).parent
 
 
 def weather(variant: str = "base") -> list[str]:
-    """The SDK weather server of `servers/weather.py`, in one of its variants, on stdio."""
+    """The SDK weather server of `tests/servers/weather.py`, in one of its variants, on stdio."""
     return [PYTHON, str(WEATHER), variant]
 
 

@@ -1,4 +1,4 @@
-"""`tools diff` of a real SDK server against edited builds of itself (servers/weather.py): each
+"""`tools diff` of a real SDK server against edited builds of itself (tests/servers/weather.py): each
 edit gets its severity, its path and its exit code, from a lock and from a recorded session."""
 
 from __future__ import annotations

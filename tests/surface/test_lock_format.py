@@ -11,10 +11,10 @@ import orjson
 from mcptape.jsonsafe import dumps
 from mcptape.surface.lockfile import lock_text, read_lock
 from mcptape.surface.model import digest
-from tests.conftest import PYTHON
-from tests.surface.support import HERE, tools
+from tests.conftest import PYTHON, SERVERS
+from tests.surface.support import tools
 
-PAGED = [PYTHON, str(HERE / "servers" / "paged.py")]
+PAGED = [PYTHON, str(SERVERS / "paged.py")]
 
 
 def test_every_page_of_tools_list_is_locked_and_the_server_ping_answered(tmp_path: Path) -> None:
