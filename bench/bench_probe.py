@@ -1,6 +1,6 @@
 """Benchmark `mcptape probe` against one plain session with the same server, in the same run.
 
-    python bench/bench_probe.py [--runs 1] [--jobs N]
+    python bench/bench_probe.py [--runs 1] [--jobs N] [--only NAME] [--against REV]
 
 For each server (`mcp-server-time` from the virtualenv, a server built with the SDK's MCPServer
 (tests/probe/sdk_server.py), the bundled demo server), measures:
@@ -16,6 +16,10 @@ the machine's load moves least), how many server processes the probe started, an
 load average before and after (on 2 quiet cores a probe takes at least half its CPU time). The
 plain session is timed before and after each probe (the median of all is the figure), so that a
 change of load during the run weighs on both sides.
+With `--against REV` the mcptape of git revision REV (its `src/`, exported to a temporary folder)
+probes the same server right after the current one, in every run: old and new side by side, at
+the same load. Both are started the same way (`python -c` of `mcptape.entry`, PYTHONPATH set to
+their `src/`), so neither gets a faster launcher.
 Trust only ratios measured in the same run on this shared machine (see /work/shared/PERF.md).
 """
 
@@ -86,11 +90,14 @@ def plain_session(command: list[str], params: dict[str, object]) -> tuple[float,
     return time.perf_counter() - t0, children_cpu() - cpu
 
 
+LAUNCH = "import sys; from mcptape.entry import main; sys.argv[0] = 'mcptape'; main()"
+
+
 def probe(
-    command: list[str], call: dict[str, object] | None, jobs: int | None
+    command: list[str], call: dict[str, object] | None, jobs: int | None, src: Path = ROOT / "src"
 ) -> tuple[float, int, str, float]:
     """The probe's wall time, the number of transcripts (server processes), its summary line and the
-    CPU seconds it took (mcptape's and every server's)."""
+    CPU seconds it took (mcptape's and every server's), with the mcptape in `src`."""
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
         out = Path(tmp) / "out"
         options = ["-o", str(out)]
@@ -100,10 +107,11 @@ def probe(
             options += ["-j", str(jobs)]
         cpu, t0 = children_cpu(), time.perf_counter()
         done = subprocess.run(
-            [str(BIN / "mcptape"), "probe", *options, "--", *command],
+            [sys.executable, "-c", LAUNCH, "probe", *options, "--", *command],
             capture_output=True,
             text=True,
             timeout=600,
+            env={**os.environ, "PYTHONPATH": str(src)},
         )
         seconds = time.perf_counter() - t0
         cpu = children_cpu() - cpu
@@ -121,26 +129,40 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs of each (the median is shown)")
     parser.add_argument("--jobs", type=int, default=None, help="probe -j (default: the probe's own)")
     parser.add_argument("--only", help="only the server whose name contains this")
+    parser.add_argument("--against", metavar="REV", help="also probe with the mcptape of git revision REV")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; {load()}", flush=True)
-    for name, command, params, told in servers():
-        if args.only and args.only not in name:
-            continue
-        plains = [plain_session(command, params)]
-        probes = []
-        for _ in range(args.runs):
-            probes.append(probe(command, params if told else None, args.jobs))
-            plains.append(plain_session(command, params))
-        plain = statistics.median(p[0] for p in plains)
-        plain_cpu = statistics.median(p[1] for p in plains)
-        wall = statistics.median(p[0] for p in probes)
-        cpu = statistics.median(p[3] for p in probes)
-        print(
-            f"{name}: one plain session {plain:.2f}s; probe {wall:.2f}s = {wall / plain:.1f}x a session "
-            f"(CPU {cpu:.1f}s = {cpu / plain_cpu:.1f}x the session's {plain_cpu:.2f}s), "
-            f"{probes[0][1]} server processes; {load()}; {probes[0][2]}",
-            flush=True,
-        )
+    with tempfile.TemporaryDirectory(prefix="bench-probe-rev-") as tmp:
+        sources = {"now": ROOT / "src"}
+        if args.against:
+            sources[args.against] = export(args.against, Path(tmp))
+        for name, command, params, told in servers():
+            if args.only and args.only not in name:
+                continue
+            plains = [plain_session(command, params)]
+            probes: dict[str, list[tuple[float, int, str, float]]] = {label: [] for label in sources}
+            for _ in range(args.runs):
+                for label, src in sources.items():
+                    probes[label].append(probe(command, params if told else None, args.jobs, src))
+                plains.append(plain_session(command, params))
+            plain = statistics.median(p[0] for p in plains)
+            plain_cpu = statistics.median(p[1] for p in plains)
+            for label, runs in probes.items():
+                wall = statistics.median(p[0] for p in runs)
+                cpu = statistics.median(p[3] for p in runs)
+                print(
+                    f"{name} ({label}): one plain session {plain:.2f}s; probe {wall:.2f}s = "
+                    f"{wall / plain:.1f}x a session (CPU {cpu:.1f}s = {cpu / plain_cpu:.1f}x the session's "
+                    f"{plain_cpu:.2f}s), {runs[0][1]} server processes; {load()}; {runs[0][2]}",
+                    flush=True,
+                )
+
+
+def export(rev: str, into: Path) -> Path:
+    """The `src/` of git revision `rev`, exported under `into`."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into / "src"
 
 
 if __name__ == "__main__":
