@@ -239,6 +239,7 @@ class _Run:
         wait(self.futures)  # their servers end at once, their transcripts are removed
         ended = self.futures[0].result()  # the clean start's verdict, with its exit
         start = ended[0] if ended else start
+        self.baseline = start.baseline
         self.report(start)
         self.futures, self.mrtr = [], None
         if observed.gone == "initialize":
