@@ -18,7 +18,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from mcptape.tui.app import ViewerApp
-from tests.conftest import PYTHON, once_per_run, server_everything
+from tests.conftest import PYTHON, SERVERS, once_per_run, server_everything
 from tests.http.helpers import HERE as HTTP_TESTS
 from tests.http.helpers import free_port, recording, sdk_server
 
@@ -151,7 +151,7 @@ def planted_http_transcript(directory: Path, mode: str, headers: dict[str, str] 
     return out
 
 
-BUILD_SERVER = Path(__file__).resolve().parent / "servers" / "build_http.py"
+BUILD_SERVER = SERVERS / "build_http.py"
 
 
 async def _build_session(url: str) -> list[float]:
@@ -171,7 +171,7 @@ async def _build_session(url: str) -> list[float]:
 @pytest.fixture(scope="session")
 def build_http_transcripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The same session recorded against two builds of an official SDK `MCPServer` over
-    streamable-http (tests/tui/servers/build_http.py): the new build's session-opening answer has
+    streamable-http (tests/servers/build_http.py): the new build's session-opening answer has
     another `x-build` header, its DELETE is refused 405 (with a header of hostile bytes), and its `add`
     is off by one. Recorded through `mcptape record --http-upstream URL -- server` (a few seconds),
     once per test run (shared by the xdist workers)."""

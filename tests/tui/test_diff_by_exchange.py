@@ -2,7 +2,7 @@
 exchange (method, target, status old→new, session ids, the headers that differ named), which opens
 into the message pairs it carried; two stdio transcripts are listed by pair as ever. Recorded from
 the official SDK client against two builds of an official SDK server over streamable-http
-(tests/tui/servers/build_http.py: the new build's session-opening answer has another `x-build`, its
+(tests/servers/build_http.py: the new build's session-opening answer has another `x-build`, its
 DELETE is refused 405 with a header of hostile bytes, its `add` is off by one)."""
 
 from __future__ import annotations
