@@ -25,7 +25,7 @@ UNANSWERED = "unanswered"
 TOOL_ERROR = "tool_error"
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """A request and its answer (None when it never came), with what it caused.
 
