@@ -22,8 +22,8 @@ from mcptape.check.analyze import analyze
 from mcptape.check.modern import Modern
 from mcptape.transcript import Event
 from tests.check.helpers import error, line, notification, request, result
-from tests.verdicts.test_modern import TABLES as RULE_TABLES
-from tests.verdicts.test_modern_entry import TABLES as ENTRY_TABLES
+from tests.check.rules.modern import TABLES as RULE_TABLES
+from tests.check.rules.modern_entry import TABLES as ENTRY_TABLES
 
 V = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -67,7 +67,7 @@ def both(items: Items, times: list[float] | None = None) -> tuple[Found, Found]:
     "items", [pytest.param(i, id=f"{rule}: {name}") for rule, t in TABLES.items() for name, i, _ in t]
 )
 def test_every_rule_table_finds_the_same_with_and_without_the_shortcuts(items: Items) -> None:
-    """Each table of tests/verdicts/test_modern.py and test_modern_entry.py: the same findings, at
+    """Each table of tests/check/rules/modern.py and modern_entry.py: the same findings, at
     the same events."""
     fast, slow = both(items)
     assert fast == slow

@@ -12,10 +12,10 @@ from mcptape.probe.cases import BY_ID
 from mcptape.probe.inputs import share_processes
 from mcptape.probe.judge import WENT_ON
 from mcptape.probe.observed import Verdict
-from tests.conftest import PYTHON
+from tests.conftest import PYTHON, SERVERS
 from tests.probe.support import PB_SERVER, by_id, probe
 
-MRTR = [PYTHON, str(Path(__file__).resolve().parents[1] / "verdicts" / "servers" / "mrtr_server.py")]
+MRTR = [PYTHON, str(SERVERS / "mrtr_server.py")]
 RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}, "allow_mutating": True}
 
 

@@ -3,7 +3,7 @@
 The ids are a public contract (scripts match on them, `--json` prints them); never rename one.
 Each rule is raised in one stage of the pipeline, named in `stage` (one of `STAGES`, which names the
 modules of each stage: tests/check/test_rule_stages.py holds every rule to them; SARIF's rule help
-says it), and has its own test table in tests/check/test_rules.py.
+says it), and has its own test table under tests/check/rules/.
 """
 
 from __future__ import annotations

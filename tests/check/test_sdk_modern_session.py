@@ -22,10 +22,11 @@ from mcp_types import ElicitResult, LoggingMessageNotificationParams
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Severity
 from tests.clients import python_server, run_session
+from tests.conftest import SERVERS
 
 pytestmark = pytest.mark.slow
 
-SERVER = Path(__file__).resolve().parent / "servers" / "sdk_modern.py"
+SERVER = SERVERS / "sdk_modern.py"
 
 
 async def _confirm(context: Any, params: Any) -> ElicitResult:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mcptape.commands.check import check_command
 from mcptape.commands.share import report_command
 from tests.check.helpers import Item, events
-from tests.verdicts.test_promises import READ_ONLY_TOOL, call, cancel, done, listing, tap
+from tests.check.rules.promises import READ_ONLY_TOOL, call, cancel, done, listing, tap
 
 SESSION: list[Item] = [
     *listing(1, READ_ONLY_TOOL, {"name": "deploy", "inputSchema": {"type": "object"}}),

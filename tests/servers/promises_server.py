@@ -1,5 +1,5 @@
 """An MCPServer whose tools declare annotations and report their actions on the executor tap, some
-keeping their promises and some breaking them (tests/verdicts/test_promises_real.py).
+keeping their promises and some breaking them (tests/check/test_promises_real.py).
 
 Kept: `lookup` (read-only: a tap line of kind read and a GET), `upsert` (idempotent: the same key
 written again), `late` (acts only after a pause, so a call cancelled before it acted did nothing).

@@ -1,5 +1,5 @@
 """Promises against evidence with real processes: the official SDK client drives a server whose tools
-declare annotations (tests/verdicts/servers/promises_server.py) and the real mcp-server-fetch, each
+declare annotations (tests/servers/promises_server.py) and the real mcp-server-fetch, each
 under the installed `mcptape record --http-sink` (and `--stub`), and `check` holds what the tools
 promised against what the tap, the sink and the stub saw."""
 
@@ -21,10 +21,11 @@ from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Analysis, Severity
 from mcptape.commands.check import check_command
 from tests.clients import recorded
+from tests.conftest import SERVERS
 
 pytestmark = pytest.mark.slow
 
-SERVER = Path(__file__).parent / "servers" / "promises_server.py"
+SERVER = SERVERS / "promises_server.py"
 FETCH = Path(sys.executable).parent / "mcp-server-fetch"
 Script = Callable[[Client], Awaitable[None]]
 

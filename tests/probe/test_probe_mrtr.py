@@ -12,12 +12,11 @@ import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.probe.observed import Verdict
-from tests.conftest import PYTHON
+from tests.conftest import PYTHON, SERVERS
 from tests.probe.support import PB_SERVER, by_id, probe
 
 pytestmark = pytest.mark.slow
 
-SERVERS = Path(__file__).resolve().parent / "servers"
 MRTR = [PYTHON, str(SERVERS / "mrtr_server.py")]
 # `release` declares no readOnlyHint: the probe calls it only when told it may (a stand-in server)
 RELEASE: dict[str, Any] = {"tool": "release", "arguments": {"version": "1.0"}, "allow_mutating": True}

@@ -17,11 +17,10 @@ import pytest
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Analysis
-from tests.conftest import PYTHON, console_script
+from tests.conftest import PYTHON, SERVERS, console_script
 
 pytestmark = pytest.mark.slow
 
-SERVERS = Path(__file__).resolve().parent / "servers"
 V = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 GOOD = {V: "2026-07-28", CAPS: {}}
