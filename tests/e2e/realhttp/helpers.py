@@ -12,10 +12,10 @@ import anyio
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Finding
-from tests.conftest import PYTHON
+from tests.conftest import PYTHON, SERVERS
 from tests.http.helpers import free_port, recording
 
-SWEEP = Path(__file__).resolve().parent / "servers" / "sweep_http.py"
+SWEEP = SERVERS / "sweep_http.py"
 
 
 def sweep_server(port: int, *flags: str) -> list[str]:

@@ -14,10 +14,10 @@ from mcp import Client
 
 from mcptape.check.analyze import analyze_file
 from mcptape.check.http.paramheaders import param_mismatches
-from tests.conftest import PYTHON
+from tests.conftest import PYTHON, SERVERS
 from tests.http.helpers import free_port, recording
 
-SERVER = Path(__file__).resolve().parent / "servers" / "param_headers.py"
+SERVER = SERVERS / "param_headers.py"
 
 
 async def _two_queries(url: str) -> tuple[str, str]:

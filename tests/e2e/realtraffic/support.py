@@ -15,8 +15,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Analysis
 from tests.clients import recorded
+from tests.conftest import SERVERS
 
-FEATURES = [sys.executable, str(Path(__file__).resolve().parent / "servers" / "features.py")]
+FEATURES = [sys.executable, str(SERVERS / "features.py")]
 Script = Callable[[Client], Awaitable[None]]
 
 
