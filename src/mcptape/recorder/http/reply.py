@@ -1,6 +1,7 @@
 """What a response body carries, for the recording tap (`tap.Tap`): the JSON-RPC messages of a
-JSON body (one `out` line once the body is whole) or of an SSE stream (one `out` line an event),
-by the body's Content-Type.
+JSON body (one `out` line once the body is whole) or of an SSE stream (one `out` line an event,
+read by `SseMessages`, the recorder's own reader; `SseDecoder` stays the reference), by the body's
+Content-Type.
 
 The messages of an SSE stream's events wait for the tap to record the bytes they came in (`written`,
 called right after that record): a read's bytes, then its events' messages in one write. Where the

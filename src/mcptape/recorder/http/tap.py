@@ -12,9 +12,11 @@ The bytes the readers consumed since the last record are written as they come, t
 they belong to: a request's bytes open an exchange (numbered for the whole session), its response's
 close it. A request body, once complete, goes on `in`; a JSON response body on `out` when complete;
 each event of an SSE stream on `out` in the read its blank line arrives in (right after that read's
-bytes: one record for them, one write for its events' messages). Bytes h11 cannot read (not
-HTTP) stop the reading, never the forwarding: they are recorded as they are, on the exchange in
-progress, and the reason is kept for `exchange_problem`.
+bytes: one record for them, then its events' messages, in one write). A sink that takes encoded
+records (`write_raw`: the spool of a transcript writer) gets them encoded here, as the writer
+encodes them (`reply.record`, `reply.carried_records`); any other sink, fields. Bytes h11 cannot
+read (not HTTP) stop the reading, never the forwarding: they are recorded as they are, on the
+exchange in progress, and the reason is kept for `exchange_problem`.
 """
 
 from __future__ import annotations
