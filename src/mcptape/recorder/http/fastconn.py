@@ -6,9 +6,11 @@ other as a mirror). Nearly every MCP exchange is the same shape: a keep-alive HT
 with a Host and a Content-Length, answered by a keep-alive HTTP/1.1 response with a
 Content-Length or a chunked body (an SSE stream). `FastConn` reads exactly that, with the subset of
 h11's connection interface the tap uses (`receive_data`, `next_event`, `trailing_data`, the
-states, `start_next_cycle`, `send` for the mirror), and gives the same events at the same bytes: a
-head once it is whole, a body's bytes as they come (one `Data` per piece fed, up to the length;
-per chunk, as h11's ChunkedReader), its end, `PAUSED` after it until the cycle restarts.
+states, `start_next_cycle`, `send` for the mirror), and consumes the same bytes at the same points:
+a head once it is whole, a body's bytes as they come (one `Data` per piece fed, up to the length,
+given on uncopied; in a chunked body, one `Data` of all the chunks a piece holds, where h11 gives
+one a chunk: the tap records a read, not a chunk), its end, `PAUSED` after it until the cycle
+restarts.
 
 Anything else raises `Unsure` where it is met: at the start of a message (before a byte of it is
 taken), a head this module does not read (no framing, `Connection`, `Expect`, `Upgrade`,
