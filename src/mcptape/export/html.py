@@ -29,14 +29,13 @@ from mcptape.check.model import IN, OUT, Finding, Kind, Message
 from mcptape.export.session import Session
 from mcptape.export.spans import service_name
 from mcptape.export.text import printable_ascii, safe
+from mcptape.export.timeline import timeline
 from mcptape.jsonsafe import dumps
 from mcptape.textsafe import escape, escape_controls, escape_json
 from mcptape.version import __version__
 
 RAW_SHOWN = 16384  # bytes of one message shown raw
 MESSAGES_SHOWN = 50_000  # messages listed per session
-BARS_DRAWN = 400  # requests drawn on the timeline
-WIDTH, LEFT, ROW = 1000, 170, 13
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}
@@ -54,7 +53,6 @@ details.rejected summary{color:#b00}.t{color:#666;font-family:ui-monospace,monos
 .timeline{border:1px solid #ddd;max-width:100%;height:auto}
 """
 STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-SEVERITY_FILL = {"error": "#d00", "warning": "#e80", "info": "#999"}
 
 
 class Row(NamedTuple):
@@ -150,26 +148,6 @@ class Found(NamedTuple):
     message: str
     raw: str
     related: list[str]
-
-
-class Bar(NamedTuple):
-    """A request on the timeline."""
-
-    x: float
-    y: float
-    w: float
-    fill: str
-    label: str
-    title: str
-
-
-class Dot(NamedTuple):
-    """An action (a dot) or a finding (a triangle) on the timeline."""
-
-    x: float
-    y: float
-    fill: str
-    title: str
 
 
 def _template() -> Any:
@@ -274,60 +252,6 @@ def _message(message: Message, rejected: bool) -> Row:
     )
 
 
-def _x(t: float, end: float) -> float:
-    return round(LEFT + (WIDTH - LEFT - 10) * (t / end if end > 0 else 0.0), 2)
-
-
-def _timeline(session: Session) -> dict[str, Any]:
-    end = max(session.end, 1e-6)
-    bars: list[Bar] = []
-    dots: list[Dot] = []
-    after_reject = {f.event for f in session.analysis.findings if f.rule == "exec-after-reject"}
-    for row, call in enumerate(session.calls[:BARS_DRAWN]):
-        y = 6 + row * ROW
-        stop = call.end if call.end is not None else end
-        error = call.error
-        fill = "#999" if error == "unanswered" else ("#e80" if error else "#36c")
-        label = call.method + (f" {call.target}" if call.target else "")
-        title = f"{label} (id {call.request.id}) at {call.start:.6f}s, {(stop - call.start) * 1000:.3f} ms"
-        if error:
-            title += f", error {error}"
-        x = _x(call.start, end)
-        w = max(round(_x(stop, end) - x, 2), 1.5)
-        bars.append(Bar(x, y, w, fill, escape_controls(label[:28]), escape_controls(title)))
-        for action in call.actions:
-            red = action.frame.event in after_reject
-            said = ("after a reject: " if red else "action: ") + _raw(action.frame.body)[:300]
-            dots.append(Dot(_x(action.frame.t, end), y + 5, "#d00" if red else "#2a2", said))
-    rows = min(len(session.calls), BARS_DRAWN)
-    axis = 12 + rows * ROW
-    marks = [
-        Dot(
-            _x(f.t or 0.0, end),
-            axis - 10,
-            SEVERITY_FILL.get(f.severity.value, "#999"),
-            f"{f.severity.value} {f.rule}: {escape_controls(f.message)[:300]}",
-        )
-        for f in session.analysis.findings
-    ]
-    anchors = ("start", "middle", "middle", "middle", "end")
-    ticks = [
-        {"x": _x(end * i / 4, end), "label": f"{end * i / 4:.3f}s", "anchor": anchors[i]} for i in range(5)
-    ]
-    more = max(len(session.calls) - BARS_DRAWN, 0)
-    return {
-        "width": WIDTH,
-        "height": axis + 20,
-        "left": LEFT,
-        "axis": axis,
-        "bars": bars,
-        "dots": dots,
-        "marks": marks,
-        "ticks": ticks,
-        "more": more,
-    }
-
-
 def _firsts(session: Session) -> list[dict[str, Any]]:
     out = []
     for channel, direction in ((OUT, "out (server→client)"), (IN, "in (client→server)")):
@@ -374,7 +298,7 @@ def _context(session: Session) -> dict[str, Any]:
         "exit": exit_text,
         "verdict": verdict,
         "verdict_class": "good" if total == 0 else "bad",
-        "svg": _timeline(session),
+        "svg": timeline(session, _raw),
         "firsts": _firsts(session),
         "findings": [_finding(f) for f in analysis.findings],
         "messages": Rows(session.messages[:MESSAGES_SHOWN], rejected),

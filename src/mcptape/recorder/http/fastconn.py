@@ -25,107 +25,30 @@ here is therefore read by h11 itself; what it refuses it refuses with its own wo
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import h11
 
-# h11's grammar (h11/_abnf.py), for the lines this module reads itself.
-_TOKEN = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
-_FIELD_VCHAR = rb"[^\x00\s]"
-_FIELD_CONTENT = rb"%s+(?:[ \t]+%s+)*" % (_FIELD_VCHAR, _FIELD_VCHAR)
-HEADER_FIELD = re.compile(rb"(%s):[ \t]*((?:%s)?)[ \t]*" % (_TOKEN, _FIELD_CONTENT))
-REQUEST_LINE = re.compile(rb"(%s) ([\x21-\x7e]+) HTTP/1\.1" % _TOKEN)
-STATUS_LINE = re.compile(rb"HTTP/1\.1 ([0-9]{3})(?: ((?:[ \t]|%s)*))?" % _FIELD_VCHAR)
-BLANK_LINE = re.compile(rb"\n\r?\n")  # where h11 ends a head
-DIGITS = re.compile(rb"[0-9]{1,20}")  # h11 takes no longer Content-Length
-CHUNK_HEADER = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*\r\n")
+from mcptape.recorder.http.heads import (
+    BLANK_LINE,
+    CHUNK_HEADER,
+    CHUNKED,
+    REQUEST_LINE,
+    STATUS_LINE,
+    body_length,
+    header_fields,
+    request_event,
+    response_event,
+)
 
 
 class Unsure(Exception):
     """The next message is not one this module reads: let h11 read it (nothing of it was taken)."""
 
 
-class _Head(list[tuple[bytes, bytes]]):
-    """A head's header lines as they came (the `raw_items()` the tap reads from h11's headers)."""
-
-    def raw_items(self) -> list[tuple[bytes, bytes]]:
-        return self
-
-
-def _request(method: bytes, target: bytes, headers: _Head) -> h11.Request:
-    """An h11 `Request` made without h11's validation (this module validated it)."""
-    event = object.__new__(h11.Request)
-    for name, value in (
-        ("method", method),
-        ("target", target),
-        ("headers", headers),
-        ("http_version", b"1.1"),
-    ):
-        object.__setattr__(event, name, value)
-    return event
-
-
-def _response(status: int, reason: bytes, headers: _Head) -> h11.Response:
-    event = object.__new__(h11.Response)
-    for name, value in (
-        ("status_code", status),
-        ("reason", reason),
-        ("headers", headers),
-        ("http_version", b"1.1"),
-    ):
-        object.__setattr__(event, name, value)
-    return event
-
-
 _END = h11.EndOfMessage()
 _CLOSED = h11.ConnectionClosed()
 IDLE, BODY, DONE, CLOSED, WAIT = "idle", "body", "done", "closed", "wait"
-
-
-def _fields(lines: list[bytes]) -> _Head | None:
-    """The header lines, each as h11's grammar reads it; None when one is not (obs-fold included)."""
-    head = _Head()
-    match = HEADER_FIELD.fullmatch
-    for line in lines:
-        found = match(line)
-        if found is None:
-            return None
-        head.append((found.group(1), found.group(2)))
-    return head
-
-
-CHUNKED = -1  # `_length` of a chunked body
-
-
-def _length(headers: _Head, *, request: bool) -> int | None:
-    """The body's length, for a head whose framing this module reads: one Content-Length of digits
-    (none on a request: no body) or one `Transfer-Encoding: chunked` (`CHUNKED`), not both; no
-    Connection but keep-alive, no Expect or Upgrade, one Host on a request; None otherwise."""
-    length: int | None = None if not request else 0
-    hosts = lengths = codings = 0
-    for name, value in headers:
-        lower = name.lower()
-        if lower == b"content-length":
-            lengths += 1
-            if not DIGITS.fullmatch(value):
-                return None
-            length = int(value)
-        elif lower == b"transfer-encoding":
-            codings += 1
-            if value.lower() != b"chunked":
-                return None
-            length = CHUNKED
-        elif lower == b"host":
-            hosts += 1
-        elif lower == b"connection":
-            if value.lower() != b"keep-alive":
-                return None
-        elif lower in (b"expect", b"upgrade"):
-            return None
-    if lengths + codings > 1 or (request and hosts != 1):
-        return None
-    return length
 
 
 class FastConn:
@@ -236,7 +159,7 @@ class FastConn:
         if head.count(b"\n") != head.count(b"\r\n") or head.count(b"\r") != head.count(b"\r\n"):
             self._unsure()
         lines = head.split(b"\r\n")
-        headers = _fields(lines[1:])
+        headers = header_fields(lines[1:])
         if headers is None:
             self._unsure()
         assert headers is not None
@@ -245,20 +168,20 @@ class FastConn:
             if line is None or line.group(1) == b"CONNECT":
                 self._unsure()
             assert line is not None
-            length = _length(headers, request=True)
+            length = body_length(headers, request=True)
             if length is None:
                 self._unsure()
-            event: Any = _request(line.group(1), line.group(2), headers)
+            event: Any = request_event(line.group(1), line.group(2), headers)
         else:
             line = STATUS_LINE.fullmatch(lines[0])
             if line is None or self.method in (b"HEAD", b"CONNECT"):
                 self._unsure()
             assert line is not None
             status = int(line.group(1))
-            length = _length(headers, request=False)
+            length = body_length(headers, request=False)
             if status < 200 or status in (204, 304) or length is None:
                 self._unsure()
-            event = _response(status, line.group(2) or b"", headers)
+            event = response_event(status, line.group(2) or b"", headers)
         assert length is not None
         del buffer[:end]
         self.state, self.length = BODY, length
