@@ -49,11 +49,11 @@ def v1_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return once_per_run(tmp_path_factory, "replay-v1", make) / "v1.jsonl"
 
 
-MINTED_SERVER = Path(__file__).resolve().parent / "minted_server.py"
+MINTED_SERVER = SERVERS / "minted_server.py"
 
 
 def minted(*flags: str) -> list[str]:
-    """The command line of tests/replay/minted_server.py with `flags`."""
+    """The command line of tests/servers/minted_server.py with `flags`."""
     return python_server(MINTED_SERVER, *flags)
 
 

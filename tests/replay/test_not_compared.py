@@ -13,11 +13,11 @@ from mcp import Client
 
 from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
-from tests.conftest import console_script
+from tests.conftest import SERVERS, console_script
 
 pytestmark = pytest.mark.slow
 
-SERVER = Path(__file__).resolve().parent / "telemetry_server.py"
+SERVER = SERVERS / "telemetry_server.py"
 WARNING = "telemetry_server: warning: config.toml is deprecated"
 
 

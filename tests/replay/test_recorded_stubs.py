@@ -14,11 +14,11 @@ from mcp import Client
 
 from mcptape.replay.api import replay
 from tests.clients import python_server, sdk_session
-from tests.conftest import console_script
+from tests.conftest import SERVERS, console_script
 
 pytestmark = pytest.mark.slow
 
-STUB_SERVER = Path(__file__).resolve().parent / "stub_server.py"
+STUB_SERVER = SERVERS / "stub_server.py"
 STUB = "mcptape-qa-deploy"
 
 
