@@ -30,7 +30,7 @@ from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver
 from mcptape.probe.judge import CaseResult, Read, judge, read
 from mcptape.probe.ledger import OneCall
-from mcptape.probe.observed import AFTER_ID, PING_ID, Observed
+from mcptape.probe.observed import AFTER_ID, PING_ID, Observed, Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.sessions import AFTER_SETTLE, Progress, handshake, hard_input, run_case, valid_calls
@@ -101,7 +101,8 @@ def run_clean_start(
     def answered(d: Driver, observed: Observed) -> None:
         if not (observed.hung or observed.gone or observed.refused):
             observed.version, observed.stateless = d.version, d.stateless
-            ready.seen(observed, judge(observed, None))  # its window so far: the others go on now
+            # The others go on now (no analysis first: it is judged once its process has ended).
+            ready.seen(observed, CaseResult(case, Verdict.PASS, "the valid call went through"))
 
     final: CaseResult | None = None
     try:

@@ -37,12 +37,14 @@ from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import CLIENT_INFO, Driver, Reply, Status
-from mcptape.probe.judge import CaseResult, exit_text
+from mcptape.probe.judge import CaseResult, exit_text, judge
 from mcptape.probe.ledger import Later, Owing
 from mcptape.probe.live import server
-from mcptape.probe.observed import Verdict
+from mcptape.probe.observed import Observed, Verdict
 from mcptape.probe.plan import Plan
+from mcptape.probe.ready import Ready
 from mcptape.probe.safety import callable_tools
+from mcptape.probe.sessions import run_case
 from mcptape.probe.tools import SETTLE
 from mcptape.probe.windows import ToolFrame, judge_frames
 from mcptape.textsafe import escape_text
@@ -289,3 +291,26 @@ def _retry(d: Driver, frame: ToolFrame, asked: Asked, found: list[Asked], schema
             bad = issued[1]
     retry = _call(asked.tool, asked.arguments, frame.rid, requestState=bad, inputResponses=answers(requests))
     return orjson.dumps(retry) + b"\n"
+
+
+MRTR_LIST = "probe-mrtr-list"  # the id of the MRTR part's tools/list after start-discover
+
+
+def discover_then_mrtr(case: Case, plan: Plan, ready: Ready, rank: int) -> list[CaseResult]:
+    """start-discover, then, in the same process, the requestState cases when the server answered
+    server/discover and the clean start listed a tool the probe may call: the stateless revision
+    keeps no session, each request carries its own `_meta` (its own client capabilities)."""
+    found: list[tuple[Sent, Harness]] = []
+
+    def then(d: Driver, observed: Observed) -> None:
+        if ready.mrtr and d.stateless and not (observed.hung or observed.gone or observed.discover):
+            observed.until = MRTR_LIST  # start-discover's window ends where the MRTR part begins
+            found.append((send_mrtr(d, plan, ready.call, observed.path, MRTR_LIST), d.h))
+
+    observed = run_case(case, plan, ready=ready, rank=rank, then=then)
+    if observed is None:
+        return []
+    results = [judge(observed, None)]
+    for sent, harness in found:
+        results += sent.results(harness, ready.owing(plan.token))
+    return results

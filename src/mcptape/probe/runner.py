@@ -19,24 +19,23 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from mcptape.errors import MCPTapeError
-from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.baseline import Entry
 from mcptape.probe.cases import INPUT, TOOL, Call, Case
-from mcptape.probe.driver import Driver
 from mcptape.probe.inputs import CLEAN_START, hosts_tools, run_clean_start, run_inputs, share_processes
-from mcptape.probe.judge import CaseResult, inconclusive, judge, not_run
-from mcptape.probe.mrtr import Sent, run_mrtr, send_mrtr
-from mcptape.probe.observed import Observed, Verdict
+from mcptape.probe.judge import CaseResult, inconclusive, not_run
+from mcptape.probe.mrtr import discover_then_mrtr, run_mrtr
+from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.safety import NOT_TESTED, callable_tools
-from mcptape.probe.sessions import Progress, run_and_judge, run_case
+from mcptape.probe.sessions import Progress, run_and_judge
 from mcptape.probe.surfacelock import LOCK_NAME, SurfaceLock, write_surface_lock
 from mcptape.probe.tools import Shared, run_tool_frames, tool_frames
 from mcptape.probe.variations import run_variations, varies_the_process
@@ -46,7 +45,6 @@ from mcptape.textsafe import escape, escape_text
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
 # LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
 LINGER, LINGER_CALLS = 0.3, 4
-MRTR_LIST = "probe-mrtr-list"  # the id of the MRTR part's tools/list after start-discover
 POOL = 16  # cases in flight at most (their servers start through live's gate: -j at once)
 
 
@@ -137,6 +135,7 @@ class _Run:
         self.tools: list[dict[str, Any]] = []
         self.refused: str | None = None  # why the valid call was refused
         self.surface_lock: SurfaceLock | None = None
+        self.listed: Path | None = None  # the clean start's transcript, when it listed tools
         self.blocked = False
         self.linger = plan.timeout
         self.frames: list[ToolFrame] = []
@@ -170,6 +169,7 @@ class _Run:
             if self.first is not None:
                 corpus = self._clean_start(corpus)
             self._go_on(pool, corpus, host, discover)
+            self._lock()  # once the others went on: it is no case's wait
             self._collect()
         except KeyboardInterrupt:
             live.stop_all()  # the cases in other threads end now, not at their timeouts
@@ -202,7 +202,7 @@ class _Run:
             self.futures.append(job)
         if discover is not None:
             own.remove(discover)
-            self.mrtr = pool.submit(_discover_then_mrtr, discover, plan, self.ready, next(rank))
+            self.mrtr = pool.submit(discover_then_mrtr, discover, plan, self.ready, next(rank))
             self.futures.append(self.mrtr)
         varied = [c for c in own if varies_the_process(c)]
         if len(varied) > 1:  # in one process, each again alone when they do not pass together
@@ -215,6 +215,7 @@ class _Run:
         """What the clean start found (the valid call, its baseline, the tools, how long a bad frame
         may linger); when it failed, the others end and are reported not run (ServerDied when the
         server ended before answering initialize). The corpus cases left to send."""
+        _warm_up()  # while the servers start: what the others need once the clean start is known
         seen = self.ready.wait_seen()
         if seen is None:  # the clean start's process raised (its server could not start, say)
             self.futures[0].result()
@@ -230,10 +231,10 @@ class _Run:
                 f"({observed.call_error}); give arguments it accepts with --tool NAME --args JSON, or "
                 "--from TRANSCRIPT (a recorded session that called it)"
             )
-        if observed.tools is not None:
-            self.surface_lock = write_surface_lock(observed.path, self.plan.file(LOCK_NAME))
+        self.listed = observed.path if observed.tools is not None else None
         if not start.blocking:
             return corpus
+        self._lock()
         self.blocked = True
         self.ready.block()
         wait(self.futures)  # their servers end at once, their transcripts are removed
@@ -249,6 +250,11 @@ class _Run:
         for case in rest:
             self.report(not_run(case, f"not run: the clean start failed ({start.did})"))
         return []
+
+    def _lock(self) -> None:
+        """DIR/tools.lock.json: the surface the clean start listed (once)."""
+        if self.listed is not None and self.surface_lock is None:
+            self.surface_lock = write_surface_lock(self.listed, self.plan.file(LOCK_NAME))
 
     def _go_on(
         self, pool: ThreadPoolExecutor, corpus: list[Case], host: list[Case] | None, discover: Case | None
@@ -352,26 +358,6 @@ def _totals(
     )
 
 
-def _discover_then_mrtr(case: Case, plan: Plan, ready: Ready, rank: int) -> list[CaseResult]:
-    """start-discover, then, in the same process, the requestState cases when the server answered
-    server/discover and the clean start listed a tool the probe may call: the stateless revision
-    keeps no session, each request carries its own `_meta` (its own client capabilities)."""
-    found: list[tuple[Sent, Harness]] = []
-
-    def then(d: Driver, observed: Observed) -> None:
-        if ready.mrtr and d.stateless and not (observed.hung or observed.gone or observed.discover):
-            observed.until = MRTR_LIST  # start-discover's window ends where the MRTR part begins
-            found.append((send_mrtr(d, plan, ready.call, observed.path, MRTR_LIST), d.h))
-
-    observed = run_case(case, plan, ready=ready, rank=rank, then=then)
-    if observed is None:
-        return []
-    results = [judge(observed, None)]
-    for sent, harness in found:
-        results += sent.results(harness, ready.owing(plan.token))
-    return results
-
-
 def _screen(cases: list[Case], plan: Plan) -> tuple[list[Case], list[CaseResult]]:
     """The cases safe to send, and an n/a result for each corpus frame that names a tool the
     probe may not call (`safety`: a tolerant server would run it)."""
@@ -390,6 +376,16 @@ def _screen(cases: list[Case], plan: Plan) -> tuple[list[Case], list[CaseResult]
         why = f"not sent: it names {tools}; {NOT_TESTED}"
         unsent.append(CaseResult(case, Verdict.NA, why, [why]))
     return kept, unsent
+
+
+def _warm_up() -> None:
+    """Import what the cases need once the clean start is known (the schemas of the per-tool inputs,
+    the tool surface's lock), so that the others go on without waiting for it."""
+    import mcptape.check.schema
+    import mcptape.surface.extract
+    import mcptape.surface.lockfile
+
+    mcptape.check.schema.compile_schema({"type": "object"})
 
 
 def _given_call(plan: Plan) -> Call | None:
