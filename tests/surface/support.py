@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests import inprocess
 from tests.conftest import NODE_DIR, PYTHON, SERVERS, console_script, server_everything
 
 WEATHER = SERVERS / "weather.py"
@@ -38,7 +39,10 @@ def real_server(name: str, scratch: Path) -> list[str]:
 
 
 def tools(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`mcptape tools ARGS...` as a real process (stdin closed), its output as text."""
+    """`mcptape tools ARGS...` (stdin closed), its output as text: a real process when it starts a
+    server (`-- SERVER` or `--url`), else in this process (tests/inprocess.py: files in, files out)."""
+    if "--" not in args and "--url" not in args:
+        return inprocess.run("tools", *args, cwd=cwd, text=True)
     return subprocess.run(
         [console_script(), "tools", *args],
         stdin=subprocess.DEVNULL,

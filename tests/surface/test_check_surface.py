@@ -13,8 +13,8 @@ import orjson
 import pytest
 from mcp import Client
 
+from tests import inprocess
 from tests.clients import run_session
-from tests.conftest import console_script
 from tests.surface.support import tools, weather
 
 pytestmark = pytest.mark.slow
@@ -24,15 +24,8 @@ REAL = sorted((ROOT / "transcripts").glob("*.jsonl"))
 
 
 def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """`mcptape check ARGS...` as a real process, its output as text."""
-    return subprocess.run(
-        [console_script(), "check", *args],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-    )
+    """`mcptape check ARGS...` (in this process: tests/inprocess.py), its output as text."""
+    return inprocess.run("check", *args, cwd=cwd, text=True)
 
 
 async def _upgrade_and_list_again(client: Client) -> dict[str, Any]:
