@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conftest import console_script
+from tests.conftest import SERVERS, console_script
 
 HERE = Path(__file__).resolve().parent
 SDK_CLIENT = HERE / "sdk_client.py"
@@ -24,7 +24,7 @@ def time_server() -> list[str]:
 
 
 def python_server(name: str) -> list[str]:
-    return [PYTHON, str(HERE / name)]
+    return [PYTHON, str(SERVERS / name)]
 
 
 def record(path: Path, server: list[str]) -> list[str]:
