@@ -6,6 +6,7 @@ import fcntl
 import os
 import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -84,6 +85,28 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return folder
+
+
+@pytest.fixture(scope="session")
+def demo_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`mcptape demo`'s recordings (the official SDK client and the bundled server, through `mcptape
+    record`): demo-clean.jsonl, demo-buggy.jsonl (noise on stdout, an action before its
+    authorisation check) and demo-replay.jsonl, made once per run for every xdist worker (read
+    them, never modify them: copy what a test changes)."""
+
+    def make(folder: Path) -> None:
+        done = subprocess.run(
+            [console_script(), "demo", "--no-view", "-o", str(folder / "demo-transcripts")],
+            cwd=folder,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+            check=False,
+        )
+        said = done.stdout.decode() + done.stderr.decode()
+        assert (folder / "demo-transcripts" / "demo-replay.jsonl").exists(), said
+
+    return once_per_run(tmp_path_factory, "demo", make) / "demo-transcripts"
 
 
 E2E = Path(__file__).resolve().parent / "e2e"

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SERVERS, UNUSED_PLUGINS, console_script, once_per_run
+from tests.conftest import ROOT, SERVERS, UNUSED_PLUGINS, once_per_run
 
 pytestmark = pytest.mark.slow
 
@@ -136,17 +136,15 @@ exec {python} {server}
 
 
 @pytest.fixture(scope="session")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sandbox(tmp_path_factory: pytest.TempPathFactory, demo_transcripts: Path) -> Path:
     """The names the docs use, made real once per test run, for every xdist worker (each command
-    gets a copy)."""
-    return once_per_run(tmp_path_factory, "docs-sandbox", _make_sandbox)
+    gets a copy); `demo-transcripts/` is what `mcptape demo` writes (tests/conftest.py's)."""
+    return once_per_run(tmp_path_factory, "docs-sandbox", lambda root: _make_sandbox(root, demo_transcripts))
 
 
-def _make_sandbox(root: Path) -> None:
-    subprocess.run(
-        [console_script(), "demo", "--no-view"], cwd=root, check=True, capture_output=True, timeout=300
-    )
+def _make_sandbox(root: Path, demo_transcripts: Path) -> None:
     demo = root / "demo-transcripts"
+    shutil.copytree(demo_transcripts, demo)
     (root / "my_server.py").write_text(MY_SERVER)
     (root / "my_client.py").write_text(MY_CLIENT)
     for name in ("server", "new-build"):
