@@ -14,7 +14,9 @@ hard input, an MRTR probe of that tool) owes that many nameless lines from the m
 Walking the transcript in time order, a nameless line is the valid calls' while any is owed; only
 the lines beyond what they owe are left to the windows. A correct server's late actions are thus
 never a hard input's, and any line beyond them (a frame that acted) still is someone's: which
-frame's is the window's guess, their number is exact.
+frame's is the window's guess, their number is exact. A transcript with fewer nameless lines in all
+than its valid calls owe is one where the valid call does not always make as many (a cache): there
+owing would hide a frame's line, so the windows decide alone.
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ def owed_lines(
     for call_line in calls:
         if named_value(call_line.value) is None and marker not in call_line.frame.raw:
             events.append((call_line.frame.t, 1, call_line))
+    requests = sum(1 for e in events if e[2] is None)
+    if len(events) - requests < requests * one.unnamed:
+        # Fewer nameless lines than the valid calls owe: they do not all make what the clean start's
+        # did (a cache, say), so owing would hide a frame's line. The windows decide, as without it.
+        return set()
     events.sort(key=lambda e: (e[0], e[1]))
     owed = 0
     theirs: set[int] = set()
