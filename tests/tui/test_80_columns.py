@@ -12,17 +12,10 @@ from mcptape.tui.app import ViewerApp
 from mcptape.tui.diff_app import DiffApp
 from mcptape.tui.model.rows import RowInfo, layout_for, row_text
 from tests.tui.conftest import screen_text, settle
+from tests.tui.helpers import list_lines
 from tests.tui.transcripts import banner_session, forecast_session
 
 pytestmark = pytest.mark.slow
-
-
-def list_lines(text: str, first_column: str = "#") -> list[str]:
-    """The screen lines from the column header to the detail pane's rule."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().startswith(first_column))
-    end = next(i for i, line in enumerate(lines) if line.startswith("────"))
-    return lines[start : end + 1]
 
 
 async def test_rows_show_their_bytes_at_80_columns(tmp_path: Path) -> None:

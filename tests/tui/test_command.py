@@ -9,20 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import console_script
+from tests.tui.helpers import run_view
 from tests.tui.transcripts import banner_session
-
-
-def run_view(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "TERM": "dumb"}
-    return subprocess.run(
-        [console_script(), "view", *args],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 
 from mcptape.transcript import Event
 from tests.conftest import console_script
-from tests.tui.test_terminal import run_in_pty
+from tests.tui.helpers import run_in_pty
 from tests.tui.transcripts import handshake, ok, req, write
 
 pytestmark = pytest.mark.slow

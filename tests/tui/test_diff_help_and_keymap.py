@@ -11,7 +11,7 @@ from mcptape.tui.bindings import load_keymap
 from mcptape.tui.diff_app import DiffApp
 from mcptape.tui.screens.help import HelpScreen
 from tests.tui.conftest import screen_text
-from tests.tui.test_command import run_view
+from tests.tui.helpers import run_view
 from tests.tui.transcripts import forecast_session
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
 from mcptape.tui.model.diffrows import pair_line, values_apart
 from tests.tui.conftest import screen_text
-from tests.tui.test_80_columns import list_lines
+from tests.tui.helpers import list_lines
 from tests.tui.transcripts import forecast_session
 
 SAME_START = "Forecast for Lyon, Auvergne-Rhône-Alpes, France, issued by the regional office: "

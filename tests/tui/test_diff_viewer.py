@@ -10,7 +10,7 @@ import pytest
 from mcptape.replay.api import diff_files
 from mcptape.tui.diff_app import DiffApp
 from tests.tui.conftest import screen_text
-from tests.tui.test_command import run_view
+from tests.tui.helpers import run_view
 from tests.tui.transcripts import forecast_session
 
 pytestmark = pytest.mark.slow

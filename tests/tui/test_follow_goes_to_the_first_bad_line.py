@@ -7,18 +7,12 @@ from pathlib import Path
 import pytest
 
 from mcptape.transcript.index import TranscriptIndex
-from mcptape.transcript.writer import encode_chunk
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import screen_text, settle, wait_for
+from tests.tui.helpers import append
 from tests.tui.transcripts import handshake, write
 
 pytestmark = pytest.mark.slow
-
-
-def append(path: Path, *records: tuple[float, str, bytes]) -> None:
-    with open(path, "ab") as fh:
-        for t, ch, data in records:
-            fh.write(encode_chunk(t, ch, data))
 
 
 async def test_follow_moves_to_the_first_non_protocol_line_when_it_is_written(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import settle, wait_for
-from tests.tui.test_follow_goes_to_the_first_bad_line import append
+from tests.tui.helpers import append
 from tests.tui.transcripts import handshake, ok, req, write
 
 pytestmark = pytest.mark.slow

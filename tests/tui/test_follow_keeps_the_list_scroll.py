@@ -11,7 +11,7 @@ from mcptape.transcript import Event
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from tests.tui.conftest import settle, wait_for
-from tests.tui.test_follow_goes_to_the_first_bad_line import append
+from tests.tui.helpers import append
 from tests.tui.transcripts import handshake, write
 
 pytestmark = pytest.mark.slow

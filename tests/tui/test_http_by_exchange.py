@@ -14,9 +14,9 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.model.foldview import FoldedView
 from mcptape.tui.model.viewer import Filters, ViewerModel
-from tests.http.helpers import exchanges, records
+from tests.http.helpers import records
 from tests.tui.conftest import screen_text, settle
-from tests.tui.test_http_exchanges import expected_cell, open_model
+from tests.tui.helpers import expected_cell, open_model, session_ids
 
 pytestmark = pytest.mark.slow
 
@@ -24,18 +24,6 @@ pytestmark = pytest.mark.slow
 def listed(model: ViewerModel, filters: Filters | None = None) -> list[int]:
     view = model.build_view(filters or Filters())
     return [view.row(p) for p in range(len(view))]
-
-
-def session_ids(path: Path) -> dict[int, str]:
-    """The Mcp-Session-Id each exchange names, read from the raw heads by hand (request's first)."""
-    found: dict[int, str] = {}
-    for channel in ("http-out", "http-in"):  # the request's wins: written last
-        for x, data in exchanges(path, channel).items():
-            for line in data.split(b"\r\n\r\n")[0].split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"mcp-session-id":
-                    found[x] = value.strip().decode()
-    return found
 
 
 def carried(path: Path) -> dict[int, tuple[int, int]]:

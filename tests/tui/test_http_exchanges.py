@@ -11,23 +11,14 @@ from mcptape.check.model import Finding
 from mcptape.transcript import Event, Header
 from mcptape.transcript.index import TranscriptIndex
 from mcptape.transcript.writer import write_transcript
-from mcptape.tui.model.facts import FactsCollector, collect_facts
+from mcptape.tui.model.facts import FactsCollector
 from mcptape.tui.model.landing import Landing
 from mcptape.tui.model.summary import landing
 from mcptape.tui.model.viewer import Filters, ViewerModel
 from tests.http.helpers import exchanges, records
 from tests.tui.conftest import planted_http_transcript
+from tests.tui.helpers import expected_cell, open_model
 from tests.tui.transcripts import HEADER
-
-
-def open_model(path: Path) -> ViewerModel:
-    index = TranscriptIndex(path)
-    index.scan(final=True)
-    model = ViewerModel(index)
-    facts = collect_facts(index)
-    assert facts is not None
-    model.set_facts(facts)
-    return model
 
 
 def rows_of(model: ViewerModel, channel: str) -> list[int]:
@@ -45,25 +36,6 @@ def _x(model: ViewerModel, row: int) -> int:
     assert fields is not None
     x: int = fields["x"]
     return x
-
-
-def expected_cell(path: Path, x: int) -> str:
-    """`xN METHOD target status kind`, read from the raw bytes by hand (not by the viewer's reader)."""
-    request = exchanges(path, "http-in")[x].split(b"\r\n\r\n")[0].split(b"\r\n")
-    method, target, _ = request[0].decode().split(" ")
-    response = exchanges(path, "http-out")[x].split(b"\r\n\r\n")[0].split(b"\r\n")
-    status = response[0].decode().split(" ")[1]
-    types = [
-        line.split(b":", 1)[1].strip().decode()
-        for line in response
-        if line.lower().startswith(b"content-type:")
-    ]
-    kind = (
-        {"text/event-stream": "sse", "application/json": "json"}.get(types[0].split(";")[0], "")
-        if types
-        else ""
-    )
-    return " ".join(part for part in (f"x{x}", method, target, status, kind) if part)
 
 
 def test_every_message_row_names_the_exchange_that_carried_it(sdk_http_transcript: Path) -> None:

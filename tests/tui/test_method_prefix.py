@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui.conftest import settle
-from tests.tui.test_viewer import SIZE, viewer
+from tests.tui.helpers import SIZE, viewer
 from tests.tui.transcripts import banner_session
 
 pytestmark = pytest.mark.slow

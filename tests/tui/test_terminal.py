@@ -2,51 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import select
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import console_script
+from tests.tui.helpers import run_in_pty
 from tests.tui.transcripts import hostile_session
 
 pytestmark = pytest.mark.slow
-
-
-def run_in_pty(argv: list[str], until: bytes, keys: bytes, timeout: float = 20.0) -> tuple[int, bytes]:
-    """Run `argv` on a pty, type `keys` once `until` was drawn; return (exit code, every byte drawn)."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: become the viewer
-        os.environ.update({"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "30"})
-        os.execv(argv[0], argv)
-    drawn = b""
-    sent = False
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                drawn += chunk
-            if not sent and until in drawn:
-                os.write(fd, keys)
-                sent = True
-    finally:
-        if not sent:
-            os.kill(pid, 9)
-        _, status = os.waitpid(pid, 0)
-        os.close(fd)
-    assert sent, f"{until!r} never appeared on the terminal"
-    return os.waitstatus_to_exitcode(status), drawn
 
 
 def test_a_hostile_transcript_never_drives_the_terminal(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from tests.clients import run_session
 from tests.conftest import console_script
 from tests.surface.support import weather
 from tests.tui.conftest import screen_text, settle
-from tests.tui.test_http_exchanges import open_model
+from tests.tui.helpers import open_model
 from tests.tui.transcripts import handshake, ok, req, write
 
 pytestmark = pytest.mark.slow

@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 
 from mcptape.transcript import Event
-from mcptape.transcript.index import TranscriptIndex
-from mcptape.tui.app import ViewerApp
 from mcptape.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from mcptape.tui.screens.help import HelpScreen
 from tests.tui.conftest import screen_text, settle, wait_for
+from tests.tui.helpers import SIZE, viewer
 from tests.tui.transcripts import (
     banner_session,
     exec_after_reject_session,
@@ -21,12 +20,6 @@ from tests.tui.transcripts import (
 )
 
 pytestmark = pytest.mark.slow
-
-SIZE = (150, 40)
-
-
-def viewer(path: Path, **options: object) -> ViewerApp:
-    return ViewerApp(TranscriptIndex(path), **options)  # type: ignore[arg-type]
 
 
 async def test_cursor_starts_on_the_first_non_protocol_line_of_a_banner_session(tmp_path: Path) -> None:
