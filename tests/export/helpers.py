@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from tests.conftest import console_script
+from tests import inprocess
 
 STARTED = "2026-12-04T10:00:00.000000Z"
 CHROMIUM_INSTALL = "apt-get install -y chromium"
@@ -88,10 +88,9 @@ def tool_session() -> list[dict[str, Any]]:
 
 
 def export(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """`mcptape export ARGS...` as a real process."""
-    return subprocess.run(
-        [console_script(), "export", *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
+    """`mcptape export ARGS...` in this process (tests/inprocess.py: its exit code and output as a
+    real process gives them; `timeout` is pytest's here)."""
+    return inprocess.run("export", *args, text=True)
 
 
 @dataclass
