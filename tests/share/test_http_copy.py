@@ -5,10 +5,8 @@ cannot read is placeholders; and `replay --secret` puts the value back in the he
 
 from __future__ import annotations
 
-import base64
 import gzip
 from pathlib import Path
-from typing import Any
 
 import h11
 import orjson
@@ -17,13 +15,10 @@ from mcptape.replay.http.driver import HttpDriver
 from mcptape.replay.http.plan import make_http_plan
 from mcptape.replay.outcome import Run
 from mcptape.replay.skeleton import _per_line
-from mcptape.share.copy import redact_file
-from mcptape.share.rules import Rules
 from mcptape.share.unredact import load_unredactor
 from mcptape.transcript.reader import open_transcript
+from tests.share.http_records import SECRET, SSE_HEAD, copied, record, response_body, wire
 
-HEADER = {"mcptape": 1, "started": "2026-12-06T00:00:00Z", "command": [], "cwd": "/", "recorder": {}}
-SECRET = "hunter2-very-secret"
 TOKEN = "tok-0123456789abcdef"
 BODY = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"password":"%s"}}}' % (
     SECRET.encode()
@@ -35,47 +30,6 @@ REQUEST = (
 EVENT = b'event: message\r\ndata: {"jsonrpc":"2.0","id":1,"result":{"text":"password=%s ok"}}\r\n\r\n' % (
     SECRET.encode()
 )
-SSE_HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-
-
-def _record(t: float, ch: str, data: bytes, x: int | None = 1) -> dict[str, Any]:
-    record: dict[str, Any] = {"t": t, "ch": ch, "b64": base64.b64encode(data).decode()}
-    if x is not None:
-        record["x"] = x
-    return record
-
-
-def _copy(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
-    source, copy = tmp_path / "t.jsonl", tmp_path / "shared.jsonl"
-    source.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [HEADER, *records]))
-    redact_file(source, copy, Rules.build((), ()), environ={})
-    assert open_transcript(copy).problems == []
-    return copy
-
-
-def _wire(path: Path, channel: str, x: int = 1) -> bytes:
-    return b"".join(
-        e.data for e in open_transcript(path).events() if e.ch == channel and (e.fields or {}).get("x") == x
-    )
-
-
-def _response_body(raw: bytes) -> tuple[h11.Response, bytes, bool]:
-    """A response read by h11: its head, its body, whether it ended."""
-    conn = h11.Connection(h11.CLIENT)
-    conn.send(h11.Request(method="POST", target="/", headers=[("host", "x")]))
-    conn.send(h11.EndOfMessage())
-    conn.receive_data(raw)
-    head, body, ended = None, b"", False
-    while (event := conn.next_event()) is not h11.NEED_DATA:
-        if isinstance(event, h11.Response):
-            head = event
-        elif isinstance(event, h11.Data):
-            body += event.data
-        elif isinstance(event, h11.EndOfMessage):
-            ended = True
-            break
-    assert head is not None
-    return head, body, ended
 
 
 def test_an_sse_stream_with_a_secret_split_across_chunks_and_records_stays_http(tmp_path: Path) -> None:
@@ -86,17 +40,17 @@ def test_an_sse_stream_with_a_secret_split_across_chunks_and_records_stays_http(
     stream = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(first), first, len(second), second)
     split = len(SSE_HEAD) + len(first) + 20
     raw = SSE_HEAD + stream
-    copy = _copy(
+    copy = copied(
         tmp_path,
         [
-            _record(0.1, "http-in", REQUEST + BODY),
-            _record(0.2, "http-out", raw[:split]),
-            _record(0.3, "http-out", raw[split:]),
+            record(0.1, "http-in", REQUEST + BODY),
+            record(0.2, "http-out", raw[:split]),
+            record(0.3, "http-out", raw[split:]),
         ],
     )
-    out = _wire(copy, "http-out")
+    out = wire(copy, "http-out")
     assert SECRET[:5].encode() not in out and SECRET[5:].encode() not in out
-    head, body, ended = _response_body(out)
+    head, body, ended = response_body(out)
     assert ended and head.status_code == 200
     assert body.startswith(
         b'event: message\r\ndata: {"jsonrpc":"2.0","id":1,"result":{"text":"password=[redacted:'
@@ -107,10 +61,10 @@ def test_an_sse_stream_with_a_secret_split_across_chunks_and_records_stays_http(
 def test_a_body_gets_its_new_length_and_the_head_its_secrets_hidden(tmp_path: Path) -> None:
     """The request's body holds a placeholder now: `Content-Length` says its length, h11 reads the
     request whole; the bearer token in the head is a placeholder too."""
-    copy = _copy(
-        tmp_path, [_record(0.1, "http-in", REQUEST[:40]), _record(0.2, "http-in", REQUEST[40:] + BODY)]
+    copy = copied(
+        tmp_path, [record(0.1, "http-in", REQUEST[:40]), record(0.2, "http-in", REQUEST[40:] + BODY)]
     )
-    data = _wire(copy, "http-in")
+    data = wire(copy, "http-in")
     assert SECRET.encode() not in data and TOKEN.encode() not in data
     conn = h11.Connection(h11.SERVER)
     conn.receive_data(data)
@@ -128,11 +82,11 @@ def test_a_body_the_recording_cut_short_stays_as_many_bytes_short(tmp_path: Path
     promises its redacted part plus the same 10 bytes (a reader still waits for them)."""
     answer = b'{"password":"%s","n":1234567890}' % SECRET.encode()
     head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(answer)
-    copy = _copy(
+    copy = copied(
         tmp_path,
-        [_record(0.1, "http-in", REQUEST + BODY), _record(0.2, "http-out", head + answer[:-10])],
+        [record(0.1, "http-in", REQUEST + BODY), record(0.2, "http-out", head + answer[:-10])],
     )
-    out = _wire(copy, "http-out")
+    out = wire(copy, "http-out")
     sent_head, _, sent_body = out.partition(b"\r\n\r\n")
     assert SECRET.encode() not in out
     assert sent_head.endswith(b"content-length: %d" % (len(sent_body) + 10))
@@ -143,16 +97,16 @@ def test_a_compressed_body_is_placeholders_without_a_number(tmp_path: Path) -> N
     request, which can, keeps its number."""
     answer = gzip.compress(b'{"password":"%s"}' % SECRET.encode())
     head = b"HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: %d\r\n\r\n" % len(answer)
-    copy = _copy(tmp_path, [_record(0.1, "http-in", REQUEST + BODY), _record(0.2, "http-out", head + answer)])
+    copy = copied(tmp_path, [record(0.1, "http-in", REQUEST + BODY), record(0.2, "http-out", head + answer)])
     events = [e for e in open_transcript(copy).events() if e.ch == "http-out"]
     assert [e.fields for e in events] == [None] and events[0].data.startswith(b"[redacted:")
-    assert _wire(copy, "http-in").startswith(b"POST /mcp HTTP/1.1\r\n")
+    assert wire(copy, "http-in").startswith(b"POST /mcp HTTP/1.1\r\n")
 
 
 def test_replay_secret_puts_the_values_back_into_the_head_and_the_body(tmp_path: Path) -> None:
     """`--secret`: the replayed request of the copy carries the real token in `Authorization` and
     the real password in its body, at the body's length again."""
-    copy = _copy(tmp_path, [_record(0.1, "http-in", REQUEST + BODY), _record(0.1, "in", BODY + b"\n")])
+    copy = copied(tmp_path, [record(0.1, "http-in", REQUEST + BODY), record(0.1, "in", BODY + b"\n")])
     unredactor = load_unredactor(copy, [f"password={SECRET}", f"token={TOKEN}"], environ={})
     assert unredactor.unmatched == []
     plan = make_http_plan(open_transcript(copy).events)

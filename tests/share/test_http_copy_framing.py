@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from mcptape.check.analyze import analyze_file
-from tests.share.test_http_copy import SECRET, _copy, _record, _wire
+from tests.share.http_records import SECRET, copied, record, wire
 
 BODY = (
     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"password":"%s"}}}'
@@ -36,8 +36,8 @@ def test_a_head_ended_by_bare_line_feeds_gets_its_body_s_new_length(tmp_path: Pa
         b"accept: application/json, text/event-stream\nContent-Length: %d" % len(BODY)
     )
     request = head + end + BODY
-    copy = _copy(tmp_path, [_record(0.1, "http-in", request), _record(0.2, "http-out", RESPONSE)])
-    sent = _wire(copy, "http-in")
+    copy = copied(tmp_path, [record(0.1, "http-in", request), record(0.2, "http-out", RESPONSE)])
+    sent = wire(copy, "http-in")
     assert SECRET.encode() not in sent and sent.startswith(b"POST /mcp HTTP/1.1\nHost: h\n")
     conn = h11.Connection(h11.SERVER)
     conn.receive_data(sent)
@@ -57,6 +57,6 @@ def test_an_answer_without_a_body_keeps_its_content_length(
     says the same (not 0)."""
     request = b"%s /mcp HTTP/1.1\r\nHost: h\r\naccept: text/event-stream\r\n\r\n" % method
     response = b"HTTP/1.1 %s\r\ncontent-type: application/json\r\ncontent-length: 1234\r\n\r\n" % status
-    copy = _copy(tmp_path, [_record(0.1, "http-in", request), _record(0.2, "http-out", response)])
-    assert _wire(copy, "http-out") == response
+    copy = copied(tmp_path, [record(0.1, "http-in", request), record(0.2, "http-out", response)])
+    assert wire(copy, "http-out") == response
     assert _rules(copy) == _rules(tmp_path / "t.jsonl")

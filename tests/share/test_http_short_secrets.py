@@ -14,7 +14,7 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from mcptape.share.placeholder import key_from_header, placeholder
 from mcptape.transcript.reader import open_transcript
-from tests.share.test_http_copy import SSE_HEAD, _copy, _record, _response_body, _wire
+from tests.share.http_records import SSE_HEAD, copied, record, response_body, wire
 
 ACCEPT = b"accept: application/json, text/event-stream\r\n"
 
@@ -48,7 +48,7 @@ def _ph(copy: Path, value: str) -> bytes:
 
 def _both(tmp_path: Path, records: list[dict[str, object]]) -> tuple[Path, Path]:
     """The copy, and the original written beside it; check says the same of both."""
-    copy = _copy(tmp_path, records)
+    copy = copied(tmp_path, records)
     original = tmp_path / "t.jsonl"
     assert _rules(copy) == _rules(original)
     return original, copy
@@ -58,12 +58,12 @@ def test_a_one_character_password_leaves_the_heads_as_they_were(tmp_path: Path) 
     """Password `1`: `HTTP/1.1`, `127.0.0.1:9` and `200` stay; the body's password is a placeholder."""
     answer = b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
     _, copy = _both(
-        tmp_path, [_record(0.1, "http-in", _request(b"1")), _record(0.2, "http-out", _response(answer))]
+        tmp_path, [record(0.1, "http-in", _request(b"1")), record(0.2, "http-out", _response(answer))]
     )
-    sent = _wire(copy, "http-in")
+    sent = wire(copy, "http-in")
     assert sent.startswith(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:9\r\ncontent-type: application/json\r\n")
     assert b'"password":"' + _ph(copy, "1") + b'"' in sent
-    assert _wire(copy, "http-out") == _response(answer)  # `"id":1` is structure, not the password
+    assert wire(copy, "http-out") == _response(answer)  # `"id":1` is structure, not the password
 
 
 def test_a_password_equal_to_a_length_does_not_replace_the_length(tmp_path: Path) -> None:
@@ -72,10 +72,10 @@ def test_a_password_equal_to_a_length_does_not_replace_the_length(tmp_path: Path
     answer = b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}'
     password = str(len(answer)).encode()
     _, copy = _both(
-        tmp_path, [_record(0.1, "http-in", _request(password)), _record(0.2, "http-out", _response(answer))]
+        tmp_path, [record(0.1, "http-in", _request(password)), record(0.2, "http-out", _response(answer))]
     )
-    out = _wire(copy, "http-out")
-    head, body, ended = _response_body(out)
+    out = wire(copy, "http-out")
+    head, body, ended = response_body(out)
     assert ended and body == answer and dict(head.headers)[b"content-length"] == password
     assert b"[redacted:" not in out
 
@@ -86,9 +86,9 @@ def test_a_short_secret_goes_from_a_secret_header_and_the_query_only(tmp_path: P
     extra = b"X-Auth-Token: ada pw1\r\nUser-Agent: pw1\r\n"
     request = _request(b"pw1", target=b"/mcp?user=ada&pw=pw1", extra=extra)
     answer = b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}'
-    _, copy = _both(tmp_path, [_record(0.1, "http-in", request), _record(0.2, "http-out", _response(answer))])
+    _, copy = _both(tmp_path, [record(0.1, "http-in", request), record(0.2, "http-out", _response(answer))])
     ph = _ph(copy, "pw1")
-    sent = _wire(copy, "http-in")
+    sent = wire(copy, "http-in")
     assert sent.startswith(b"POST /mcp?user=ada&pw=" + ph + b" HTTP/1.1\r\n")
     assert b"\r\nX-Auth-Token: ada " + ph + b"\r\nUser-Agent: pw1\r\n" in sent
 
@@ -100,13 +100,13 @@ def test_a_short_secret_stays_in_the_json_of_a_data_line(tmp_path: Path) -> None
     event = b"event: message\r\nid: 7\r\ndata: " + message + b"\r\n\r\n"
     sse = SSE_HEAD + b"%x\r\n" % len(event) + event + b"\r\n0\r\n\r\n"
     records = [
-        _record(0.1, "http-in", _request(b"7", rid=7)),
-        _record(0.2, "http-out", sse),
-        _record(0.2, "out", message + b"\n"),
+        record(0.1, "http-in", _request(b"7", rid=7)),
+        record(0.2, "http-out", sse),
+        record(0.2, "out", message + b"\n"),
     ]
     _, copy = _both(tmp_path, records)
     ph = _ph(copy, "7")
-    _, body, ended = _response_body(_wire(copy, "http-out"))
+    _, body, ended = response_body(wire(copy, "http-out"))
     assert ended and body == event.replace(b"password 7 ok", b"password " + ph + b" ok")
     [carried] = [e.data for e in open_transcript(copy).events() if e.ch == "out"]
     assert orjson.loads(carried)["id"] == 7
@@ -122,9 +122,9 @@ def test_a_short_secret_stays_in_the_structure_of_a_body_over_several_lines(
     answer = b"\n".join([lines[0], *(indent + line for line in lines[1:-1]), lines[-1]])
     _, copy = _both(
         tmp_path,
-        [_record(0.1, "http-in", _request(b"7", rid=7)), _record(0.2, "http-out", _response(answer))],
+        [record(0.1, "http-in", _request(b"7", rid=7)), record(0.2, "http-out", _response(answer))],
     )
-    _, body, ended = _response_body(_wire(copy, "http-out"))
+    _, body, ended = response_body(wire(copy, "http-out"))
     assert ended and body == answer.replace(b"password 7 ok", b"password " + _ph(copy, "7") + b" ok")
 
 
@@ -140,10 +140,10 @@ def test_a_chunked_json_body_over_several_lines_is_read_whole(tmp_path: Path) ->
     _, copy = _both(
         tmp_path,
         [
-            _record(0.1, "http-in", _request(b"7", rid=7)),
-            _record(0.2, "http-out", raw[:split]),
-            _record(0.3, "http-out", raw[split:]),
+            record(0.1, "http-in", _request(b"7", rid=7)),
+            record(0.2, "http-out", raw[:split]),
+            record(0.3, "http-out", raw[split:]),
         ],
     )
-    _, body, ended = _response_body(_wire(copy, "http-out"))
+    _, body, ended = response_body(wire(copy, "http-out"))
     assert ended and body == answer.replace(b"password 7 ok", b"password " + _ph(copy, "7") + b" ok")
