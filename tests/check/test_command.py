@@ -15,6 +15,7 @@ from mcptape.check.report import render_text
 from mcptape.commands.check import check_command
 from mcptape.transcript import Event
 from mcptape.transcript.writer import new_header, write_transcript
+from tests import inprocess
 from tests.check.helpers import error, events, request, result
 from tests.conftest import console_script
 
@@ -109,7 +110,7 @@ def test_json_output_of_a_clean_transcript(clean: Path) -> None:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([console_script(), "check", *args], capture_output=True, text=True, timeout=60)
+    return inprocess.run("check", *args, text=True)  # as the process gives it (tests/inprocess.py)
 
 
 @pytest.mark.parametrize(
@@ -141,8 +142,9 @@ def test_a_missing_file_exits_2(tmp_path: Path) -> None:
 
 
 def test_the_console_script_exits_1_on_findings(broken: Path) -> None:
-    """Through the real entry point too (not only click's test runner)."""
-    assert _run(str(broken)).returncode == 1
+    """Through the real entry point too (not only click's test runner): the installed script."""
+    proc = subprocess.run([console_script(), "check", str(broken)], capture_output=True, timeout=60)
+    assert proc.returncode == 1
 
 
 def test_a_transcript_cut_in_its_last_record_is_checked_with_a_note(clean: Path) -> None:
@@ -212,17 +214,13 @@ def test_several_transcripts_get_one_report_each_a_summary_and_the_worst_exit(
     """`check a b missing`: both reports, the missing one said on stderr, a summary line, exit 2;
     without the missing one, exit 1 (findings in one)."""
     missing = tmp_path / "missing.jsonl"
-    result = subprocess.run(
-        [console_script(), "check", str(clean), str(broken), str(missing)], capture_output=True, timeout=60
-    )
+    result = inprocess.run("check", str(clean), str(broken), str(missing))
     assert result.returncode == 2
     out = result.stdout.decode()
     assert out.count("mcptape check: ") == 3
     assert out.rstrip().endswith("3 transcripts: 1 clean, 1 with findings, 1 unreadable")
     assert result.stderr.decode().startswith(f"Error: {missing} does not exist")
-    both = subprocess.run(
-        [console_script(), "check", str(clean), str(broken)], capture_output=True, timeout=60
-    )
+    both = inprocess.run("check", str(clean), str(broken))
     assert both.returncode == 1
     assert both.stdout.decode().rstrip().endswith("2 transcripts: 1 clean, 1 with findings, 0 unreadable")
 
@@ -272,5 +270,5 @@ def test_a_folder_is_every_transcript_under_it(clean: Path, broken: Path, tmp_pa
     assert out.stdout.rstrip().endswith("2 transcripts: 1 clean, 1 with findings, 0 unreadable")
     empty = tmp_path / "empty"
     empty.mkdir()
-    none = subprocess.run([console_script(), "check", str(empty)], capture_output=True, text=True, timeout=60)
+    none = _run(str(empty))
     assert none.returncode == 2 and none.stderr.startswith(f"Error: no *.jsonl transcript under {empty}")

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mcptape.replay.api import replay
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import rp
 
 pytestmark = pytest.mark.slow
@@ -24,7 +24,7 @@ def v2_tape(v1_tape: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def mcptape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([console_script(), *map(str, args)], capture_output=True, timeout=30, cwd=cwd)
+    return inprocess.run(*args, cwd=cwd)  # as the process gives it (tests/inprocess.py)
 
 
 def test_diff_of_a_transcript_with_itself_is_the_same(v1_tape: Path) -> None:
