@@ -11,7 +11,7 @@ import pytest
 from mcptape.replay.api import replay
 from tests.clients import python_server
 from tests.conftest import console_script
-from tests.replay.test_http_sink import CLIENT, DEPLOY
+from tests.replay.helpers import CLIENT, DEPLOY
 
 pytestmark = pytest.mark.slow
 

@@ -11,33 +11,10 @@ import pytest
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
 from tests.clients import python_server
-from tests.conftest import SERVERS, console_script
+from tests.conftest import console_script
+from tests.replay.helpers import CLIENT, DEPLOY
 
 pytestmark = pytest.mark.slow
-
-DEPLOY = SERVERS / "fx_deploy_preview.py"
-CLIENT = b"".join(
-    orjson.dumps(m) + b"\n"
-    for m in (
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "deploy_preview", "arguments": {"branch": "pr-12", "token": "stolen"}},
-        },
-    )
-)
 
 
 def test_replay_records_http_calls_in_the_sink_and_sees_the_fix(tmp_path: Path) -> None:

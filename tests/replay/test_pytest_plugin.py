@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
 from pathlib import Path
 
-import orjson
 import pytest
 
-from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import minted, rp
+from tests.replay.helpers import corpus, run_pytest
 
 pytestmark = pytest.mark.slow
-
-
-def corpus(tmp_path: Path, v1_tape: Path) -> Path:
-    """transcripts/: two recordings of the same session, one with a changed response, and a non-transcript."""
-    folder = tmp_path / "transcripts"
-    folder.mkdir()
-    (folder / "same.jsonl").write_bytes(v1_tape.read_bytes())
-    changed = []
-    for line in v1_tape.read_bytes().splitlines(keepends=True):
-        record = orjson.loads(line)
-        if record.get("ch") == "out" and "Hello, Ada!" in record.get("data", ""):
-            line = line.replace(b"Hello, Ada!", b"Hello, Bob!")
-        changed.append(line)
-    (folder / "changed.jsonl").write_bytes(b"".join(changed))
-    (folder / "data.jsonl").write_bytes(b'{"not": "a transcript"}\n')
-    return folder
-
-
-def run_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*NESTED_PYTEST, "-q", "-rf", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_plugin_collects_a_folder_and_one_changed_response_fails_exactly_one_item(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.replay.test_pytest_plugin import corpus, run_pytest
+from tests.replay.helpers import corpus, run_pytest
 
 pytestmark = pytest.mark.slow
 

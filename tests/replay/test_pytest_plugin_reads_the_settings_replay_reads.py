@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import NESTED_PYTEST
 from tests.replay.conftest import rp
-from tests.replay.test_pytest_plugin import corpus
+from tests.replay.helpers import corpus
 
 pytestmark = pytest.mark.slow
 
