@@ -15,7 +15,7 @@ import pytest
 
 from mcptape.serve.clientprobe import START
 from mcptape.serve.injectcases import CASES
-from tests.ci.sarif import assert_valid_sarif
+from tests.commands.ci.sarif import assert_valid_sarif
 from tests.serve.conftest import ProbeRun, Recorded
 from tests.serve.helpers import PYTHON, SDK_CLIENT, mcptape
 

@@ -13,7 +13,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mcptape.check.rules import RULES
-from tests.ci.sarif import assert_valid_sarif
+from tests.commands.ci.sarif import assert_valid_sarif
 from tests.commands.tapes import assert_clean_run, line, message, record, run, unsafe_chars, write
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from tests.ci.sarif import assert_valid_sarif
+from tests.commands.ci.sarif import assert_valid_sarif
 from tests.commands.tapes import assert_clean_run, run
 from tests.conftest import console_script
 from tests.probe.support import PB_SERVER
