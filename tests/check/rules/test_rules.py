@@ -411,3 +411,11 @@ def test_first_non_protocol_line_per_direction_names_the_line_before_it() -> Non
     assert first.previous is not None and first.previous.body == PONG[:-1]
     assert first.previous.line == 1 and first.previous.offset == 0
     assert analysis.first_non_protocol["in"] is None
+
+
+def test_every_rule_id_is_in_the_docs() -> None:
+    """docs/check.md names every registered rule id (the public contract), in backquotes."""
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "check.md").read_text(encoding="utf-8")
+    assert [rule for rule in RULES if f"`{rule}`" not in text] == []
