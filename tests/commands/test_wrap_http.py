@@ -17,7 +17,7 @@ from mcp import Client
 
 from mcptape.transcript import open_transcript
 from tests.conftest import console_script
-from tests.http.helpers import free_port, sdk_server, terminate, wait_accepting
+from tests.recorder.http.helpers import free_port, sdk_server, terminate, wait_accepting
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import server_everything
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 from tests.replay.http.helpers import mcptape
 
 LIST_CHANGED_RACE = "notifications/tools/list_changed:count=0..1"  # a notification no request caused

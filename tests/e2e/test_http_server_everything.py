@@ -20,7 +20,7 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.model.facts import collect_facts
 from mcptape.tui.model.viewer import ViewerModel
 from tests.conftest import server_everything
-from tests.http.helpers import exchanges, free_port, recording, records
+from tests.recorder.http.helpers import exchanges, free_port, recording, records
 
 
 async def _sampling(context: ClientRequestContext, params: types.CreateMessageRequestParams) -> Any:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.http.helpers import free_port, recording, sdk_server
-from tests.http.test_record_sdk import drive
+from tests.recorder.http.helpers import free_port, recording, sdk_server
+from tests.recorder.http.sdk_client import drive
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from tests.http.helpers import free_port, terminate
+from tests.recorder.http.helpers import free_port, terminate
 
 PHOENIX = "arize-phoenix>=20,<21"
 FOLDER = "~/.cache/mcptape/phoenix-venv"

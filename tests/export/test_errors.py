@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.export.helpers import export, listener, tool_session, write_transcript
-from tests.http.helpers import refused_port
+from tests.recorder.http.helpers import refused_port
 
 pytestmark = pytest.mark.slow
 

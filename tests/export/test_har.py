@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import NODE_DIR, ROOT
 from tests.export.har_schema import HAR
 from tests.export.helpers import export, tool_session, write_transcript
-from tests.http.helpers import exchanges
+from tests.recorder.http.helpers import exchanges
 
 pytestmark = pytest.mark.slow
 

@@ -20,8 +20,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from tests.conftest import PYTHON, SERVERS, console_script
 from tests.export.helpers import export, listener
-from tests.http.helpers import free_port, recording, refused_port, sdk_server
-from tests.http.test_record_sdk import drive
+from tests.recorder.http.helpers import free_port, recording, refused_port, sdk_server
+from tests.recorder.http.sdk_client import drive
 
 pytestmark = pytest.mark.slow
 

@@ -22,7 +22,7 @@ from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.runner import ProbeResult
 from tests.conftest import PYTHON, SERVERS, console_script
-from tests.http.helpers import free_port
+from tests.recorder.http.helpers import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -122,7 +122,7 @@ def test_a_driver_killed_by_sigkill_leaves_no_server_running(tmp_path: Path) -> 
     import subprocess
     import time
 
-    from tests.recorder.test_lifeline import eventually, group, running
+    from tests.recorder.processes import eventually, group, running
 
     pidfile = tmp_path / "server.pid"
     driver = subprocess.Popen(

@@ -15,6 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import console_script
+from tests.recorder.processes import (
+    eventually,
+    group,
+    running,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -95,37 +100,6 @@ def record(tmp_path: Path) -> Iterator[Callable[..., Run]]:
             os.killpg(run.server, signal.SIGKILL)
         except OSError:
             pass
-
-
-def running(pid: int) -> bool:
-    """`pid` exists and has not exited (a zombie waiting for init to reap it has)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return not stat.rpartition(") ")[2].startswith("Z")
-
-
-def group(pgid: int) -> list[int]:
-    """The running processes of process group `pgid`."""
-    members = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.getpgid(int(name)) == pgid and running(int(name)):
-                    members.append(int(name))
-            except OSError:
-                pass
-    return members
-
-
-def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> float:
-    """Seconds until `condition()` held; fails after `timeout`."""
-    start = time.monotonic()
-    while not condition():
-        assert time.monotonic() - start < timeout, "not within the deadline"
-        time.sleep(0.02)
-    return time.monotonic() - start
 
 
 def test_a_server_that_ignores_stdin_is_ended_when_the_recorder_is_sigkilled(

@@ -15,9 +15,8 @@ from mcp import Client
 from mcptape.check.analyze import analyze_file
 from mcptape.transcript import open_transcript
 from tests.e2e.realhttp.helpers import record_sweep
-from tests.http.helpers import free_port, recording
-from tests.http.test_bad_upstream import planted
-from tests.http.test_check_planted import DISCOVER, DISCOVER_HEADERS
+from tests.recorder.http.helpers import free_port, recording
+from tests.recorder.http.upstreams import DISCOVER, DISCOVER_HEADERS, planted
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import pytest
 from mcptape.errors import UsageError
 from mcptape.replay.cassette import Matcher, exchanges
 from mcptape.transcript.events import Event
-from tests.http.helpers import free_port
+from tests.recorder.http.helpers import free_port
 from tests.recorder.outbound.cassettes import client, playing, recording
 from tests.recorder.outbound.origins import Tripwire, gzip_route, headers_route, make_origin_ca, origin
 

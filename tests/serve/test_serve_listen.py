@@ -17,7 +17,7 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from mcptape.replay.api import diff_files
 from tests.conftest import console_script
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 from tests.replay.http.helpers import Tape, mcptape, notes_session
 from tests.serve.helpers import listening
 

@@ -223,7 +223,7 @@ def test_a_lock_whose_instructions_are_long_is_still_a_lock(tmp_path: Path) -> N
 
 def test_an_unreachable_url_is_one_error() -> None:
     """Nothing listening at --url: one line naming it, exit 2."""
-    from tests.http.helpers import refused_port
+    from tests.recorder.http.helpers import refused_port
 
     with refused_port() as port:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -236,7 +236,7 @@ def test_an_http_server_that_is_not_mcp_is_one_error(tmp_path: Path) -> None:
     import subprocess
 
     from tests.conftest import PYTHON
-    from tests.http.helpers import free_port, wait_accepting
+    from tests.recorder.http.helpers import free_port, wait_accepting
 
     port = free_port()
     server = subprocess.Popen(

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from tests.conftest import PYTHON
-from tests.http.helpers import free_port, wait_accepting
+from tests.recorder.http.helpers import free_port, wait_accepting
 from tests.surface.support import WEATHER, tools, weather
 
 pytestmark = pytest.mark.slow
@@ -102,7 +102,7 @@ def test_a_recorded_http_session_is_a_surface_too(locks: Path, tmp_path: Path) -
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from tests.http.helpers import recording
+    from tests.recorder.http.helpers import recording
 
     port = free_port()
     server = subprocess.Popen(

@@ -19,10 +19,9 @@ from textual.pilot import Pilot
 
 from mcptape.tui.app import ViewerApp
 from tests.conftest import PYTHON, SERVERS, once_per_run, server_everything
-from tests.http.helpers import HERE as HTTP_TESTS
-from tests.http.helpers import free_port, recording, sdk_server
+from tests.recorder.http.helpers import free_port, recording, sdk_server
 
-PLANTED = HTTP_TESTS / "servers" / "planted.py"
+PLANTED = SERVERS / "planted.py"
 PREFIX = "io.modelcontextprotocol"  # of the 2026-07-28 `_meta` keys
 
 
@@ -124,7 +123,8 @@ def everything_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 def planted_http_transcript(directory: Path, mode: str, headers: dict[str, str] | None = None) -> Path:
     """A server-discover and a tools/call (httpx, 2026-07-28 headers) against the planted Streamable
-    HTTP server of tests/http (`mode` names its fault), recorded through `mcptape record --http-upstream`."""
+    HTTP server tests/servers/planted.py (`mode` names its fault), recorded through
+    `mcptape record --http-upstream`."""
     meta = {f"{PREFIX}/protocolVersion": "2026-07-28", f"{PREFIX}/clientCapabilities": {}}
     call = {
         "jsonrpc": "2.0",

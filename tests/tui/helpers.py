@@ -18,7 +18,7 @@ from mcptape.tui.app import ViewerApp
 from mcptape.tui.model.facts import collect_facts
 from mcptape.tui.model.viewer import ViewerModel
 from tests.conftest import console_script
-from tests.http.helpers import exchanges
+from tests.recorder.http.helpers import exchanges
 
 SIZE = (150, 40)
 

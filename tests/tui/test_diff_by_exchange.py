@@ -26,7 +26,7 @@ from mcptape.tui.model.exchangediff import (
     exchange_diff,
 )
 from mcptape.tui.model.exchangediffrows import exchange_kind, exchange_line, session_text
-from tests.http.helpers import data_of, exchanges, records
+from tests.recorder.http.helpers import data_of, exchanges, records
 from tests.tui.conftest import screen_text
 from tests.tui.helpers import session_ids
 from tests.tui.transcripts import forecast_session

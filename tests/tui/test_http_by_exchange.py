@@ -14,7 +14,7 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.model.foldview import FoldedView
 from mcptape.tui.model.viewer import Filters, ViewerModel
-from tests.http.helpers import records
+from tests.recorder.http.helpers import records
 from tests.tui.conftest import screen_text, settle
 from tests.tui.helpers import expected_cell, open_model, session_ids
 

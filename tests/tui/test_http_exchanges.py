@@ -15,7 +15,7 @@ from mcptape.tui.model.facts import FactsCollector
 from mcptape.tui.model.landing import Landing
 from mcptape.tui.model.summary import landing
 from mcptape.tui.model.viewer import Filters, ViewerModel
-from tests.http.helpers import exchanges, records
+from tests.recorder.http.helpers import exchanges, records
 from tests.tui.conftest import planted_http_transcript
 from tests.tui.helpers import expected_cell, open_model
 from tests.tui.transcripts import HEADER

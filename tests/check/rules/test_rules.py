@@ -25,7 +25,7 @@ from tests.check.helpers import (
 from tests.check.rules.modern import TABLES as MODERN_RULE_TABLES
 from tests.check.rules.modern_entry import TABLES as ENTRY_TABLES
 from tests.check.rules.promises import PROMISE_TABLES
-from tests.http.test_transport_rules import HTTP_RULES
+from tests.check.rules.transport import HTTP_RULES
 
 MODERN_TABLES = {**MODERN_RULE_TABLES, **ENTRY_TABLES}  # the 2026-07-28 rules, in two files
 
@@ -381,7 +381,7 @@ def test_every_rule_has_a_table_with_a_positive_case() -> None:
     """No rule goes untested (exec-after-reject has its own file, test_exec_after_reject.py)."""
     # the 2026-07-28 rules have their tables in tests/check/rules/modern.py and modern_entry.py,
     # incomplete-capture in tests/check/test_incomplete_capture.py
-    # and the HTTP transport rules in tests/http/test_transport_rules.py
+    # and the HTTP transport rules in tests/check/rules/transport.py
     # and the promise rules in tests/check/rules/promises.py
     # and the tool surface's in tests/surface/test_check_surface.py
     assert set(TABLES) | {"exec-after-reject", "incomplete-capture", "tools-drift", "tools-lock"} | set(

@@ -13,7 +13,7 @@ import anyio
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Finding
 from tests.conftest import PYTHON, SERVERS
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 
 SWEEP = SERVERS / "sweep_http.py"
 

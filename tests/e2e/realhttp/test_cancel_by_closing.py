@@ -15,7 +15,7 @@ from mcp import Client
 
 from mcptape.check.analyze import analyze_file
 from tests.e2e.realhttp.helpers import record_sweep, verdicts
-from tests.http.helpers import exchanges, records
+from tests.recorder.http.helpers import exchanges, records
 
 BAD_GATEWAY = re.compile(r"(?<![0-9])502(?![0-9])")  # a status 502, not a port such as 50213
 

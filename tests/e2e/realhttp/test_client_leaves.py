@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.realhttp.helpers import record_sweep
-from tests.http.helpers import records
+from tests.recorder.http.helpers import records
 
 
 async def _too_big_an_event(url: str) -> str:

@@ -15,7 +15,7 @@ from mcp import Client
 from mcptape.check.analyze import analyze_file
 from mcptape.check.http.paramheaders import param_mismatches
 from tests.conftest import PYTHON, SERVERS
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 
 SERVER = SERVERS / "param_headers.py"
 

@@ -15,7 +15,7 @@ import pytest
 
 from mcptape.check.analyze import analyze_file
 from tests.conftest import console_script
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 from tests.replay.http.helpers import Tape, notes_session, record_notes
 from tests.serve.helpers import listening
 

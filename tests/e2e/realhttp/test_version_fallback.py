@@ -14,7 +14,7 @@ from mcp import Client
 
 from tests.conftest import server_everything
 from tests.e2e.realhttp.helpers import verdicts
-from tests.http.helpers import exchanges, free_port, recording, records
+from tests.recorder.http.helpers import exchanges, free_port, recording, records
 
 
 async def _modern_client(url: str) -> str:

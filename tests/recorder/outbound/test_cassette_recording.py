@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from mcptape.recorder.outbound.tlsca import BUNDLE_VARS, system_bundle
-from tests.http.helpers import refused_port
+from tests.recorder.http.helpers import refused_port
 from tests.recorder.outbound.cassettes import client, recording
 from tests.recorder.outbound.origins import (
     PAGES,

@@ -12,7 +12,7 @@ import anyio
 from mcp import Client, types
 
 from tests.conftest import PYTHON, SERVERS, console_script
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 
 NOTES = SERVERS / "notes_http.py"
 

@@ -12,7 +12,7 @@ import pytest
 
 from mcptape.recorder.http.hostrewrite import is_loopback
 from tests.conftest import PYTHON
-from tests.http.helpers import free_port, refused_port
+from tests.recorder.http.helpers import free_port, refused_port
 from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow

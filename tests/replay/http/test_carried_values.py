@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from mcptape.replay.api import replay
-from tests.http.helpers import data_of, exchanges, records
+from tests.recorder.http.helpers import data_of, exchanges, records
 from tests.replay.http.helpers import Tape, notes_server
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from tests.conftest import NESTED_PYTEST
-from tests.http.helpers import records
+from tests.recorder.http.helpers import records
 from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow

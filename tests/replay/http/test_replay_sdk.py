@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from mcptape.check.analyze import analyze_file
-from tests.http.helpers import exchanges, records
+from tests.recorder.http.helpers import exchanges, records
 from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow

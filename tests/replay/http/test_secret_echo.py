@@ -19,7 +19,7 @@ from mcp import Client
 from mcptape.check.analyze import analyze_file
 from mcptape.transcript import open_transcript
 from tests.conftest import PYTHON, SERVERS
-from tests.http.helpers import exchanges, free_port, recording
+from tests.recorder.http.helpers import exchanges, free_port, recording
 from tests.replay.http.helpers import mcptape
 
 pytestmark = pytest.mark.slow

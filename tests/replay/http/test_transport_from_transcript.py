@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.http.helpers import records
+from tests.recorder.http.helpers import records
 from tests.replay.http.helpers import Tape, mcptape, notes_server
 
 pytestmark = pytest.mark.slow

@@ -10,8 +10,8 @@ import pytest
 
 from mcptape.errors import UsageError
 from mcptape.replay.api import diff_files, replay
-from tests.http.helpers import free_port, recording, records, sdk_server
-from tests.http.test_record_sdk import _session
+from tests.recorder.http.helpers import free_port, recording, records, sdk_server
+from tests.recorder.http.sdk_client import one_session
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ def _recorded(tmp_path: Path, mode: str) -> tuple[Path, int]:
     port = free_port()
     out = tmp_path / f"{mode}.jsonl"
     with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
-        anyio.run(_session, rec.url, mode)
+        anyio.run(one_session, rec.url, mode)
         rec.stop()
     return out, port
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from mcptape.check.analyze import analyze_file
+from tests.check.http import hr_drive
+from tests.check.rules.transport import HR_RULES
 from tests.e2e.realhttp.helpers import record_sweep, verdicts
-from tests.http import hr_drive
-from tests.http.test_transport_rules import HR_RULES
 
 pytestmark = pytest.mark.slow
 

@@ -11,33 +11,14 @@ import httpx
 import orjson
 import pytest
 
-from tests.conftest import PYTHON
-from tests.http.helpers import HERE, exchanges, free_port, recording, records, refused_port
+from tests.recorder.http.helpers import exchanges, free_port, recording, records, refused_port
+from tests.recorder.http.upstreams import (
+    CALL,
+    HEADERS,
+    planted,
+)
 
 pytestmark = pytest.mark.slow
-
-PLANTED = HERE / "servers" / "planted.py"
-CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {
-        "name": "count",
-        "arguments": {"n": 1},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
-    },
-}
-HEADERS = {
-    "accept": "application/json, text/event-stream",
-    "content-type": "application/json",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "tools/call",
-    "mcp-name": "count",
-}
-
-
-def planted(port: int, mode: str) -> list[str]:
-    return [PYTHON, str(PLANTED), str(port), mode]
 
 
 def _post(url: str) -> httpx.Response:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mcptape.recorder.http.tap import Exchanges, Tap
 from mcptape.recorder.spool import Spool
 from mcptape.transcript.writer import TranscriptWriter
-from tests.http.test_wirefast_twin import REQUESTS, RESPONSES, connections
+from tests.recorder.http.streams import REQUESTS, RESPONSES, connections
 
 
 class FieldsOnly:

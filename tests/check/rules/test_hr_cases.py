@@ -18,7 +18,7 @@ from mcptape.check.http import broadcast, session
 from mcptape.check.http.sessionrules import ROWS
 from mcptape.check.http.transport import HttpTransport
 from mcptape.check.model import Finding
-from tests.http.test_hr_table import (
+from tests.check.rules.sessions import (
     CASES,
     DISCOVER,
     DISCOVER_HEADERS,
@@ -33,7 +33,7 @@ from tests.http.test_hr_table import (
     progress,
     request_of,
 )
-from tests.http.test_transport_rules import (
+from tests.check.rules.transport import (
     HR_RULES,
     OK_JSON,
     answer,

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from mcptape.recorder.http.hostrewrite import HostRewriter
-from tests.http.helpers import Relay, exchanges, free_port, recording, sdk_server, wait_accepting
+from tests.recorder.http.helpers import Relay, exchanges, free_port, recording, sdk_server, wait_accepting
 
 REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:5000\r\nContent-Length: 5\r\n\r\nhello"
 CHUNKED = (

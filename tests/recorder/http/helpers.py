@@ -19,10 +19,9 @@ from typing import Any
 
 import orjson
 
-from tests.conftest import PYTHON, console_script
+from tests.conftest import PYTHON, SERVERS, console_script
 
-HERE = Path(__file__).resolve().parent
-SDK_SERVER = HERE / "servers" / "sdk_http.py"
+SDK_SERVER = SERVERS / "sdk_http.py"
 # The recorder's own line: a server it starts may say "listening on" too (`mcptape serve` does), and
 # its line can reach the recorder's stderr first; a client sent there would bypass the recorder.
 LISTENING = re.compile(r"^mcptape: listening on (http://\S+)", re.MULTILINE)

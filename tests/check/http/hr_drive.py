@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import PYTHON, SERVERS
-from tests.http.helpers import free_port, recording
+from tests.recorder.http.helpers import free_port, recording
 
 HR_SERVER = SERVERS / "hr_server.py"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -14,19 +14,10 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from mcptape.check.model import Finding
 from mcptape.cli import main
-from tests.http.helpers import exchanges, free_port, recording
-from tests.http.test_bad_upstream import CALL, HEADERS, planted
+from tests.recorder.http.helpers import exchanges, free_port, recording
+from tests.recorder.http.upstreams import CALL, DISCOVER, DISCOVER_HEADERS, HEADERS, planted
 
 pytestmark = pytest.mark.slow
-
-DISCOVER = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "server/discover",
-    "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-}
-DISCOVER_HEADERS = {**HEADERS, "mcp-method": "server/discover"}
-del DISCOVER_HEADERS["mcp-name"]
 
 
 def _record(tmp_path: Path, mode: str, headers: dict[str, str] = HEADERS) -> Path:

@@ -11,10 +11,9 @@ from typing import Any
 import anyio
 import orjson
 import pytest
-from mcp import Client
 
 from mcptape.check.analyze import analyze_file
-from tests.http.helpers import (
+from tests.recorder.http.helpers import (
     Relay,
     data_of,
     exchanges,
@@ -26,27 +25,12 @@ from tests.http.helpers import (
     terminate,
     wait_accepting,
 )
+from tests.recorder.http.sdk_client import (
+    drive,
+    one_session,
+)
 
 pytestmark = pytest.mark.slow
-
-
-async def _session(url: str, mode: str) -> dict[str, Any]:
-    async with Client(url, mode=mode) as client:
-        tools = await client.list_tools()
-        added = await client.call_tool("add", {"a": 2, "b": 40})
-        echoed = await client.call_tool("echo", {"text": "héllo\nwörld"})
-        counted = await client.call_tool("count", {"n": 3})
-        return {
-            "tools": sorted(tool.name for tool in tools.tools),
-            "add": added.structured_content,
-            "echo": [c.model_dump() for c in echoed.content],
-            "count": [c.model_dump() for c in counted.content],
-        }
-
-
-def drive(url: str) -> list[dict[str, Any]]:
-    """A modern (2026-07-28) session, then a handshake one (session id, GET stream, DELETE)."""
-    return [anyio.run(_session, url, mode) for mode in ("auto", "legacy")]
 
 
 @pytest.fixture
@@ -118,7 +102,7 @@ def test_the_server_started_by_the_recorder_is_recorded_and_stopped(tmp_path: Pa
     port = free_port()
     out = tmp_path / "cmd.jsonl"
     with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
-        result = anyio.run(_session, rec.url, "auto")
+        result = anyio.run(one_session, rec.url, "auto")
         assert result["add"] == {"result": 42}
         code = rec.stop()  # forwarded to uvicorn, which exits by re-raising SIGINT
     lines = records(out)
