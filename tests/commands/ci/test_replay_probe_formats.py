@@ -14,12 +14,14 @@ import pytest
 
 from tests.commands.ci.sarif import assert_valid_sarif
 from tests.commands.tapes import assert_clean_run, run
-from tests.conftest import console_script
+from tests.conftest import SERVERS, console_script
 from tests.probe.support import PB_SERVER
 
 pytestmark = pytest.mark.slow
 
-CHANGED = [sys.executable, "-m", "mcptape.demo.server", "--changed"]
+# The demo server's code on tests/servers/lite.py (the formats are the subject, not the SDK server)
+DEMO_SERVER = [sys.executable, str(SERVERS / "fast" / "demo_server.py")]
+CHANGED = [*DEMO_SERVER, "--changed"]
 
 
 def test_a_replay_that_differs_is_a_failed_case_and_a_result_at_the_recorded_line(
@@ -73,7 +75,7 @@ def test_a_replay_folder_gives_a_suite_per_transcript_and_learn_refuses_the_form
     shutil.copy(tapes / "demo-clean.jsonl", folder / "clean.jsonl")
     (folder / "broken.jsonl").write_text("{}\n")
     monkeypatch.chdir(tmp_path)
-    same = [sys.executable, "-m", "mcptape.demo.server"]
+    same = DEMO_SERVER
     result = run("replay", "tapes", "--junit", "r.xml", "--sarif", "r.sarif", "--", *same)
     assert_clean_run(result, codes=[2])
     root = ET.parse(tmp_path / "r.xml").getroot()
