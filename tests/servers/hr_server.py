@@ -1,5 +1,6 @@
 """A small Streamable HTTP MCP server (stdlib only) speaking both eras, with one transport fault chosen
-by MODE, for the tests of the HTTP session and status rules (tests/http/test_hr_*.py).
+by MODE, for the tests of the HTTP session and status rules (tests/check/rules/test_hr_*.py and
+tests/check/http/test_hr_recorded.py).
 
 `python hr_server.py PORT MODE`, MODE one of:
 

@@ -97,7 +97,7 @@ class SseMessages:
     by itself, `SseDecoder` reads the rest of the stream, from the start of the event in progress
     (told first, in bytes never recorded, that the stream has begun: a comment line); so does an
     event longer than `MAX_REST` (read again with each piece otherwise).
-    tests/http/test_sse_messages.py checks both give the same messages in the same pieces."""
+    tests/recorder/http/test_sse_messages.py checks both give the same messages in the same pieces."""
 
     def __init__(self) -> None:
         self.rest = bytearray()  # the stream's bytes since the end of the last event dispatched
