@@ -3,6 +3,7 @@ a new build over HTTP, recorded through the same proxy, diffed with the recordin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -16,22 +17,36 @@ from tests.recorder.http.sdk_client import one_session
 pytestmark = pytest.mark.slow
 
 
-def _recorded(tmp_path: Path, mode: str) -> tuple[Path, int]:
-    port = free_port()
-    out = tmp_path / f"{mode}.jsonl"
-    with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
-        anyio.run(one_session, rec.url, mode)
-        rec.stop()
-    return out, port
+Recorded = Callable[[str], tuple[Path, int]]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    """The SDK client's session in a mode through `record --http-upstream`: its transcript and the
+    port its server listened on, recorded once per module in each worker (a replay starts its
+    server on that port again; the tests read the transcript, never modify it)."""
+    made: dict[str, tuple[Path, int]] = {}
+
+    def get(mode: str) -> tuple[Path, int]:
+        if mode not in made:
+            port = free_port()
+            out = tmp_path_factory.mktemp("recorded") / f"{mode}.jsonl"
+            with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
+                anyio.run(one_session, rec.url, mode)
+                rec.stop()
+            made[mode] = out, port
+        return made[mode]
+
+    return get
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_a_replay_against_the_same_server_is_same(tmp_path: Path, mode: str) -> None:
+def test_a_replay_against_the_same_server_is_same(tmp_path: Path, recorded: Recorded, mode: str) -> None:
     """The SDK session (2026-07-28, or the handshake with its session id, GET stream and DELETE)
     replayed over HTTP against the same server started by the replay: the new transcript is an HTTP
     transcript of the same exchanges, and the diff says same. The new server's session id is sent
     where the recorded one was."""
-    original, port = _recorded(tmp_path, mode)
+    original, port = recorded(mode)
     new = tmp_path / "new.jsonl"
     result = replay(
         original, sdk_server(port), output=new, http_upstream=f"http://127.0.0.1:{port}/mcp", config=False
@@ -48,10 +63,10 @@ def test_a_replay_against_the_same_server_is_same(tmp_path: Path, mode: str) -> 
         assert old_ids and not any(line in r["data"] for r in sent for line in old_ids)
 
 
-def test_a_replay_against_a_changed_build_shows_the_difference(tmp_path: Path) -> None:
+def test_a_replay_against_a_changed_build_shows_the_difference(tmp_path: Path, recorded: Recorded) -> None:
     """A build whose `add` is off by one (answering with JSON bodies instead of SSE: the transport's
     form is not a difference): the diff names the tools/call answer."""
-    original, port = _recorded(tmp_path, "legacy")
+    original, port = recorded("legacy")
     new = tmp_path / "new.jsonl"
     replay(original, [*sdk_server(port), "--off-by-one", "--json"], output=new, config=False)
     diff = diff_files(original, new)
@@ -70,12 +85,14 @@ def test_a_stdio_transcript_is_refused(tmp_path: Path) -> None:
         replay(path, [], output=tmp_path / "new.jsonl", http_upstream="http://127.0.0.1:9/mcp")
 
 
-def test_the_replay_command_takes_http_upstream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_replay_command_takes_http_upstream(
+    tmp_path: Path, recorded: Recorded, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`mcptape replay FILE --http-upstream URL -- CMD`: the diff's report, exit 0 for same (the new
     session, temporary, removed), exit 1 for a changed build with the new session kept."""
     from mcptape.cli import main
 
-    original, port = _recorded(tmp_path, "auto")
+    original, port = recorded("auto")
     upstream = f"http://127.0.0.1:{port}/mcp"
     with pytest.raises(SystemExit) as same:
         main(["replay", str(original), "--http-upstream", upstream, "--", *sdk_server(port)])
