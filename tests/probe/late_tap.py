@@ -49,7 +49,7 @@ def main() -> None:
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, written_then_gone)
-    tap.executed = late  # type: ignore[assignment]
+    tap.executed = late
     sys.argv = rest
     runpy.run_path(rest[0], run_name="__main__")
 

@@ -56,7 +56,8 @@ def test_the_hard_inputs_are_taken_as_the_processes_are_free(tmp_path: Path) -> 
         marker = rows[case].marker
         assert marker is not None
         holding = [p.name for p in tmp_path.glob("*.jsonl") if marker.encode() in p.read_bytes()]
-        assert holding == [where[case].name], (case, holding)
+        place = where[case]
+        assert place is not None and holding == [place.name], (case, holding)
     assert rows["truncated-eof"].transcript == tmp_path / "debug-line.jsonl"
 
 
