@@ -6,9 +6,15 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
 
 from tests import inprocess
-from tests.conftest import NODE_DIR, PYTHON, SERVERS, console_script, server_everything
+from tests.clients import run_session
+from tests.conftest import NODE_DIR, PYTHON, SERVERS, console_script, once_per_run, server_everything
 
 WEATHER = SERVERS / "weather.py"
 VENV_BIN = Path(PYTHON).parent
@@ -17,6 +23,36 @@ VENV_BIN = Path(PYTHON).parent
 def weather(variant: str = "base") -> list[str]:
     """The SDK weather server of `tests/servers/weather.py`, in one of its variants, on stdio."""
     return [PYTHON, str(WEATHER), variant]
+
+
+async def upgrade_and_list_again(client: Client) -> dict[str, Any]:
+    """Call `upgrade` (a drift variant rewrites get_forecast's description), then list the tools again."""
+    await client.call_tool("upgrade", {})
+    await anyio.sleep(0.2)  # the notification, if any, before the second listing
+    listed = await client.list_tools()
+    return {"descriptions": [t.description for t in listed.tools]}
+
+
+async def list_again(client: Client) -> dict[str, Any]:
+    await client.list_tools()
+    return {}
+
+
+def listed_twice(tmp_path_factory: pytest.TempPathFactory, variant: str) -> Path:
+    """A real session (the SDK client, the weather server's VARIANT through `mcptape record`, the
+    handshake): tools/list, then for `drift` and `drift-quiet` the `upgrade` that rewrites a
+    description mid-session, then tools/list again. Made once per run for every xdist worker (the
+    surface and viewer tests that read it share it: read it, never modify it)."""
+
+    def make(folder: Path) -> None:
+        script = upgrade_and_list_again if variant.startswith("drift") else list_again
+        seen = anyio.run(
+            lambda: run_session(weather(variant), record_to=folder / "s.jsonl", script=script, mode="legacy")
+        )
+        if variant.startswith("drift"):
+            assert any("IMPORTANT" in (d or "") for d in seen.results["descriptions"])
+
+    return once_per_run(tmp_path_factory, f"weather-{variant}-listed-twice", make) / "s.jsonl"
 
 
 def node_server(name: str, *args: str) -> list[str]:

@@ -11,11 +11,10 @@ from typing import Any
 import anyio
 import orjson
 import pytest
-from mcp import Client
 
 from tests import inprocess
 from tests.clients import run_session
-from tests.surface.support import tools, weather
+from tests.surface.support import listed_twice, tools, weather
 
 pytestmark = pytest.mark.slow
 
@@ -26,13 +25,6 @@ REAL = sorted((ROOT / "transcripts").glob("*.jsonl"))
 def check(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`mcptape check ARGS...` (in this process: tests/inprocess.py), its output as text."""
     return inprocess.run("check", *args, cwd=cwd, text=True)
-
-
-async def _upgrade_and_list_again(client: Client) -> dict[str, Any]:
-    await client.call_tool("upgrade", {})
-    await anyio.sleep(0.2)  # the notification, if any, before the second listing
-    await client.list_tools()
-    return {}
 
 
 def _record(variant: str, path: Path, script: Any = None) -> Path:
@@ -47,12 +39,12 @@ def _surface(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("variant", "severity"), [("drift", "warning"), ("drift-quiet", "error")])
 def test_a_description_rewritten_mid_session_is_a_check_finding_at_the_later_listing(
-    variant: str, severity: str, tmp_path: Path
+    variant: str, severity: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """The SDK server's second tools/list answer carries a description that gained an instruction:
     check reports tools-drift (party server) at that answer's line, a warning after
     notifications/tools/list_changed and an error without it, and exits 1."""
-    session = _record(variant, tmp_path / "s.jsonl", _upgrade_and_list_again)
+    session = listed_twice(tmp_path_factory, variant)
     result = check(str(session), "--json")
     assert result.returncode == 1, result.stdout + result.stderr
     document = orjson.loads(result.stdout)
@@ -69,10 +61,12 @@ def test_a_description_rewritten_mid_session_is_a_check_finding_at_the_later_lis
     assert "tools-drift" in text.stdout and "changed mid-session" in text.stdout
 
 
-def test_drift_findings_reach_sarif_junit_and_github_annotations(tmp_path: Path) -> None:
+def test_drift_findings_reach_sarif_junit_and_github_annotations(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The CI outputs carry the drift finding like any other: a SARIF result with rule tools-drift at
     the answer's transcript line, a failed JUnit case, a ::warning annotation."""
-    session = _record("drift", tmp_path / "s.jsonl", _upgrade_and_list_again)
+    session = listed_twice(tmp_path_factory, "drift")
     result = check(
         str(session), "--format", "github", "--sarif", "out.sarif", "--junit", "out.xml", cwd=tmp_path
     )
@@ -89,14 +83,9 @@ def test_drift_findings_reach_sarif_junit_and_github_annotations(tmp_path: Path)
     assert "tools-drift" in junit and "<failure" in junit
 
 
-def test_listing_the_same_tools_twice_is_no_finding(tmp_path: Path) -> None:
+def test_listing_the_same_tools_twice_is_no_finding(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A session that lists the unchanged tools twice checks clean."""
-
-    async def list_again(client: Client) -> dict[str, Any]:
-        await client.list_tools()
-        return {}
-
-    session = _record("base", tmp_path / "s.jsonl", list_again)
+    session = listed_twice(tmp_path_factory, "base")
     result = check(str(session), "--json")
     assert result.returncode == 0, result.stdout + result.stderr
     assert _surface(orjson.loads(result.stdout)["findings"]) == []

@@ -9,10 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import anyio
 import orjson
 import pytest
-from mcp import Client
 from rich.console import Console
 
 from mcptape.transcript import Event
@@ -20,9 +18,8 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.widgets.detail import detail_renderable
-from tests.clients import run_session
 from tests.conftest import console_script
-from tests.surface.support import weather
+from tests.surface.support import listed_twice
 from tests.tui.conftest import screen_text, settle
 from tests.tui.helpers import open_model
 from tests.tui.transcripts import handshake, ok, req, write
@@ -33,21 +30,11 @@ DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": Fa
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-async def _upgrade_and_list_again(client: Client) -> dict[str, Any]:
-    await client.call_tool("upgrade", {})
-    await anyio.sleep(0.2)  # the list_changed notification before the second listing
-    await client.list_tools()
-    return {}
-
-
 @pytest.fixture(scope="module")
 def drift_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real session (SDK client, SDK server through `mcptape record`): list, upgrade, list again."""
-    path = tmp_path_factory.mktemp("surface") / "drift.jsonl"
-    anyio.run(
-        lambda: run_session(weather("drift"), record_to=path, mode="legacy", script=_upgrade_and_list_again)
-    )
-    return path
+    """A real session (SDK client, SDK server through `mcptape record`): list, upgrade, list again
+    (tests/surface/support.py's, made once per run: read it, never modify it)."""
+    return listed_twice(tmp_path_factory, "drift")
 
 
 def tools_answers(path: Path) -> list[tuple[int, list[dict[str, Any]]]]:
