@@ -150,6 +150,7 @@ class TapPump(Pump):
         except BlockingIOError:
             return -1
         except OSError as exc:
+            self._done = True  # said once: nobody reads it again
             if self.on_read_error is not None:
                 self.on_read_error(self.ch, exc)
             return 0
@@ -159,10 +160,13 @@ class TapPump(Pump):
         return n
 
     def drain(self) -> None:
-        """Record what the server already wrote to the tap (from another pump's thread)."""
+        """Record what the server already wrote to the tap (from another pump's thread): one read,
+        which takes all that waits (the pipe holds less than the read's buffer), so a server that
+        never stops tapping cannot hold the other pump here; it runs before that pump forwards
+        its read, because that read's time must come after the tap's and is taken first."""
         with self._lock:
-            while not self._done and self._read() > 0:
-                pass
+            if not self._done:
+                self._read()
 
     def run(self) -> None:
         while True:
