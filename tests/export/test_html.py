@@ -109,3 +109,14 @@ def test_javascript_off_is_really_off(tmp_path: Path) -> None:
     page.write_text("<p id=x>static</p><script>document.getElementById('x').textContent='ran'</script>")
     assert '<p id="x">ran</p>' in dump_dom(page, javascript=True)
     assert '<p id="x">static</p>' in dump_dom(page, javascript=False)
+
+
+def test_escaped_bidi_and_invisible_characters_in_a_message_stay_escaped(tmp_path: Path) -> None:
+    """A printable ASCII line whose JSON strings hold \\u202e, \\u0085, \\u200b and \\u007f: the page
+    (its raw line and its indented JSON) never holds the characters themselves, only their escapes."""
+    sneaky = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":"x\\u202ey\\u0085z\\u200bw\\u007fv"}}\n'
+    records = [line(0.001, "in", sneaky), line(0.002, "out", '{"jsonrpc":"2.0","id":1,"result":{}}\n')]
+    page = render(tmp_path, write_transcript(tmp_path / "t.jsonl", records))
+    text = page.read_text(encoding="utf-8")
+    assert [c for c in "\u202e\u0085\u200b\x7f" if c in text] == []
+    assert "\\u202e" in text and "\\u200b" in text

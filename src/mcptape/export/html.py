@@ -119,9 +119,9 @@ def _rows(messages: list[Message], rejected: set[int]) -> Iterator[Row]:
         if rid is not None:
             summary += f" id {rid}" if type(rid) is int else f" id {escape_controls(str(rid))}"
         try:
-            pretty = encode(value, option=_INDENT_2).decode("utf-8")
+            pretty = _pretty_safe(encode(value, option=_INDENT_2).decode("utf-8"))
         except encode_error:  # deeper than orjson goes, an integer past 64 bits
-            pretty = dumps(value, indent=True)
+            pretty = _pretty_safe(dumps(value, indent=True))
         channel = frame.channel
         yield _new(
             Row,
@@ -192,25 +192,28 @@ def _raw(data: bytes) -> str:
     return escape(data, RAW_SHOWN)
 
 
+def _pretty_safe(pretty: str) -> str:
+    """Indented JSON with every unsafe character as its `\\uXXXX` escape (`escape_json`). A printable
+    ASCII line can hold `\\u202e` or `\\u200b`, which the encoder writes out as the character
+    itself; orjson escapes every C0 control in strings, so ASCII without DEL needs nothing."""
+    return pretty if pretty.isascii() and "\x7f" not in pretty else escape_json(pretty)
+
+
 def _shown(message: Message) -> tuple[str, str]:
     """The message's line as safe text (`text.message_text`'s rule) and its JSON indented when it
-    is not too long, the line decoded and judged once for both. orjson escapes every C0 control in
-    strings: what is left to escape in the indented JSON is what the line had, so a printable
-    ASCII line needs nothing more."""
+    is not too long (`_pretty_safe`), the line decoded and judged once for both."""
     body = message.frame.body
     if message.value is None or len(body) > RAW_SHOWN:
         return escape(body, RAW_SHOWN), ""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        clean, raw = False, escape(body, RAW_SHOWN)
+        raw = escape(body, RAW_SHOWN)
     else:
-        clean = safe(text)
-        raw = text if clean else escape_json(text)
+        raw = text if safe(text) else escape_json(text)
     if message.frame.complete is False:
         return raw, ""
-    pretty = dumps(message.value, indent=True)
-    return raw, pretty if clean else escape_json(pretty)
+    return raw, _pretty_safe(dumps(message.value, indent=True))
 
 
 def _where(found: Finding) -> str:
