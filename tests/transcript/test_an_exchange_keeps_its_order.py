@@ -10,7 +10,9 @@ import json
 from pathlib import Path
 
 from mcptape.check.analyze import ordered
+from mcptape.check.reorder import Reorder
 from mcptape.transcript import Event
+from mcptape.transcript.events import EXCHANGES_KEPT
 from mcptape.transcript.reader import open_transcript
 from mcptape.tui.model.order import OrderBuilder
 
@@ -62,3 +64,40 @@ def test_a_stdio_channel_keeps_its_own_order() -> None:
     assert [Event.from_record(r).stream for r in glitch] == ["out", "out"]
     events = [Event.from_record(r, i) for i, r in enumerate(glitch)]
     assert [e.index for e in ordered(events)] == [0, 1]
+
+
+def _times_both_ways(path: Path) -> tuple[list[float], list[float]]:
+    """The times check's batch reader gives, and the times its reorder buffer gives fed event by event."""
+    transcript = open_transcript(path)
+    read = [r[0] for batch in transcript.batches() for r in batch.records]
+    buffer = Reorder()
+    for e in transcript.events():
+        buffer.push(e.t, e.ch, e.payload, e.index, e.stream)
+    return read, [r[0] for r in buffer.records]
+
+
+def test_the_batch_reader_and_the_event_feed_agree_when_channels_mix_exchanges(tmp_path: Path) -> None:
+    """A channel that carried a record without an exchange, then an exchange's: both readers clamp
+    the exchange's late record to its exchange's last time, and leave the channel's own alone."""
+    records = [
+        {"t": 1.0, "ch": "in", "data": "a\n"},
+        {"t": 5.0, "ch": "out", "x": 1, "data": "r1\n"},
+        {"t": 10.0, "ch": "in", "x": 1, "data": "q1\n"},
+        {"t": 7.0, "ch": "out", "x": 1, "data": "r2\n"},
+        {"t": 6.0, "ch": "in", "data": "b\n"},
+        {"t": 0.5, "ch": "in", "data": "c\n"},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [HEADER, *records]) + "\n")
+    read, fed = _times_both_ways(path)
+    assert read == fed == [1.0, 5.0, 10.0, 10.0, 6.0, 6.0]
+
+
+def test_the_times_of_old_exchanges_are_forgotten() -> None:
+    """200,000 exchanges fed one record each keep at most a few thousand exchange times in memory."""
+    buffer = Reorder()
+    for x in range(200_000):
+        buffer.push(x * 0.001, "in", "m\n", x, x + 1)
+        if len(buffer.records) >= 4096:
+            buffer.take()
+    assert len(buffer.last_t) <= 2 * EXCHANGES_KEPT + 1

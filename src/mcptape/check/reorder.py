@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
 
-from mcptape.transcript.events import Event
+from mcptape.transcript.events import EXCHANGES_KEPT, Event, forget_exchanges
 from mcptape.transcript.reader import Payload, Record
 
 FLUSH = 4096  # records buffered before the oldest are processed
@@ -31,13 +31,14 @@ class Reorder:
     """Records in file order (`push` one, or `extend` with a batch), the ones no record still to
     come can precede out (`take`). `push` and `extend` say when a `take` is due."""
 
-    __slots__ = ("buffered", "flush_bytes", "last", "last_t", "records")
+    __slots__ = ("buffered", "flush_bytes", "forget_at", "last", "last_t", "records")
 
     def __init__(self, flush_bytes: int = FLUSH_BYTES) -> None:
         self.flush_bytes = flush_bytes
         self.records: list[Record] = []
         self.buffered = 0  # bytes of the byte-channel records added since the last take
         self.last_t: dict[str | int, float] = {}  # each stream's latest time (`push` only)
+        self.forget_at = EXCHANGES_KEPT  # when to forget old exchanges' times (bounded memory)
         self.last: tuple[float, int] | None = None  # (t, event index) of the last record added
 
     @property
@@ -54,6 +55,8 @@ class Reorder:
             t = last  # a stream's own order is exact; never let a clock glitch reorder it
         else:
             self.last_t[key] = t
+            if len(self.last_t) > self.forget_at:
+                self.forget_at = forget_exchanges(self.last_t, t)
         self.last = (t, index)
         records = self.records
         records.append((t, ch, payload, index))
@@ -99,10 +102,13 @@ def ordered(events: Iterable[Event], window: int = KEEP) -> Iterator[Event]:
     `Event.stream`), with a bounded buffer."""
     buf: list[tuple[float, int, Event]] = []
     last_t: dict[str | int, float] = {}
+    forget_at = EXCHANGES_KEPT
     for seq, event in enumerate(events):
         stream = event.stream
         t = max(event.t, last_t.get(stream, event.t))
         last_t[stream] = t
+        if len(last_t) > forget_at:
+            forget_at = forget_exchanges(last_t, t)
         buf.append((t, seq, event))
         if len(buf) >= 2 * window:
             buf.sort(key=_by_time)

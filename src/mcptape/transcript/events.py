@@ -43,6 +43,23 @@ def _json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
+EXCHANGES_KEPT = 4096
+"""Exchanges whose last time a reader keeps before it forgets the old ones (`forget_exchanges`)."""
+STALE = 1.0
+"""Seconds after which an exchange's last time is forgotten: the reorder buffer (check/reorder.py,
+WINDOW 0.5 s) has let every record that old go, so its order is no longer decided by that time."""
+
+
+def forget_exchanges(times: dict[str | int, float], newest: float) -> int:
+    """Forget the HTTP exchanges (int keys) of `times` last seen more than STALE seconds before
+    `newest`, so a reader's memory does not grow with a transcript's exchanges; returns the size at
+    which to call again (twice what is left, at least EXCHANGES_KEPT: amortized constant time)."""
+    horizon = newest - STALE
+    for key in [k for k, last in times.items() if type(k) is int and last < horizon]:
+        del times[key]
+    return max(EXCHANGES_KEPT, 2 * len(times))
+
+
 class Event:
     """One transcript record. `data` gives the raw bytes of a byte channel (b"" otherwise); `fields`
     holds a non-byte record's fields, or the exchange number `x` of an HTTP transcript's bytes."""

@@ -30,7 +30,13 @@ from typing import IO, Any, NamedTuple
 import orjson
 
 from mcptape.errors import TranscriptError
-from mcptape.transcript.events import FORMAT_VERSION, WIRE_CHANNELS, Event, Header
+from mcptape.transcript.events import (
+    EXCHANGES_KEPT,
+    FORMAT_VERSION,
+    Event,
+    Header,
+    forget_exchanges,
+)
 from mcptape.version import __version__
 
 _BUFFER = 1 << 20
@@ -207,11 +213,12 @@ class Transcript:
         problems = self.problems
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
-        # The last time of each channel seen so far. A channel not seen yet raises KeyError below
-        # and its first record takes the general path (which records it); the keys are channel
-        # names `read_line` accepted, all str, so a `ch` that is found is a str.
+        # The last time of each stream seen so far (`Event.stream`: a channel's name, an HTTP
+        # exchange's number). A channel not seen yet raises KeyError below and its first record
+        # takes the general path (which records it); a record with an exchange never takes the
+        # fast path (its stream is its exchange, and a raw HTTP record keeps its `x` in its payload).
         last_t: dict[str | int, float] = {}
-        wire_t: dict[str | int, float] = {}  # the same for each HTTP exchange, never on the fast path
+        forget_at = EXCHANGES_KEPT
         records: list[Record] = []
         append = records.append
         carried = 0
@@ -226,7 +233,7 @@ class Transcript:
                         t = record["t"]
                         ch = record["ch"]
                         text = record["data"]
-                        if type(t) is float and type(text) is str and t >= last_t[ch]:
+                        if type(t) is float and type(text) is str and t >= last_t[ch] and "x" not in record:
                             last_t[ch] = t
                             append((t, ch, text, index))
                             carried += len(text)
@@ -246,19 +253,14 @@ class Transcript:
                         continue
                     assert type(item) is Event
                     t, ch, payload = item.t, item.ch, item.payload
-                    # An HTTP exchange's records keep their exchange's order (`Event.stream`), and its
-                    # bytes their number `x`: their channel stays off the fast path.
-                    key = item.stream
-                    if type(key) is int or ch in WIRE_CHANNELS:
-                        times = wire_t
-                        last_t.pop(ch, None)
-                    else:
-                        times = last_t
-                    last = times.get(key)
+                    key = item.stream  # an HTTP exchange's records keep their exchange's order
+                    last = last_t.get(key)
                     if last is not None and t < last:
                         t = last
                     else:
-                        times[key] = t
+                        last_t[key] = t
+                        if type(key) is int and len(last_t) > forget_at:
+                            forget_at = forget_exchanges(last_t, t)
                     append((t, ch, payload, index))
                     if type(payload) is not dict:
                         carried += len(payload)
