@@ -117,6 +117,16 @@ class SseMessages:
                 return self._switch(bytes(self.rest), self.started)
             return []
         rest = self.rest
+        if (
+            rest
+            and data.find(b"\r", 0, cut) < 0
+            and data.find(b"\n\n", 0, cut) < 0
+            and not (rest[-1] == 0x0A and data[0] == 0x0A)
+        ):  # the event in progress goes on (no blank line ends it here): read at its end, not again
+            rest += data
+            if len(rest) > MAX_REST:
+                return self._switch(bytes(rest), self.started)
+            return []
         if rest:
             rest += memoryview(data)[:cut]
             block: bytearray | memoryview = rest
