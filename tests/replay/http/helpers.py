@@ -11,7 +11,8 @@ from typing import Any
 import anyio
 from mcp import Client, types
 
-from tests.conftest import PYTHON, SERVERS, console_script
+from tests import inprocess
+from tests.conftest import PYTHON, SERVERS
 from tests.recorder.http.helpers import free_port, recording
 
 NOTES = SERVERS / "notes_http.py"
@@ -66,7 +67,7 @@ def record_notes(folder: Path, mode: str) -> Tape:
 
 
 def mcptape(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """`mcptape ARGS...` as a real process: its exit code, stdout and stderr."""
-    return subprocess.run(
-        [console_script(), *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
+    """`mcptape ARGS...` (stdin empty) in this process (tests/inprocess.py: its exit code, stdout and
+    stderr as the process gives them; the servers a replay starts are real processes; `timeout` is
+    pytest's here)."""
+    return inprocess.run(*args, text=True)
