@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import console_script
+from tests import inprocess
 from tests.export.helpers import answer, call, request, tool_session, write_transcript
 
 pytestmark = pytest.mark.slow
@@ -18,7 +18,7 @@ SECRET = "hunter2-very-secret"
 
 
 def report(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([console_script(), "report", *args], capture_output=True, text=True, check=False)
+    return inprocess.run("report", *args, text=True)  # as the process gives it (tests/inprocess.py)
 
 
 def test_the_bundle_has_the_html_report_of_its_redacted_transcript(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ sends and hides it again in what the server echoes, so it says `same`."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from mcp import Client
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
+from tests import inprocess
 from tests.clients import sdk_session
 from tests.conftest import PYTHON, SERVERS, console_script
 
@@ -42,9 +42,7 @@ def tapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     seen = sdk_session([*record, "--redact", "-o", str(live), "--", *SERVER], script=login)
     assert seen.results == {"text": "welcome ada: password pw1 accepted"}
     sdk_session([*record, "-o", str(plain), "--", *SERVER], script=login)
-    done = subprocess.run(
-        [console_script(), "redact", str(plain), "-o", str(copy)], capture_output=True, text=True, timeout=60
-    )
+    done = inprocess.run("redact", str(plain), "-o", str(copy), text=True)
     assert done.returncode == 0, done.stderr
     return {"live": live, "plain": plain, "copy": copy}
 

@@ -4,10 +4,9 @@ last record), as `check` and `replay` do: a skipped line is never silently compa
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from tests.conftest import console_script
+from tests import inprocess
 
 GOOD = Path(__file__).resolve().parents[2] / "transcripts" / "sdk-echo-tool-handshake.jsonl"
 
@@ -22,12 +21,7 @@ def _damaged(tmp_path: Path) -> Path:
 def test_diff_reports_the_lines_it_could_not_read(tmp_path: Path) -> None:
     """Text: one `note:` per unreadable line, naming the file and line; the verdict still follows."""
     damaged = _damaged(tmp_path)
-    result = subprocess.run(
-        [console_script(), "diff", "--no-config", str(GOOD), str(damaged)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = inprocess.run("diff", "--no-config", str(GOOD), str(damaged), text=True)
     assert result.returncode == 0, result.stdout  # the readable lines are the same session
     assert f"  note: {damaged}: transcript line 5: not JSON" in result.stdout
     assert f"  note: {damaged}: transcript line 18: truncated last line (23 bytes)" in result.stdout
@@ -36,11 +30,6 @@ def test_diff_reports_the_lines_it_could_not_read(tmp_path: Path) -> None:
 def test_diff_json_lists_the_lines_it_could_not_read(tmp_path: Path) -> None:
     """--json: the same sentences in `notes`."""
     damaged = _damaged(tmp_path)
-    result = subprocess.run(
-        [console_script(), "diff", "--no-config", "--json", str(damaged), str(GOOD)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = inprocess.run("diff", "--no-config", "--json", str(damaged), str(GOOD), text=True)
     notes = json.loads(result.stdout)["notes"]
     assert [n.split(": ", 2)[1] for n in notes] == ["transcript line 5", "transcript line 18"]

@@ -14,13 +14,13 @@ from mcptape.share.live import redacting_writer
 from mcptape.transcript import Event, open_transcript
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import new_header, write_transcript
-from tests.conftest import console_script
+from tests import inprocess
 
 SECRET = "sk-abcdefghijklmnopqrstuvwx"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([console_script(), *args], capture_output=True, text=True, timeout=60)
+    return inprocess.run(*args, text=True)  # as the process gives it (tests/inprocess.py)
 
 
 def _transcript(path: Path) -> Path:

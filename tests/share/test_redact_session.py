@@ -13,7 +13,7 @@ from mcptape.errors import UsageError
 from mcptape.share.placeholder import PLACEHOLDER, verify
 from mcptape.share.unredact import load_unredactor
 from mcptape.transcript import open_transcript
-from tests.conftest import console_script
+from tests import inprocess
 from tests.share.leaky import ENV, PLANTED, REQ_SECRET, Session, record_leaky
 
 
@@ -22,8 +22,7 @@ def _channel(path: Path, ch: str) -> bytes:
 
 
 def _redact(src: Path, dst: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    argv = [console_script(), "redact", str(src), "-o", str(dst), *extra]
-    return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60)
+    return inprocess.run("redact", str(src), "-o", str(dst), *extra, env=ENV, text=True)  # as the process
 
 
 def _kinds(data: bytes) -> list[str]:

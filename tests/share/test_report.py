@@ -10,13 +10,12 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from mcptape.transcript import Event, open_transcript
 from mcptape.transcript.writer import new_header, write_transcript
-from tests.conftest import console_script
+from tests import inprocess
 from tests.share.leaky import ENV, PLANTED, Session
 
 
 def _report(*args: str) -> subprocess.CompletedProcess[str]:
-    argv = [console_script(), "report", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60)
+    return inprocess.run("report", *args, env=ENV, text=True)  # as the process gives it
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,11 @@ out (they cannot be redacted), and the report says so, as `mcptape redact` does.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import console_script
+from tests import inprocess
 
 pytestmark = pytest.mark.slow
 
@@ -21,12 +20,7 @@ def test_the_report_says_how_many_unreadable_lines_were_left_out(tmp_path: Path)
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_bytes(b"".join([*lines[:4], b'{"t":0.5,"ch":"out","data":"cut\n', *lines[4:]]))
     bundle = tmp_path / "bundle"
-    result = subprocess.run(
-        [console_script(), "report", str(damaged), "-o", str(bundle), "--no-env"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = inprocess.run("report", str(damaged), "-o", str(bundle), "--no-env", text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr == (
         f"mcptape: report written to {bundle}/ (clean; 1 unreadable transcript line(s) left out)\n"

@@ -5,7 +5,6 @@ weather server of tests/surface, whose `upgrade` tool rewrites get_forecast's de
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from mcptape.transcript.index import TranscriptIndex
 from mcptape.tui.app import ViewerApp
 from mcptape.tui.model.detail import Detail
 from mcptape.tui.widgets.detail import detail_renderable
-from tests.conftest import console_script
+from tests import inprocess
 from tests.surface.support import listed_twice
 from tests.tui.conftest import screen_text, settle
 from tests.tui.helpers import open_model
@@ -101,9 +100,7 @@ def test_a_drift_finding_shows_both_definitions_side_by_side(drift_session: Path
     facts = model.facts
     assert facts is not None
     (earlier, _), (later, _) = tools_answers(drift_session)
-    report = subprocess.run(
-        [console_script(), "check", "--json", str(drift_session)], capture_output=True, timeout=60
-    )
+    report = inprocess.run("check", "--json", str(drift_session))
     checked = [f for f in orjson.loads(report.stdout)["findings"] if f["rule"] == "tools-drift"]
     assert [(f["event"], f["severity"]) for f in checked] == [(later, "warning")]
     assert [(f.rule, f.severity.value) for f in facts.findings[later]] == [("tools-drift", "warning")]
