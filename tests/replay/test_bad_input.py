@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import orjson
 import pytest
 
 from mcptape.replay.api import replay
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import rp
 
 pytestmark = pytest.mark.slow
@@ -30,11 +29,7 @@ def test_a_server_that_hangs_fails_cleanly_at_the_step_timeout(v1_tape: Path) ->
 
 def test_a_server_that_crashes_at_start_shows_its_stderr(v1_tape: Path) -> None:
     """Exit 3 at start-up: the replay reports the exit and shows the server's stderr."""
-    proc = subprocess.run(
-        [console_script(), "replay", str(v1_tape), "--no-config", "--", *rp("--crash")],
-        capture_output=True,
-        timeout=60,
-    )
+    proc = inprocess.run("replay", str(v1_tape), "--no-config", "--", *rp("--crash"))
     assert proc.returncode == 1
     out = proc.stdout.decode()
     assert "server-exited" in out and "exit code 3" in out
@@ -62,7 +57,7 @@ def test_an_unreadable_transcript_is_a_clear_error_with_exit_2(tmp_path: Path) -
     notes.write_bytes(b"hello\n")
     for path in (tmp_path / "missing.jsonl", empty, notes):
         for args in (["replay", str(path), "--no-config", "--", *rp()], ["diff", str(path), str(path)]):
-            proc = subprocess.run([console_script(), *args], capture_output=True, timeout=30)
+            proc = inprocess.run(*args)
             assert proc.returncode == 2, (args, proc.stderr)
             assert proc.stderr.startswith(b"Error: ") and proc.stderr.count(b"\n") == 1
             assert proc.stdout == b""
@@ -74,11 +69,6 @@ def test_a_missing_command_is_a_usage_error(v1_tape: Path, tmp_path: Path) -> No
     unrecorded = tmp_path / "no-command.jsonl"
     unrecorded.write_bytes(orjson.dumps({**orjson.loads(first), "command": []}) + b"\n" + rest)
     for tape, args in ((unrecorded, []), (v1_tape, ["--", str(tmp_path / "no-such-server")])):
-        proc = subprocess.run(
-            [console_script(), "replay", str(tape), "--no-config", *args],
-            capture_output=True,
-            timeout=30,
-            cwd=tmp_path,
-        )
+        proc = inprocess.run("replay", str(tape), "--no-config", *args, cwd=tmp_path)
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith(b"Error: ")

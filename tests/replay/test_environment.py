@@ -8,7 +8,6 @@ then replayed from a replayer whose environment has other variables and no GREET
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import orjson
@@ -18,7 +17,7 @@ from mcptape.errors import UsageError
 from mcptape.replay.api import replay
 from mcptape.replay.settings import ReplaySettings
 from mcptape.transcript import open_transcript
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import ENV_SERVER as SERVER
 from tests.replay.conftest import NONCE, RECORDED
 
@@ -117,10 +116,6 @@ def test_a_header_env_member_mcptape_did_not_write_is_one_error_line(env_tape: P
     header["env"]["values"]["GREETING"] = "leaked"
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(orjson.dumps(header) + b"\n" + lines[1])
-    proc = subprocess.run(
-        [console_script(), "replay", str(bad), "--no-config", "--env", "A=1", "--", *SERVER],
-        capture_output=True,
-        timeout=60,
-    )
+    proc = inprocess.run("replay", str(bad), "--no-config", "--env", "A=1", "--", *SERVER)
     assert proc.returncode == 2
     assert proc.stderr.count(b"\n") == 1 and b"env member mcptape did not write" in proc.stderr

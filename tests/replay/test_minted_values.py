@@ -3,7 +3,6 @@ the new server's own value is sent where the recorded client sent the old one, a
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import minted
 
 pytestmark = pytest.mark.slow
@@ -94,11 +93,7 @@ def test_a_value_the_new_server_did_not_mint_is_reported_not_guessed(
 
 def test_replay_json_lists_each_substitution_and_each_minted_value(minted_tape: Path) -> None:
     """`replay --json`: substitutions (line, path, old, new, where minted) and the diff's minted values."""
-    proc = subprocess.run(
-        [console_script(), "replay", str(minted_tape), "--json", "--no-config", "--", *minted()],
-        capture_output=True,
-        timeout=60,
-    )
+    proc = inprocess.run("replay", str(minted_tape), "--json", "--no-config", "--", *minted())
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
     report = orjson.loads(proc.stdout)
     subs = {s["path"]: s for s in report["substitutions"]}

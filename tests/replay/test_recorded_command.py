@@ -3,7 +3,6 @@ working directory (said on stderr); a folder replays each transcript against its
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +10,8 @@ import orjson
 import pytest
 
 from mcptape.replay.api import replay
-from tests.conftest import ROOT, SERVERS, console_script
+from tests import inprocess
+from tests.conftest import ROOT, SERVERS
 
 pytestmark = pytest.mark.slow
 
@@ -31,9 +31,7 @@ def test_without_a_command_the_recorded_one_runs_in_the_recorded_directory(
     tape = with_header(
         v1_tape, tmp_path / "relative.jsonl", command=[sys.executable, "rp_server.py"], cwd=str(SERVERS)
     )
-    proc = subprocess.run(
-        [console_script(), "replay", str(tape), "--no-config"], capture_output=True, timeout=60, cwd=tmp_path
-    )
+    proc = inprocess.run("replay", str(tape), "--no-config", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
     assert proc.stderr.decode() == (
         f"mcptape: replaying against the recorded command: {sys.executable} rp_server.py in {SERVERS}\n"
@@ -53,9 +51,7 @@ def test_the_api_says_which_command_ran_and_where_it_came_from(v1_tape: Path) ->
 def test_a_recorded_directory_that_is_gone_is_a_usage_error(v1_tape: Path, tmp_path: Path) -> None:
     """The recorded cwd no longer exists: exit 2, and the way out (give the command)."""
     tape = with_header(v1_tape, tmp_path / "gone.jsonl", cwd=str(tmp_path / "no-such-dir"))
-    proc = subprocess.run(
-        [console_script(), "replay", str(tape), "--no-config"], capture_output=True, timeout=30
-    )
+    proc = inprocess.run("replay", str(tape), "--no-config")
     assert proc.returncode == 2
     assert b"does not exist" in proc.stderr and b"give the server command after --" in proc.stderr
 
@@ -71,12 +67,7 @@ def test_a_folder_replays_each_transcript_against_its_own_command(v1_tape: Path,
     header["command"] = [sys.executable, str(SERVERS / "fast" / "echo_tool.py")]
     header["cwd"] = str(ROOT)
     (folder / "echo.jsonl").write_bytes(orjson.dumps(header) + b"\n" + rest)
-    proc = subprocess.run(
-        [console_script(), "replay", str(folder), "--no-config"],
-        capture_output=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    proc = inprocess.run("replay", str(folder), "--no-config", cwd=tmp_path)
     out = proc.stdout.decode()
     assert proc.returncode == 0, out + proc.stderr.decode()
     assert out.startswith("same        ") and "2 same, 0 different, 0 unreadable" in out
@@ -95,9 +86,7 @@ def test_a_folder_transcript_whose_own_command_cannot_run_is_said_and_the_others
     folder.mkdir()
     (folder / "a-good.jsonl").write_bytes(v1_tape.read_bytes())
     with_header(v1_tape, folder / "b-gone.jsonl", command=[str(tmp_path / "no-such-server")])
-    proc = subprocess.run(
-        [console_script(), "replay", str(folder), "--no-config"], capture_output=True, timeout=120
-    )
+    proc = inprocess.run("replay", str(folder), "--no-config")
     out = proc.stdout.decode()
     assert proc.returncode == 2, out
     assert "same        " in out and "not run     " in out and "b-gone.jsonl" in out

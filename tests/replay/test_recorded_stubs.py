@@ -4,7 +4,6 @@ the user having to repeat `--stub`."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from mcp import Client
 
 from mcptape.replay.api import replay
+from tests import inprocess
 from tests.clients import python_server, sdk_session
 from tests.conftest import SERVERS, console_script
 
@@ -50,9 +50,7 @@ def record_with_stub(path: Path) -> Path:
 def test_replay_without_stub_options_uses_the_recorded_stubs(tmp_path: Path) -> None:
     """`mcptape replay FILE` (no --stub): the recorded stub runs again, its exec line matches: same."""
     tape = record_with_stub(tmp_path / "stubbed.jsonl")
-    proc = subprocess.run(
-        [console_script(), "replay", str(tape), "--no-config"], capture_output=True, timeout=60, cwd=tmp_path
-    )
+    proc = inprocess.run("replay", str(tape), "--no-config", cwd=tmp_path)
     out = proc.stdout.decode()
     assert proc.returncode == 0, out + proc.stderr.decode()
     assert out.endswith("same\n")
@@ -75,9 +73,7 @@ def test_a_header_stub_that_is_not_a_command_name_is_a_usage_error(tmp_path: Pat
     header["side_effects"]["stubs"] = ["../../bin/sh"]
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(orjson.dumps(header) + b"\n" + rest)
-    proc = subprocess.run(
-        [console_script(), "replay", str(bad), "--no-config"], capture_output=True, timeout=60, cwd=tmp_path
-    )
+    proc = inprocess.run("replay", str(bad), "--no-config", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().startswith(
         "Error: the transcript's header names a stub that is not a command name"

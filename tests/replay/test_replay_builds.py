@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import orjson
@@ -11,7 +10,7 @@ import pytest
 import mcptape
 from mcptape.replay.api import replay
 from mcptape.transcript import open_transcript
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import rp
 
 pytestmark = pytest.mark.slow
@@ -86,11 +85,7 @@ def test_mcptape_replay_is_callable_from_the_package(v1_tape: Path) -> None:
 
 def test_replay_cli_exit_codes_and_json(v1_tape: Path, tmp_path: Path) -> None:
     """`mcptape replay --json` prints the result as JSON; exit 1 when different."""
-    proc = subprocess.run(
-        [console_script(), "replay", str(v1_tape), "--json", "--no-config", "--", *rp("--v2")],
-        capture_output=True,
-        timeout=60,
-    )
+    proc = inprocess.run("replay", str(v1_tape), "--json", "--no-config", "--", *rp("--v2"))
     assert proc.returncode == 1, proc.stderr
     report = orjson.loads(proc.stdout)
     assert report["same"] is False and report["completed"] is True
@@ -105,8 +100,7 @@ def test_update_rewrites_the_transcript_with_the_new_behaviour(v1_tape: Path, tm
     """--update shows the diff, replaces the transcript, exits 0; replaying v2 again is then the same."""
     tape = tmp_path / "tape.jsonl"
     tape.write_bytes(v1_tape.read_bytes())
-    cmd = [console_script(), "replay", str(tape), "--no-config", "--update", "--", *rp("--v2")]
-    proc = subprocess.run(cmd, capture_output=True, timeout=60)
+    proc = inprocess.run("replay", str(tape), "--no-config", "--update", "--", *rp("--v2"))
     assert proc.returncode == 0, proc.stderr
     assert b"Hi, Ada!" in proc.stdout and b"updated" in proc.stdout
     assert b"Hi, Ada!" in tape.read_bytes()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import time
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from mcptape.replay.api import replay
 from mcptape.replay.where import SESSION_MAX_AGE, prune_sessions
-from tests.conftest import console_script
+from tests import inprocess
 from tests.replay.conftest import rp
 
 pytestmark = pytest.mark.slow
@@ -27,11 +26,7 @@ def test_keep_dir_keeps_a_differing_session_there_and_removes_a_same_one(
     same = replay(v1_tape, rp(), keep_dir=keep, config=False)
     assert same.same and not same.kept and list(keep.iterdir()) == []
     assert stat.S_IMODE(keep.stat().st_mode) == 0o700
-    proc = subprocess.run(
-        [console_script(), "replay", str(v1_tape), "--keep-dir", str(keep), "--no-config", "--", *rp("--v2")],
-        capture_output=True,
-        timeout=60,
-    )
+    proc = inprocess.run("replay", str(v1_tape), "--keep-dir", str(keep), "--no-config", "--", *rp("--v2"))
     assert proc.returncode == 1
     [folder] = list(keep.iterdir())
     assert folder.name.startswith("mcptape-replay-") and (folder / v1_tape.name).is_file()

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests import inprocess
 from tests.clients import sdk_session
-from tests.conftest import NESTED_PYTEST, PYTHON, SERVERS, console_script
+from tests.conftest import NESTED_PYTEST, PYTHON, SERVERS
 
 pytestmark = pytest.mark.slow
 
@@ -36,13 +37,7 @@ def folder_of_two(tmp_path: Path) -> Path:
 def test_a_folder_replay_says_once_that_a_rule_hid_nothing(tmp_path: Path) -> None:
     """Two differing transcripts, one rule that reaches nothing: one line at the end, none in the reports."""
     folder = folder_of_two(tmp_path)
-    done = subprocess.run(
-        [console_script(), "replay", str(folder), "--no-config", "--ignore", NOTHING, "--", *CHANGED],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = inprocess.run("replay", str(folder), "--no-config", "--ignore", NOTHING, "--", *CHANGED, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if "hid nothing" in line]
     assert lines == [f"ignore rule {NOTHING} (--ignore) hid nothing in any of the 2 transcripts"]
