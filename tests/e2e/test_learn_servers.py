@@ -14,18 +14,18 @@ from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
+from tests import inprocess
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, SERVERS, console_script, server_everything
+from tests.conftest import PYTHON, SERVERS, server_everything
 
 TIME_SERVER = [str(Path(PYTHON).parent / "mcp-server-time")]
 RETEXT = SERVERS / "retext.py"
 
 
 def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the installed console script in `project` (where --save writes and replay reads)."""
-    return subprocess.run(
-        [console_script(), *args], cwd=project, capture_output=True, text=True, timeout=180, check=False
-    )
+    """`mcptape ARGS` in `project` (where --save writes and replay reads), in the test's process
+    (tests/inprocess.py: as the process gives it; the servers stay real processes)."""
+    return inprocess.run(*args, cwd=project, text=True)
 
 
 def learn_then_replay(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests import inprocess
 from tests.clients import sdk_session
 from tests.conftest import NODE_DIR, PYTHON, console_script, server_everything
 
@@ -29,9 +30,8 @@ def filesystem_server(root: Path) -> list[str]:
 
 
 def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [console_script(), *args], cwd=project, capture_output=True, text=True, timeout=180, check=False
-    )
+    """`mcptape ARGS` in `project`, in the test's process (tests/inprocess.py: as the process gives it)."""
+    return inprocess.run(*args, cwd=project, text=True)
 
 
 def learn_then_replay(project: Path, tape: Path) -> str:

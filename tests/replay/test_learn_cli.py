@@ -10,8 +10,9 @@ import orjson
 import pytest
 from mcp import Client
 
+from tests import inprocess
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, SERVERS, console_script
+from tests.conftest import PYTHON, SERVERS
 
 pytestmark = pytest.mark.slow
 
@@ -25,9 +26,8 @@ async def echo(client: Client) -> dict[str, Any]:
 
 
 def mcptape(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [console_script(), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+    """`mcptape ARGS` in `cwd`, in the test's process (tests/inprocess.py: as the process gives it)."""
+    return inprocess.run(*args, cwd=cwd, text=True)
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,9 @@ from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 from pydantic import FileUrl
 
+from tests import inprocess
 from tests.clients import sdk_session
-from tests.conftest import PYTHON, SERVERS, console_script, server_everything
+from tests.conftest import PYTHON, SERVERS, server_everything
 
 pytestmark = pytest.mark.slow
 
@@ -37,9 +38,8 @@ async def random_log(client: Client) -> dict[str, Any]:
 
 
 def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [console_script(), *args], cwd=project, capture_output=True, text=True, timeout=120, check=False
-    )
+    """`mcptape ARGS` in `project`, in the test's process (tests/inprocess.py: as the process gives it)."""
+    return inprocess.run(*args, cwd=project, text=True)
 
 
 @pytest.fixture(scope="module")
