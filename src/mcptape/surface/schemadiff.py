@@ -86,7 +86,10 @@ class Side:
     def __post_init__(self) -> None:
         self.resolver = None
         if type(self.root) is dict:
-            resource = Resource.from_contents(self.root, default_specification=DRAFT202012)
+            if type(self.root.get("$schema", "")) is str:  # the dialect it names, else 2020-12
+                resource = Resource.from_contents(self.root, default_specification=DRAFT202012)
+            else:  # a `$schema` that is not a string (5, a list, null) names no dialect
+                resource = DRAFT202012.create_resource(self.root)
             self.resolver = Registry().with_resource(BASE_URI, resource).resolver(base_uri=BASE_URI)
 
     def resolve(self, schema: Any) -> tuple[Any, str | None]:

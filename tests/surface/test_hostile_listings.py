@@ -1,0 +1,172 @@
+"""Any JSON value anywhere in a tool listing: `tools lock`, `tools diff`, `tools drift` and
+`check` (with and without `--tools-lock`) give a verdict or one `Error:` line, never a traceback,
+and print no raw control character of the listing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcptape.jsonsafe import dumps
+from tests.commands.tapes import unsafe_chars
+from tests.inprocess import run
+
+HEADER = {
+    "mcptape": 1,
+    "started": "2026-12-04T00:00:00Z",
+    "command": ["server"],
+    "cwd": "/",
+    "recorder": {"name": "mcptape", "version": "0"},
+}
+INIT = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {"tools": {"listChanged": True}},
+    "serverInfo": {"name": "s", "version": "1"},
+}
+
+
+def transcript(path: Path, exchanges: list[tuple[str, Any]]) -> Path:
+    """A session where the client asks each method in turn and the server answers each result."""
+    lines = [json.dumps(HEADER)]
+    t = 0.0
+    for rid, (method, result) in enumerate(exchanges, 1):
+        request = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {}}
+        for ch, message in (("in", request), ("out", {"jsonrpc": "2.0", "id": rid, "result": result})):
+            t += 0.01
+            lines.append(dumps({"t": t, "ch": ch, "data": dumps(message) + "\n"}))
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+    return path
+
+
+def assert_clean(result: Any) -> None:
+    """Exit 0, 1 or 2; an exit 2 says one `Error:` line; no traceback; nothing unsafe printed."""
+    out, err = result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace")
+    assert result.returncode in (0, 1, 2), err
+    assert "Traceback" not in err, err
+    if result.returncode == 2:
+        assert err.startswith("Error: ") and err.count("\nError: ") == 0, err
+    assert unsafe_chars(out) == [] and unsafe_chars(err) == [], (out[:500], err[:500])
+
+
+def every_surface_command(tmp: Path, session: Path, other: Path) -> None:
+    lock = tmp / "tools.lock.json"
+    lock.unlink(missing_ok=True)
+    runs: list[list[str | Path]] = [
+        ["tools", "lock", session, "-o", lock],
+        ["tools", "diff", session, other],
+        ["tools", "diff", other, session, "--json"],
+        ["tools", "drift", session],
+        ["check", session],
+        ["check", "--json", session],
+    ]
+    for argv in runs:
+        assert_clean(run(*argv))
+    if lock.exists():
+        assert_clean(run("tools", "diff", lock, other))
+        assert_clean(run("check", other, "--tools-lock", lock))
+
+
+@pytest.mark.parametrize("value", [5, None, ["http://json-schema.org/draft-07/schema#"], {"a": 1}, True])
+def test_a_dollar_schema_that_is_not_a_string_is_a_finding(tmp_path: Path, value: Any) -> None:
+    """`"$schema": 5` names no dialect: tools diff and check --tools-lock say the schema cannot be
+    judged (a suspicious change, exit 1), and the schema comparison itself reads it as 2020-12."""
+    from mcptape.surface.schemadiff import compare_schemas
+
+    old_schema, new_schema = {"$schema": value, "type": "object"}, {"$schema": value, "type": "string"}
+    found, _ = compare_schemas(old_schema, new_schema, "/inputSchema", output=False)
+    assert [(f.severity, f.detail) for f in found] == [("breaking", "type object -> string (changed)")]
+    old = {"name": "t", "inputSchema": {"$schema": value, "type": "object"}}
+    new = {"name": "t", "inputSchema": {"$schema": value, "type": "string"}}
+    a = transcript(tmp_path / "a.jsonl", [("initialize", INIT), ("tools/list", {"tools": [old]})])
+    b = transcript(tmp_path / "b.jsonl", [("initialize", INIT), ("tools/list", {"tools": [new]})])
+    result = run("tools", "diff", a, b, text=True)
+    assert result.returncode == 1, result.stderr
+    assert "could not compare: the old schema cannot be judged ($schema is not a string)" in result.stdout
+    lock = tmp_path / "tools.lock.json"
+    assert run("tools", "lock", a, "-o", lock).returncode == 0
+    checked = run("check", b, "--tools-lock", lock, text=True)
+    assert checked.returncode == 1 and "cannot be judged ($schema is not a string)" in checked.stdout, (
+        checked.stdout + checked.stderr
+    )
+    every_surface_command(tmp_path, a, b)
+
+
+KEYWORDS = [
+    *("type", "properties", "required", "enum", "const", "items", "additionalProperties", "$ref"),
+    *("$defs", "definitions", "$schema", "$id", "$anchor", "anyOf", "oneOf", "allOf", "not", "minimum"),
+    *("maxLength", "minItems", "description", "title", "default", "prefixItems", "patternProperties"),
+    *("readOnlyHint", "destructiveHint", "taskSupport", "uri", "uriTemplate", "arguments", "name"),
+    *("x\x1b[31m", "\u202e", "", "0"),
+]
+texts = st.one_of(
+    st.text(max_size=8),
+    st.sampled_from(
+        [
+            *("#", "#/$defs/a", "#/properties/a", "#/", "#a", "object", "string", "integer", "a"),
+            *("http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"),
+            "\x1b]0;x\x07",
+        ]
+    ),
+)
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), texts)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYWORDS) | texts, inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+MEMBERS = ["name", "description", "inputSchema", "outputSchema", "annotations", "title", "execution", "_meta"]
+items = st.one_of(
+    values,
+    st.dictionaries(st.sampled_from(MEMBERS), values, max_size=6),
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(["a", "b", 5, None]), "inputSchema": values},
+        optional={"outputSchema": values, "annotations": values, "description": values},
+    ),
+)
+listings = st.one_of(
+    values,
+    st.fixed_dictionaries({"tools": values | st.lists(items, max_size=4)}, optional={"nextCursor": values}),
+)
+handshakes = st.one_of(
+    values,
+    st.fixed_dictionaries(
+        {"protocolVersion": st.just("2025-06-18") | values, "capabilities": values, "serverInfo": values},
+        optional={"instructions": values},
+    ),
+)
+other_lists = st.lists(
+    st.tuples(st.sampled_from(["prompts/list", "resources/list", "resources/templates/list"]), values),
+    max_size=2,
+)
+
+
+@settings(
+    max_examples=int(os.environ.get("MCPTAPE_HOSTILE_EXAMPLES", "20")),
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+@given(handshake=handshakes, first=listings, second=listings, others=other_lists)
+def test_any_json_in_a_tool_listing_gets_a_verdict_or_one_error(
+    tmp_path: Path, handshake: Any, first: Any, second: Any, others: list[tuple[str, Any]]
+) -> None:
+    """Listings made of any JSON (schemas that are lists or numbers, `$ref` loops, `required` a
+    string, a number as a name, control characters in keys): every surface command is clean."""
+    a = transcript(
+        tmp_path / "a.jsonl",
+        [("initialize", handshake), ("tools/list", first), *others, ("tools/list", second)],
+    )
+    b = transcript(tmp_path / "b.jsonl", [("initialize", INIT), ("tools/list", second)])
+    every_surface_command(tmp_path, a, b)
