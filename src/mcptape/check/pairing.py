@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from mcptape.check import rules
 from mcptape.check.findings import finding, finding_at
-from mcptape.check.model import IN, OUT, At, Finding, Ref, RequestId
+from mcptape.check.model import CLIENT, IN, OUT, SERVER, At, Finding, Ref, RequestId
 from mcptape.check.protocol import LONG_LIVED_REQUESTS
 
 
@@ -152,7 +152,9 @@ def unknown_response_id(rid: RequestId, at: At, why: str) -> Finding:
 
 def unanswered_request(ch: str, rid: RequestId, pending: Pending) -> Finding | None:
     """A request sent on `ch` still in flight at the end (None when that is not a finding: a
-    request line that was itself rejected, a request open by design)."""
+    request line that was itself rejected, a request open by design). Its party is the receiver,
+    who owed the answer: the server for a client request, the client for a server's request
+    (`roots/list`, `sampling/createMessage`, ... that the client never answered)."""
     if not pending.valid or pending.method in LONG_LIVED_REQUESTS:
         return None
     other = OUT if ch == IN else IN
@@ -166,4 +168,5 @@ def unanswered_request(ch: str, rid: RequestId, pending: Pending) -> Finding | N
         request_id=rid,
         t=pending.t,
         event=pending.event,
+        party=SERVER if ch == IN else CLIENT,
     )
