@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcptape.jsonsafe import dumps
+from mcptape.transcript.index import TranscriptIndex
 from tests.commands.tapes import unsafe_chars
 from tests.inprocess import run
 
@@ -64,12 +65,28 @@ def every_surface_command(tmp: Path, session: Path, other: Path) -> None:
         ["tools", "drift", session],
         ["check", session],
         ["check", "--json", session],
+        ["diff", session, other],
     ]
     for argv in runs:
         assert_clean(run(*argv))
     if lock.exists():
         assert_clean(run("tools", "diff", lock, other))
         assert_clean(run("check", other, "--tools-lock", lock))
+    view_headless(session)
+
+
+def view_headless(path: Path) -> None:
+    """The viewer's model shows every row (its tool tables and drifts), all of it safe."""
+    from mcptape.tui.model.viewer import ViewerModel
+    from mcptape.tui.widgets.detail import render_detail
+
+    index = TranscriptIndex(path)
+    index.scan()
+    model = ViewerModel(index)
+    for row in range(len(index)):
+        assert unsafe_chars(model.describe(row).preview) == []
+        shown = render_detail(model.detail(row), hex_mode=False).plain
+        assert unsafe_chars(shown) == [], shown[:500]
 
 
 @pytest.mark.parametrize("value", [5, None, ["http://json-schema.org/draft-07/schema#"], {"a": 1}, True])
@@ -170,3 +187,21 @@ def test_any_json_in_a_tool_listing_gets_a_verdict_or_one_error(
     )
     b = transcript(tmp_path / "b.jsonl", [("initialize", INIT), ("tools/list", second)])
     every_surface_command(tmp_path, a, b)
+
+
+def test_a_lock_holding_a_number_past_a_doubles_range_reads_back(tmp_path: Path) -> None:
+    """A schema's `"minimum": 1e400` written as an integer: the lock mcptape writes of it is one it
+    reads again (no change against its own session, a change against another bound)."""
+    tool = {"name": "t", "inputSchema": {"type": "integer", "minimum": 10**400}}
+    session = transcript(tmp_path / "a.jsonl", [("initialize", INIT), ("tools/list", {"tools": [tool]})])
+    lock = tmp_path / "tools.lock.json"
+    assert run("tools", "lock", session, "-o", lock).returncode == 0
+    assert str(10**400).encode() in lock.read_bytes()
+    same = run("tools", "diff", lock, session, text=True)
+    assert same.returncode == 0 and "no change" in same.stdout, same.stderr
+    checked = run("check", session, "--tools-lock", lock, text=True)
+    assert checked.returncode in (0, 1) and "tools-lock" not in checked.stdout, checked.stderr
+    tool["inputSchema"]["minimum"] = 10**401
+    other = transcript(tmp_path / "b.jsonl", [("initialize", INIT), ("tools/list", {"tools": [tool]})])
+    changed = run("tools", "diff", lock, other, text=True)
+    assert changed.returncode == 1 and "minimum" in changed.stdout, changed.stdout + changed.stderr

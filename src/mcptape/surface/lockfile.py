@@ -24,6 +24,7 @@ truncated one, and one whose hashes do not match its definitions (edited by hand
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,11 @@ def read_lock(path: str | os.PathLike[str], data: bytes | None = None) -> Surfac
     if data is None:
         data = read_bytes(Path(path))
     try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        document = _loads(data)
+    except (ValueError, RecursionError) as exc:
         cut = "" if data.rstrip().endswith(b"}") else " (it ends early: truncated?)"
-        raise LockError(f"{name} is not a readable tools lock: {exc}{cut}", hint=RELOCK) from None
+        why = "nested too deeply" if isinstance(exc, RecursionError) else escape_controls(str(exc))
+        raise LockError(f"{name} is not a readable tools lock: {why}{cut}", hint=RELOCK) from None
     if type(document) is not dict or LOCK_KEY not in document:
         raise LockError(
             f"{name} is not a tools lock (no {LOCK_KEY} member)",
@@ -106,6 +108,22 @@ def read_lock(path: str | os.PathLike[str], data: bytes | None = None) -> Surfac
             hint=RELOCK + " with this mcptape",
         )
     return _surface(document, name, definition_lines(data))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _loads(data: bytes) -> Any:
+    """The lock's JSON value. orjson reads a number past a double's range (a server's `10**400`,
+    which the check core read exactly and the lock wrote so) as an error: Python's reader takes it."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        try:
+            return json.loads(data, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            raise exc from None
 
 
 def definition_lines(data: bytes) -> dict[tuple[str, str], int]:
