@@ -192,7 +192,7 @@ def test_any_json_in_a_tool_listing_gets_a_verdict_or_one_error(
 def test_a_lock_holding_a_number_past_a_doubles_range_reads_back(tmp_path: Path) -> None:
     """A schema's `"minimum": 1e400` written as an integer: the lock mcptape writes of it is one it
     reads again (no change against its own session, a change against another bound)."""
-    tool = {"name": "t", "inputSchema": {"type": "integer", "minimum": 10**400}}
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "integer", "minimum": 10**400}}
     session = transcript(tmp_path / "a.jsonl", [("initialize", INIT), ("tools/list", {"tools": [tool]})])
     lock = tmp_path / "tools.lock.json"
     assert run("tools", "lock", session, "-o", lock).returncode == 0
