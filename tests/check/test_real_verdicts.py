@@ -1,5 +1,6 @@
 """Must show: verdicts on sessions recorded from real servers (trimmed to the lines that matter,
-under tests/check/realdata/) name the right rule, severity and party.
+under tests/check/realdata/, named `.tape` so the transcript plugin does not replay them) name the
+right rule, severity and party.
 
 Each file is real bytes of `mcptape record` around a reference server, driven by a raw client
 that makes the mistakes a model-driven client makes (see docs/check.md, "Known findings on
@@ -27,14 +28,14 @@ CASES = [
     pytest.param(
         # server-everything asks roots/list twice (at start, then after roots/list_changed); the
         # client answers the first and closes without answering the second: the client's fault.
-        "everything-roots-unanswered.jsonl",
+        "everything-roots-unanswered.tape",
         [("unanswered-request", "warning", "client", 2)],
         id="a-server-request-the-client-never-answered-is-the-clients",
     ),
     pytest.param(
         # mcp-server-time (SDK 2.3.0) negotiates 2025-03-26, which "MUST support receiving JSON-RPC
         # batches", and drops a batch of ping + tools/call without a word: the server's fault.
-        "time-2025-03-26-batch-dropped.jsonl",
+        "time-2025-03-26-batch-dropped.tape",
         [("unanswered-request", "warning", "server", 2), ("unanswered-request", "warning", "server", 3)],
         id="a-client-request-the-server-never-answered-is-the-servers",
     ),
