@@ -227,7 +227,8 @@ def probe_command(
         recorded=recorded, every_tool=not only or TOOLS in only, allow_mutating=allow_mutating,
         stubs=list(stubs),
     )  # fmt: skip
-    plan.folder.fresh()  # the previous probe's files go; a file no probe wrote stays (or stops the run)
+    # The previous probe's files go (not the session it reads); a file no probe wrote stays or stops it.
+    plan.folder.fresh(keep=[Path(from_transcript)] if from_transcript is not None else [])
     result = _run(plan, url, only)
     _baselines(result, plan, accepted if baseline_file is not None else None, write_baseline)
     _report(result, outputs, plan)

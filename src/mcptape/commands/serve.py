@@ -207,7 +207,8 @@ def probe_client(
     Exit 0 when no case failed or was inconclusive (warnings allowed), 1 when one did, 2 on a
     usage error."""
     from mcptape.commands.output import json_text, write
-    from mcptape.errors import EXIT_FINDINGS, EXIT_OK, OutputError, UsageError
+    from mcptape.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+    from mcptape.probe.folder import ClientFolder
     from mcptape.serve.clientprobe import ClientPlan, run_client_probe
     from mcptape.serve.clientreport import render_table, to_json
     from mcptape.serve.pool import load_pool
@@ -225,17 +226,16 @@ def probe_client(
     load_pool([Path(transcript)])  # an unreadable or answerless transcript: exit 2 before any run
     outputs.check([transcript])  # a typo fails before the client runs
     out = Path(out_dir).absolute()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create {out}: {exc.strerror}", hint="choose another -o DIR") from None
+    cases = [c for c in CASE_IDS if not only or c in only]
+    # An earlier client probe's files go; a file no probe wrote under a name this run writes stops it.
+    ClientFolder(out, {"start", *cases}).fresh(keep=[Path(transcript)])
     plan = ClientPlan(
         client,
         Path(transcript).absolute(),
         out,
         timeout=timeout,
         jobs=jobs,
-        cases=[c for c in CASE_IDS if not only or c in only],
+        cases=cases,
     )
     result = run_client_probe(plan)
     document = json_text(to_json(result)) + "\n"
