@@ -19,9 +19,11 @@ DATA = Path(__file__).parent / "realdata"
 Verdict = tuple[str, str, str, object]  # rule, severity, party, request id
 
 
-def _verdicts(name: str) -> list[Verdict]:
+def _verdicts(name: str) -> tuple[str | None, list[Verdict]]:
     _, analysis = analyze_file(str(DATA / name))
-    return [(f.rule, f.severity.value, f.party, f.request_id) for f in analysis.findings]
+    return analysis.protocol_version, [
+        (f.rule, f.severity.value, f.party, f.request_id) for f in analysis.findings
+    ]
 
 
 CASES = [
@@ -29,6 +31,7 @@ CASES = [
         # server-everything asks roots/list twice (at start, then after roots/list_changed); the
         # client answers the first and closes without answering the second: the client's fault.
         "everything-roots-unanswered.tape",
+        "2025-06-18",
         [("unanswered-request", "warning", "client", 2)],
         id="a-server-request-the-client-never-answered-is-the-clients",
     ),
@@ -36,15 +39,44 @@ CASES = [
         # mcp-server-time (SDK 2.3.0) negotiates 2025-03-26, which "MUST support receiving JSON-RPC
         # batches", and drops a batch of ping + tools/call without a word: the server's fault.
         "time-2025-03-26-batch-dropped.tape",
+        "2025-03-26",
         [("unanswered-request", "warning", "server", 2), ("unanswered-request", "warning", "server", 3)],
         id="a-client-request-the-server-never-answered-is-the-servers",
+    ),
+    pytest.param(
+        # An MCPServer (SDK 2.3.0) negotiated 2025-11-25 by handshake; the client then sends
+        # server/discover and tools/list with the 2026-07-28 _meta, refused (-32600: "this connection
+        # serves the handshake protocol era"), and goes on with the handshake's requests (ping,
+        # logging/setLevel, a cancelled call), all served. "A dual-era server MAY serve both eras":
+        # the refused requests change nothing; check took them as a switch to 2026-07-28 and found
+        # 12 missing-meta and removed-method errors on a correct session.
+        "features-handshake-refuses-modern-requests.tape",
+        "2025-11-25",
+        [],
+        id="a-refused-modern-request-leaves-the-negotiated-revision",
+    ),
+    pytest.param(
+        # mcp-server-time (2026-07-28 only) refuses a request stating 2099-01-01 (-32022), then a
+        # legacy client's initialize (-32022, "the initialize handshake is not accepted"); the
+        # client goes on with notifications/initialized, tools/list and ping without _meta: still
+        # 2026-07-28 (a refused handshake negotiates nothing), the client's errors.
+        "time-modern-refuses-handshake.tape",
+        "2026-07-28",
+        [
+            ("removed-method", "error", "client", None),
+            ("missing-meta", "error", "client", 21),
+            ("missing-meta", "error", "client", 22),
+            ("removed-method", "error", "client", 22),
+        ],
+        id="a-refused-handshake-leaves-2026-07-28-in-force",
     ),
 ]
 
 
-@pytest.mark.parametrize(("name", "expected"), CASES)
+@pytest.mark.parametrize(("name", "protocol", "expected"), CASES)
 def test_a_real_sessions_findings_name_the_party_that_broke_the_rule(
-    name: str, expected: list[Verdict]
+    name: str, protocol: str, expected: list[Verdict]
 ) -> None:
-    """The recorded session gives exactly these findings, each with the party at fault."""
-    assert _verdicts(name) == expected
+    """The recorded session gives exactly these findings, each with the party at fault, and ends
+    in the revision the server agreed to."""
+    assert _verdicts(name) == (protocol, expected)

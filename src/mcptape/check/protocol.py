@@ -73,20 +73,32 @@ def meta_version(params: Any) -> str | None:
 class VersionTracker:
     """The protocol version in force, updated from the messages as they are seen in time order."""
 
-    __slots__ = ("init_id", "stateless", "version")
+    __slots__ = ("before", "init_id", "stateless", "switch_id", "switched_from", "version")
 
     def __init__(self) -> None:
         self.version: str | None = None
         self.stateless = False
         self.init_id: int | str | None = None
+        self.before: tuple[str | None, bool] = (None, False)  # what an `initialize` refused leaves
+        # The request whose `_meta` version changed the version in force, until it is answered: a
+        # refusal leaves the version before it (a server serving the handshake's revision refuses
+        # a 2026-07-28 request: "A dual-era server MAY serve both eras", basic/versioning, so it
+        # may also not; a server refuses a version it does not support with -32022).
+        self.switch_id: int | str | None = None
+        self.switched_from: tuple[str | None, bool] = (None, False)
 
     def request(self, method: str, request_id: int | str | None, params: Any) -> None:
         """A client->server request: `initialize` proposes a version, `_meta` states one."""
         stated = meta_version(params)
         if stated is not None:
+            if (stated != self.version or not self.stateless) and self.switch_id is None:
+                self.switch_id = request_id
+                self.switched_from = (self.version, self.stateless)
             self.version = stated
             self.stateless = True
         elif method == "initialize":
+            if self.init_id is None:
+                self.before = (self.version, self.stateless)
             self.init_id = request_id
             proposed = params.get("protocolVersion") if type(params) is dict else None
             if type(proposed) is str:
@@ -101,3 +113,23 @@ class VersionTracker:
         if type(result) is dict and type(result.get("protocolVersion")) is str:
             self.version = result["protocolVersion"]
             self.stateless = False
+
+    def refused(self, request_id: int | str | None) -> None:
+        """An error answers request `request_id`. For `initialize`: no version was negotiated, the
+        one before it stays (a server that speaks only 2026-07-28 refuses the handshake and goes on
+        serving that revision: "the server rejects `initialize` with a JSON-RPC error",
+        basic/versioning). For the request that stated a new version in its `_meta`: the version
+        before it stays."""
+        if request_id is None:
+            return
+        if request_id == self.init_id:
+            self.init_id = None
+            self.version, self.stateless = self.before
+        elif request_id == self.switch_id:
+            self.switch_id = None
+            self.version, self.stateless = self.switched_from
+
+    def served(self, request_id: int | str | None) -> None:
+        """A result answers request `request_id`: a version its `_meta` stated is in force."""
+        if request_id == self.switch_id:
+            self.switch_id = None

@@ -264,6 +264,8 @@ class Session:
             reason, soft = self._error(rid, pending, value, at)
         else:
             result = value["result"]
+            if self.tracker.switch_id is not None:
+                self.tracker.served(rid)
             if self.tracker.stateless:  # most answers have nothing for the 2026-07-28 rules (see _COMPLETE)
                 modern = self.modern
                 if (
@@ -308,8 +310,11 @@ class Session:
     def _error(self, rid: RequestId, pending: Pending, value: dict[str, Any], at: At) -> tuple[str, bool]:
         """An error answer: why it rejects the request, and whether the refusal is soft (a code that
         may report the action's own failure rather than refuse the input)."""
-        if self.tracker.stateless:  # the 2026-07-28 error codes
+        tracker = self.tracker
+        if tracker.stateless:  # the 2026-07-28 error codes
             self.modern.answer(rid, pending, value, at)
+        if tracker.switch_id is not None or tracker.init_id is not None:
+            tracker.refused(rid)  # a refused handshake or version change leaves the version before
         error = value["error"]
         return f"error {error['code']}: {error['message']}", error["code"] not in INPUT_REFUSALS
 
