@@ -70,6 +70,16 @@ CASES = [
         ],
         id="a-refused-handshake-leaves-2026-07-28-in-force",
     ),
+    pytest.param(
+        # The same handshake session: the client cancels its slow call (9, in flight: fine, and
+        # left unanswered) and request 31337, which it never sent: "Cancellation notifications
+        # MUST only reference requests that: Were previously issued in the same direction"
+        # (2024-11-05 to 2025-11-25). Only judged in 2026-07-28 before.
+        "features-handshake-cancels-unknown.tape",
+        "2025-11-25",
+        [("cancel-unknown-request", "error", "client", None)],
+        id="a-cancel-of-a-request-never-sent-is-found-in-a-handshake-revision",
+    ),
 ]
 
 

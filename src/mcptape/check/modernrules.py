@@ -66,9 +66,8 @@ ROWS: list[tuple[str, Severity, str, str] | tuple[str, Severity, str, str, str]]
     (
         CANCEL_UNKNOWN,
         Severity.ERROR,
-        "notifications/cancelled for a request the client never sent",
+        "notifications/cancelled for a request its sender never sent (every revision; its sender's fault)",
         "modern",
-        "client",
     ),
     (
         SERVER_CANCEL,

@@ -150,6 +150,24 @@ def unknown_response_id(rid: RequestId, at: At, why: str) -> Finding:
     return finding_at(rules.UNKNOWN_RESPONSE_ID, at, f"response to id {rid!r}: {why}", rid)
 
 
+def cancel_unknown(target: Any, pairing: Pairing, at: At) -> Finding | None:
+    """A `notifications/cancelled` at `at` for request `target` of its sender (`pairing`: the
+    requests that sender made), in a revision before 2026-07-28 (check/modern.py judges that one):
+    "Cancellation notifications **MUST** only reference requests that: Were previously issued in
+    the same direction" (basic/utilities/cancellation, 2024-11-05 to 2025-11-25). A request already
+    answered is fine (the race the same page describes); None when there is nothing to find."""
+    if type(target) is not int and type(target) is not str:
+        return None
+    if target in pairing.pending or target in pairing.closed or target in pairing.older:
+        return None
+    who = "client" if at.channel == IN else "server"
+    return finding_at(
+        rules.CANCEL_UNKNOWN,
+        at,
+        f"notifications/cancelled references request {target!r}, which the {who} never sent",
+    )
+
+
 def unanswered_request(ch: str, rid: RequestId, pending: Pending) -> Finding | None:
     """A request sent on `ch` still in flight at the end (None when that is not a finding: a
     request line that was itself rejected, a request open by design). Its party is the receiver,

@@ -33,7 +33,14 @@ from mcptape.check.model import (
     RequestId,
 )
 from mcptape.check.modern import CACHEABLE, LOG_LEVEL, REQUIRED_META, TOKEN_TYPES, WATCHED_REQUESTS, Modern
-from mcptape.check.pairing import Pairing, Pending, duplicate_id, unanswered_request, unknown_response_id
+from mcptape.check.pairing import (
+    Pairing,
+    Pending,
+    cancel_unknown,
+    duplicate_id,
+    unanswered_request,
+    unknown_response_id,
+)
 from mcptape.check.promises import Promises
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
@@ -190,7 +197,12 @@ class Session:
                 target = params.get("requestId")
                 if ch == IN:
                     self.promises.cancelled(target, self.client.pending, at.ref("cancel"))
-                (self.client if ch == IN else self.server).cancel(target)
+                pairing = self.client if ch == IN else self.server
+                if not self.tracker.stateless:  # 2026-07-28's own rules are check/modern.py's
+                    unknown = cancel_unknown(target, pairing, at)
+                    if unknown is not None:
+                        self.emit(unknown)
+                pairing.cancel(target)
         elif method == "notifications/tools/list_changed" and ch == OUT:
             self.promises.changed()
 
