@@ -43,6 +43,10 @@ def _json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
+MAX_T = 1e9
+"""The largest `t` (seconds from the start, either sign) a record may have: about 31 years. A `t`
+beyond it (`1e308`) is no recording's time, and as nanoseconds it overflows what an export writes."""
+
 EXCHANGES_KEPT = 4096
 """Exchanges whose last time a reader keeps before it forgets the old ones (`forget_exchanges`)."""
 STALE = 1.0
@@ -141,6 +145,8 @@ class Event:
         t = record.get("t")
         if (type(t) is not float and type(t) is not int) or t != t:
             raise ValueError(f"t is {_json_type(t)}, not a number")
+        if not -MAX_T <= t <= MAX_T:
+            raise ValueError(f"t is {t:.6g}, beyond {MAX_T:.0e} seconds")
         ch = record.get("ch")
         if type(ch) is not str:
             raise ValueError(f"ch is {_json_type(ch)}, not a string")

@@ -33,6 +33,7 @@ from mcptape.errors import TranscriptError
 from mcptape.transcript.events import (
     EXCHANGES_KEPT,
     FORMAT_VERSION,
+    MAX_T,
     Event,
     Header,
     forget_exchanges,
@@ -213,6 +214,7 @@ class Transcript:
         problems = self.problems
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
+        max_t = MAX_T
         # The last time of each stream seen so far (`Event.stream`: a channel's name, an HTTP
         # exchange's number). A channel not seen yet raises KeyError below and its first record
         # takes the general path (which records it); a record with an exchange never takes the
@@ -233,7 +235,12 @@ class Transcript:
                         t = record["t"]
                         ch = record["ch"]
                         text = record["data"]
-                        if type(t) is float and type(text) is str and t >= last_t[ch] and "x" not in record:
+                        if (
+                            type(t) is float
+                            and type(text) is str
+                            and last_t[ch] <= t <= max_t
+                            and "x" not in record
+                        ):
                             last_t[ch] = t
                             append((t, ch, text, index))
                             carried += len(text)
