@@ -32,7 +32,7 @@ from mcptape.check.model import IN
 from mcptape.export.session import Call, Session
 from mcptape.export.spans import service_name
 from mcptape.export.wire import HttpExchange, Side
-from mcptape.textsafe import escape_controls
+from mcptape.textsafe import escape_controls, escape_json
 from mcptape.version import __version__
 
 UNKNOWN = -1  # HAR's "does not apply" for a timing or a size
@@ -275,6 +275,15 @@ _NO_ENTRIES = b"[]\n  }\n}"  # how the indented document ends, its entries being
 _ENTRY = b"\n      "  # a line break inside an entry, which is three levels deep
 
 
+def _safe(text: bytes) -> bytes:
+    """JSON text with each character `textsafe` calls unsafe (DEL, C1, bidi, U+2028, which JSON
+    encoders leave raw in a string) as its `\\uXXXX` escape: the same value, nothing a terminal
+    (`export --format har` without -o) or a reader acts on."""
+    if text.isascii() and b"\x7f" not in text:  # orjson escapes C0 controls: the common case
+        return text
+    return escape_json(text.decode("utf-8")).encode("utf-8")
+
+
 def har_bytes(sessions: list[Session]) -> bytes:
     """`har(sessions)` as JSON indented by two spaces and a newline, the same bytes written an
     entry at a time (the document of a large session as one tree of dicts would be several times
@@ -282,14 +291,14 @@ def har_bytes(sessions: list[Session]) -> bytes:
     moved three levels in (JSON strings hold no raw line break)."""
     head = har(sessions[:0])
     head["log"]["pages"] = [_page(session) for session in sessions]
-    text = orjson.dumps(head, option=_INDENT)
+    text = _safe(orjson.dumps(head, option=_INDENT))
     out = io.BytesIO()
     out.write(text[: -len(_NO_ENTRIES)])
     first = True
     for session in sessions:
         for entry in _entries(session):
             out.write(b"[" + _ENTRY if first else b"," + _ENTRY)
-            out.write(orjson.dumps(entry, option=_INDENT).replace(b"\n", _ENTRY))
+            out.write(_safe(orjson.dumps(entry, option=_INDENT)).replace(b"\n", _ENTRY))
             first = False
     out.write(_NO_ENTRIES if first else b"\n    ]\n  }\n}")
     out.write(b"\n")
