@@ -35,6 +35,7 @@ from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.sessions import AFTER_SETTLE, Progress, handshake, hard_input, run_case, valid_calls
 from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
+from mcptape.probe.windows import owing_ids
 
 INPUT_PROCESSES = 2  # the request-level hard inputs share this many server processes (run_inputs)
 CLEAN_START = "start"
@@ -165,11 +166,14 @@ def run_inputs(
         observed_all.extend(observed)
         first = feed.next()
         rank, held = None, None  # a later process starts after the ranked ones
-    results = judge_all(observed_all, ready.one())
     tools = ready.riding if host else None
+    # The per-tool frames that owe what a valid call makes: the ledger of every window knows them.
+    also = owing_ids(tools.sent, ready.call) if tools is not None else []
+    reads: dict[Path, Read] = {}
+    results = judge_all(observed_all, ready.one(), reads, also)
     if tools is not None:
         owing = partial(ready.owing, plan.token)
-        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, tools, owing))
+        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, tools, owing, reads))
     return results
 
 
@@ -226,10 +230,19 @@ def _inputs_process(
     return done
 
 
-def judge_all(observed: list[Observed], baseline: OneCall | None) -> list[CaseResult]:
-    """The verdicts of cases that share transcripts (each transcript read once)."""
-    reads: dict[Path, Read] = {}
-    return [judge(o, baseline, reads.get(o.path) or reads.setdefault(o.path, read(o.path))) for o in observed]
+def judge_all(
+    observed: list[Observed],
+    baseline: OneCall | None,
+    reads: dict[Path, Read] | None = None,
+    also: Sequence[str] = (),
+) -> list[CaseResult]:
+    """The verdicts of cases that share transcripts (each transcript read once, kept in `reads`;
+    `also`: the per-tool frames among them that owe what a valid call makes)."""
+    reads = {} if reads is None else reads
+    return [
+        judge(o, baseline, reads.get(o.path) or reads.setdefault(o.path, read(o.path)), also)
+        for o in observed
+    ]
 
 
 def _marker(case: Case, plan: Plan) -> str:
@@ -246,12 +259,16 @@ def _cases(
     shaken: bool,
     host: bool,
 ) -> Shared | None:
-    """Once the clean start is known: the process's first case (`done[0]`), then the feed's, one
-    after another until there are none or the session ends, then the per-tool hard inputs when
-    `host` and the session is open (returned, with what was sent of them)."""
+    """Once the clean start is known: the process's first case (`done[0]`), then, when `host`, the
+    per-tool hard inputs (returned, with what was sent of them), then the feed's cases one after
+    another until there are none or the session ends. The per-tool inputs come early so that the
+    deal gives the other process more of the hard inputs while this one sends them: both end
+    together."""
     call, linger = ready.call or Call(None), ready.linger
     observed = done[0]
     observed.call = ready.call
+    tools = ready.riding if host else None
+    riding = 0.0  # the seconds the per-tool inputs took (theirs, not a case's)
     n = 0
     while True:
         case = observed.case
@@ -267,23 +284,36 @@ def _cases(
         if observed.hung or observed.gone or case.eof:
             break
         d.h.wait_exit(AFTER_SETTLE)  # a tap line written just before an answer lands first
+        if tools is not None and not tools.started:
+            began = time.monotonic()
+            if not _ride(tools, d, plan, observed):
+                break  # the session ended among them: the feed's next cases go to a new process
+            riding = time.monotonic() - began
         following = feed.next()
         if following is None:
             break
         n += 1
         marker = _marker(following, plan)
+        if tools is not None and tools.sent and tools.until is None:
+            tools.until = marker  # the last per-tool input's window ends at the next case's frame
         observed = Observed(following, d.h.path, marker, list(plan.command), call=call)
         observed.from_start = False
         observed.ping_id, observed.after_id = f"{PING_ID}-{n}", f"{AFTER_ID}-{n}"
-        done[-1].until = marker
+        if done[-1].until is None:
+            done[-1].until = marker
         done.append(observed)
     last = done[-1]
-    last.seconds = time.monotonic() - t0 - sum(o.seconds for o in done[:-1])
-    open_ = not (last.hung or last.gone or last.case.eof)
-    tools = ready.riding if host and open_ else None
-    if tools is not None:
-        tools.started, tools.path = True, d.h.path
-        tools.sent = send_frames(d, plan, d.h.path, tools.frames, tools.good, tools.linger)
-        if tools.sent:
-            last.until = tools.sent[0].rid  # its window ends where the per-tool inputs begin
-    return tools
+    if len(done) > 1:
+        last.seconds = time.monotonic() - t0 - riding - sum(o.seconds for o in done[:-1])
+    return tools if tools is not None and tools.started else None
+
+
+def _ride(tools: Shared, d: Driver, plan: Plan, before: Observed) -> bool:
+    """Send the per-tool hard inputs in this session, after the case `before` (whose window ends
+    where they begin); False when the session ended among them."""
+    tools.started, tools.path = True, d.h.path
+    tools.sent = send_frames(d, plan, d.h.path, tools.frames, tools.good, tools.linger)
+    if tools.sent:
+        before.until = tools.sent[0].rid
+    ended = bool(tools.sent) and (tools.sent[-1].closed or tools.sent[-1].hung is not None)
+    return len(tools.sent) == len(tools.frames) and not ended

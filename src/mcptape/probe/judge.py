@@ -18,6 +18,7 @@ stdin closed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,9 +133,12 @@ def read(path: Path) -> Read:
     return seen, analysis
 
 
-def judge(observed: Observed, baseline: OneCall | None, transcript: Read | None = None) -> CaseResult:
+def judge(
+    observed: Observed, baseline: OneCall | None, transcript: Read | None = None, also: Collection[Any] = ()
+) -> CaseResult:
     """The verdict of one case (`baseline`: the lines one valid request makes, from the clean start;
-    `transcript`: its transcript already read, when other cases share it)."""
+    `transcript`: its transcript already read, when other cases share it; `also`: the ids of other
+    requests in it that owe as much as a valid call, `windows.owing_ids`)."""
     seen, analysis = transcript if transcript is not None else read(observed.path)
     result = CaseResult(
         observed.case,
@@ -149,7 +153,7 @@ def judge(observed: Observed, baseline: OneCall | None, transcript: Read | None 
     )
     start, end = _window(observed, seen)
     owed = (
-        owed_lines(seen.messages, seen.calls, observed.call, token_of(observed.marker), baseline)
+        owed_lines(seen.messages, seen.calls, observed.call, token_of(observed.marker), baseline, also)
         if observed.case.group == INPUT
         else set()
     )

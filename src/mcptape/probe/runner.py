@@ -44,7 +44,7 @@ from mcptape.textsafe import escape, escape_text
 
 # How long a bad frame that carries ids may take to be answered after the ping barrier, at most:
 # LINGER plus LINGER_CALLS times the valid call's own time in `start`, within --timeout.
-LINGER, LINGER_CALLS = 0.3, 4
+LINGER, LINGER_CALLS = 0.1, 4
 POOL = 16  # cases in flight at most (their servers start through live's gate: -j at once)
 
 

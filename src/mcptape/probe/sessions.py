@@ -30,7 +30,7 @@ from mcptape.probe.ready import Ready
 from mcptape.probe.safety import mutation_risk
 from mcptape.textsafe import escape_text
 
-SETTLE = 0.15  # seconds after the ping answer before the valid request, unless the bad frame was
+SETTLE = 0.1  # seconds after the ping answer before the valid request, unless the bad frame was
 # answered by then: a late action of a frame the server did not answer lands first
 AFTER_SETTLE = 0.02  # seconds after a shared case's last answer, before the next case's frame
 

@@ -45,7 +45,7 @@ from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status, refusal
-from mcptape.probe.judge import CaseResult, exit_text, inconclusive
+from mcptape.probe.judge import CaseResult, Read, exit_text, inconclusive
 from mcptape.probe.ledger import Later
 from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
@@ -195,18 +195,21 @@ def run_tool_frames(
     linger: float | None = None,
     first: Shared | None = None,
     later: Later | None = None,
+    reads: dict[Path, Read] | None = None,
 ) -> list[CaseResult]:
     """Send every frame, sharing a server process while it stays open; judge each in its window.
 
     `good`: the tools whose base arguments are known to work (the valid call's); `linger`: how long
     a frame refused by a ping barrier may still take to be answered (default: --timeout); `first`:
-    the frames already sent at the end of a shared hard-input process (judged there, the rest sent
-    here)."""
+    the frames already sent in a shared hard-input process (judged here in its transcript, read
+    once: `reads`; the rest sent here)."""
     results: list[CaseResult] = []
     waiting = list(frames)
     known = first.good if first is not None else set(good or ())
     if first is not None and first.path is not None and first.sent:
-        results.extend(judge_frames(first.path, first.sent, later() if later is not None else None))
+        owing = later() if later is not None else None
+        read_once = (reads or {}).get(first.path)
+        results.extend(judge_frames(first.path, first.sent, owing, first.until, read_once))
         waiting = waiting[len(first.sent) :]
     process = 0
     while waiting:
@@ -247,8 +250,9 @@ def run_tool_frames(
 
 @dataclass
 class Shared:
-    """The per-tool hard inputs riding at the end of a shared hard-input process (`sessions`), and
-    what became of them there: `run_tool_frames(..., first=...)` judges those and sends the rest."""
+    """The per-tool hard inputs riding in a shared hard-input process (`inputs`: after its first
+    case, the dealt hard inputs after them), and what became of them there: `run_tool_frames(...,
+    first=...)` judges those and sends the rest."""
 
     frames: list[ToolFrame]
     good: set[str]
@@ -256,6 +260,7 @@ class Shared:
     path: Path | None = None
     sent: list[ToolFrame] = field(default_factory=list)
     started: bool = False
+    until: str | None = None  # the marker of the hard input sent after them: the last one's window ends there
 
 
 def _run_process(

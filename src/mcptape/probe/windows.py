@@ -11,14 +11,15 @@ frame's answer is found by its id.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcptape.check.model import HTTP, OUT, ExecCall
 from mcptape.check.rules import FRAME_RULES
-from mcptape.probe.cases import Case
+from mcptape.probe.cases import Call, Case
 from mcptape.probe.driver import Status, same_id
-from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Seen, call_names
+from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Read, Seen, call_names, read
 from mcptape.probe.ledger import Owing
 from mcptape.probe.observed import Verdict
 from mcptape.textsafe import escape
@@ -49,33 +50,47 @@ class ToolFrame:
     skipped: bool = False  # (the base call) not sent: the base was known to work by then
 
 
-def judge_frames(path: Path, frames: list[ToolFrame], owing: Owing | None = None) -> list[CaseResult]:
-    """The verdict of each frame of one shared transcript (a base call is a window's end, no case);
-    `owing`: the valid call and what it makes, to give the valid calls their late nameless lines."""
-    from mcptape.check.analyze import analyze_file
+def owing_ids(frames: Sequence[ToolFrame], call: Call | None) -> list[str]:
+    """The frames that owe, when answered with a result, what one valid call makes (`ledger`): the
+    valid call's tool run with its own arguments (a base call, extras its schema allows)."""
+    if call is None:
+        return []
+    return [
+        f.rid
+        for f in frames
+        if f.tool == call.tool and (f.base is not None or (f.acted_on is not None and not f.forbidden))
+    ]
 
-    seen = Seen()
-    _, analysis = analyze_file(str(path), on_message=seen.keep, on_exec=seen.calls.append)
+
+def judge_frames(
+    path: Path,
+    frames: list[ToolFrame],
+    owing: Owing | None = None,
+    until: str | None = None,
+    transcript: Read | None = None,
+) -> list[CaseResult]:
+    """The verdict of each frame of one shared transcript (a base call is a window's end, no case);
+    `owing`: the valid call and what it makes, to give the valid calls their late nameless lines;
+    `until`: the marker of the case sent after the last frame in the same process (its window's
+    end); `transcript`: the transcript already read (`judge.read`), when hard inputs share it."""
+    seen, analysis = transcript if transcript is not None else read(path)
     owed: set[int] = set()
     if owing is not None and owing.call is not None:
-        ran = [  # the valid call's tool run with its own arguments: a base call, extras it allows
-            f.rid
-            for f in frames
-            if f.tool == owing.call.tool and (f.base is not None or (f.acted_on and not f.forbidden))
-        ]
-        owed = owing.owed(seen.messages, seen.calls, also=ran)
+        owed = owing.owed(seen.messages, seen.calls, also=owing_ids(frames, owing.call))
     starts = []
     for frame in frames:
         rid = frame.rid.encode()
         t = seen.first_in(lambda m, rid=rid: rid in m.frame.raw)
         starts.append(t)
+    end = until.encode() if until is not None else None
+    t_end = seen.first_in(lambda m: end in m.frame.raw) if end is not None else None
     stderr = bytes(analysis.stderr.head[:STDERR_KEPT])
     results = []
     for i, frame in enumerate(frames):
         if frame.base is not None:
             continue
         t_bad = starts[i]
-        t_next = next((t for t in starts[i + 1 :] if t is not None), None)
+        t_next = next((t for t in starts[i + 1 :] if t is not None), t_end)
         mine = [c for c in seen.calls if c.frame.event not in owed and _belongs(c, frame, t_bad, t_next)]
         result = _judge_one(frame, mine, seen, t_bad)
         out = [
