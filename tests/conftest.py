@@ -31,6 +31,12 @@ if sys.dont_write_bytecode and not sys.pycache_prefix:
     os.environ["PYTHONPYCACHEPREFIX"] = str(_cache)
     del os.environ["PYTHONDONTWRITEBYTECODE"]
 
+# Replay holds back the tools/call of tools that may change data unless told (replay.guard). The
+# suite's servers are its own, on scratch data: every replay here may call them (the environment
+# variable reaches the commands and nested pytest runs the tests start). The tests of the guard
+# itself remove it (tests/replay/test_replay_changes_no_data.py).
+os.environ["MCPTAPE_ALLOW_MUTATING"] = "1"
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -114,10 +120,17 @@ E2E = Path(__file__).resolve().parent / "e2e"
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/e2e/ (sweeps against real servers) is `slow`, as a module elsewhere
-    says with `pytestmark = pytest.mark.slow`."""
+    says with `pytestmark = pytest.mark.slow`; and the slow tests run first.
+
+    xdist hands out the tests in this order: the slow ones first (seconds each, the recordings
+    made once per run among them) and the fast ones last (milliseconds each), so the workers end
+    together on small pieces instead of one worker finishing a slow module while the others wait
+    (the longest first, as a scheduler of unequal jobs does). The order is stable: a module's
+    tests stay together and in their order."""
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture

@@ -73,8 +73,13 @@ def demo_command(output_dir: Path, no_view: bool) -> None:
 
     replayed = output_dir / "demo-replay.jsonl"
     click.echo(f"== mcptape replay {tapes['clean']} -- <a new build whose deploy message changed>")
-    result = replay(
-        tapes["clean"], server_command(changed=True), output=replayed, config=False, overwrite=True
+    result = replay(  # the demo's own server, whose "deploy" only reaches the executor tap: no data
+        tapes["clean"],
+        server_command(changed=True),
+        output=replayed,
+        config=False,
+        overwrite=True,
+        allow_mutating=True,
     )
     click.echo(result.render(), nl=False)
     click.echo("")

@@ -46,8 +46,15 @@ Examples:
   mcptape replay http.jsonl                  # recorded with record --http-upstream: over HTTP
   mcptape replay http.jsonl --http-upstream http://127.0.0.1:8001/mcp -- ./server --port 8001
   mcptape replay transcripts/ --format github --junit replay.xml -- ./server   # CI (docs/ci.md)
+  mcptape replay writes.jsonl --allow-mutating -- ./server --data /tmp/scratch-copy
 
-Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreadable transcript.""",
+A tools/call of a tool not marked readOnlyHint: true (in the recorded or the new server's
+tools/list) is not sent unless --allow-mutating is given (or MCPTAPE_ALLOW_MUTATING=1, or
+allow-mutating = true in [tool.mcptape]): the replay then says which calls it held back and
+ends "incomplete" (exit 1), since it did not test them.
+
+Exit codes: 0 same, 1 different, incomplete or the replay failed, 2 usage error or unreadable
+transcript.""",
 )
 @click.argument("transcript", type=click.Path(path_type=Path, dir_okay=True))
 @click.argument("command", nargs=-1, metavar="[-- CMD [ARGS]...]")
@@ -119,6 +126,13 @@ Exit codes: 0 same, 1 different (or the replay failed), 2 usage error or unreada
     is_flag=True,
     help="Give the server this process's whole environment, as before names were recorded (--env applies).",
 )
+@click.option(
+    "--allow-mutating",
+    is_flag=True,
+    default=None,
+    help="Also send the tools/call of tools that may change data (not marked readOnlyHint: true); "
+    "point the server at a scratch copy of its data. Default: such calls are held back and listed.",
+)
 @click.option("--no-config", is_flag=True, help="Do not read [tool.mcptape] from pyproject.toml.")
 @click.option("--view", is_flag=True, help="Open the diff viewer on the result (after the report).")
 @click.option("--overwrite", is_flag=True, help="Replace the -o file if it exists (default: refuse).")
@@ -185,6 +199,7 @@ def replay_command(
     http_allow_remote: bool = False,
     set_env: tuple[str, ...] = (),
     inherit_env: bool = False,
+    allow_mutating: bool | None = None,
 ) -> None:
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
@@ -205,7 +220,7 @@ def replay_command(
         config=not no_config, ignore=ignore, pace=pace, step_timeout=step_timeout,
         shutdown_timeout=shutdown_timeout, stderr=with_stderr, stubs=stubs, secrets=secrets,
         http_match=http_match, http_upstream=http_upstream, allow_remote=http_allow_remote,
-        keep_dir=keep_dir, set_env=set_env, inherit_env=inherit_env,
+        keep_dir=keep_dir, set_env=set_env, inherit_env=inherit_env, allow_mutating=allow_mutating,
     )  # fmt: skip
     command_given = list(command) or None
     if learn is not None:

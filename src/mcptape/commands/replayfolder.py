@@ -100,7 +100,7 @@ def _folder_entry(
     if mode == "json":
         _emit_line({"file": str(path), **result.to_json()})
     elif mode == "text":
-        emit(f"{'same      ' if result.same else 'different '}  {name} ({result.run.seconds:.1f}s)\n")
+        emit(f"{result.verdict:<10}  {name} ({result.run.seconds:.1f}s)\n")
         if not result.same:
             emit("".join(f"    {line}\n" for line in result.render().splitlines()))
     if result.same:

@@ -42,10 +42,11 @@ class Pair:
     target: str | None = None
     unsolicited: bool = False  # a notification no request caused: paired by content (sessions.py)
     allowed: Rule | None = None  # the `count=` rule that lets it come and go (then it is not a difference)
+    held: str | None = None  # why the replay did not send the request that caused it (replay.guard)
 
     @property
     def differs(self) -> bool:
-        if self.unobserved is not None or self.allowed is not None:
+        if self.unobserved is not None or self.allowed is not None or self.held is not None:
             return False
         return self.old is None or self.new is None or bool(self.changes)
 

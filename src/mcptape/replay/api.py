@@ -74,6 +74,7 @@ def replay(
     allow_remote: bool = False,
     set_env: Sequence[str] | Mapping[str, str] = (),
     inherit_env: bool = False,
+    allow_mutating: bool | None = None,
 ) -> ReplayResult:
     """Replay the client side of the transcript at `path` against `command`; diff the sessions.
 
@@ -101,6 +102,10 @@ def replay(
     `set_env` (`NAME=VALUE` strings or a mapping) on top; `inherit_env=True` gives it the whole of
     `env` instead (see `mcptape.replay.environment`).
 
+    A `tools/call` of a tool not marked `readOnlyHint: true` is held back, not sent, unless
+    `allow_mutating` (None: the settings file's `allow-mutating`, else MCPTAPE_ALLOW_MUTATING=1);
+    the result is then `incomplete` (`mcptape.replay.guard`).
+
     Long only by its public keywords and their documentation here: the work is done by
     `ReplaySettings.resolve` and `run_replay` (`replay_with` takes settings already resolved).
     """
@@ -121,6 +126,7 @@ def replay(
         cwd=cwd,
         set_env=set_env,
         inherit_env=inherit_env,
+        allow_mutating=allow_mutating,
     )
     return run_replay(path, command, settings, output=output, overwrite=overwrite, announce=announce)
 

@@ -7,6 +7,7 @@ transcripts = ["tests/transcripts"]         # where the pytest plugin looks (def
 ignore = ["tools/call:result.content[*].text|json.timestamp"]
 step-timeout = 10
 stderr = false
+allow-mutating = false                      # true: replay calls of tools that may change data
 
 The file is the nearest `mcptape.toml` or `pyproject.toml` at or above the current directory (in
 one folder, `mcptape.toml` wins); in `mcptape.toml` the same keys stand at the top level, without a
@@ -34,7 +35,7 @@ from typing import Any
 from mcptape.diff.ignore import Rule, parse_rules
 from mcptape.errors import UsageError
 
-KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace", "learned"}
+KNOWN = {"server", "transcripts", "ignore", "step-timeout", "stderr", "pace", "learned", "allow-mutating"}
 LEARNED_KNOWN = {"server", "command", "ignore"}
 OWN_FILE = "mcptape.toml"
 
@@ -81,6 +82,7 @@ class Config:
     stderr: bool = False
     pace: str | None = None
     learned: list[Learned] = field(default_factory=list)
+    allow_mutating: bool = False  # replay tools/call of tools that may change data (replay.guard)
 
     def rules_for(self, identity: Identity) -> list[Rule]:
         """The learned rules that apply to a recording of this server (in the file's order)."""
@@ -168,6 +170,10 @@ def parse_section(section: dict[str, Any], path: Path) -> Config:
     if not isinstance(stderr, bool):
         raise UsageError(f"{where}: stderr must be true or false")
     config.stderr = stderr
+    allow = section.get("allow-mutating", False)
+    if not isinstance(allow, bool):
+        raise UsageError(f"{where}: allow-mutating must be true or false")
+    config.allow_mutating = allow
     pace = section.get("pace")
     if pace is not None and pace not in ("causal", "recorded"):
         raise UsageError(f'{where}: pace must be "causal" or "recorded"')

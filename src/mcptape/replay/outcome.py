@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcptape.diff.minted import Use
 from mcptape.recorder.session import ExitStatus
+
+if TYPE_CHECKING:
+    from mcptape.replay.guard import HeldCall
 
 # Issue kinds (stable: `--json` prints them)
 STEP_TIMEOUT = "step-timeout"
@@ -17,6 +21,7 @@ EXECUTED_ACTIONS = "executed-actions"
 UNMATCHED_SECRET = "unmatched-secret"
 MISSING_SERVER_REQUEST = "missing-server-request"
 UNMINTED_VALUE = "unminted-value"
+HELD_CALLS = "held-calls"  # tools/call frames not sent: they may change data (replay.guard)
 
 
 @dataclass(frozen=True)
@@ -52,3 +57,4 @@ class Run:
     substitutions: list[Substitution] = field(default_factory=list)  # minted values carried over
     seconds: float = 0.0
     write_error: OSError | None = None  # the new transcript could not be written (a full disk)
+    held: list[HeldCall] = field(default_factory=list)  # client frames not sent (replay.guard)

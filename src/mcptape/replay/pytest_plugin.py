@@ -47,6 +47,7 @@ class _Settings:
     keep_dir: str | None = None
     set_env: tuple[str, ...] = ()
     inherit_env: bool = False
+    allow_mutating: bool | None = None  # None: the settings file's, else MCPTAPE_ALLOW_MUTATING
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -98,6 +99,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Give the server pytest's whole environment instead of the recorded names "
         "(as replay --inherit-env).",
     )
+    group.addoption(
+        "--mcptape-allow-mutating",
+        action="store_true",
+        default=None,
+        help="Also replay the tools/call of tools that may change data (not marked readOnlyHint: "
+        "true), as replay --allow-mutating: point the server at a scratch copy of its data.",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -139,6 +147,7 @@ def _settings(config: pytest.Config, command: list[str] | None, cfg: Config) -> 
         config.getoption("--mcptape-keep-dir"),
         tuple(config.getoption("--mcptape-env")),
         bool(config.getoption("--mcptape-inherit-env")),
+        config.getoption("--mcptape-allow-mutating"),
     )
 
 
@@ -275,6 +284,7 @@ class TranscriptItem(pytest.Item):
             keep_dir=settings.keep_dir if settings.keep_dir is not None else self._session_folder(),
             set_env=settings.set_env,
             inherit_env=settings.inherit_env,
+            allow_mutating=settings.allow_mutating,
         )
         result: ReplayResult = replay_with(self.path, settings.command, resolved)
         self.user_properties.append(("mcptape_new_transcript", str(result.new)))

@@ -54,6 +54,8 @@ class ReplayResult(Protocol):
     @property
     def same(self) -> bool: ...
     @property
+    def verdict(self) -> str: ...
+    @property
     def environment(self) -> Environment | None: ...
     @property
     def surface(self) -> SurfaceDiff | None: ...
@@ -185,7 +187,7 @@ def render_replay(result: ReplayResult) -> str:
         head = bytes(analysis.stderr.head).splitlines()[-MAX_LINES:]
         lines.append("stderr of the new build (last lines):")
         lines.extend(f"  | {escape(line, limit=VALUE_LIMIT)}" for line in head)
-    lines.append("same" if result.same else "different")
+    lines.append(result.verdict)
     return "\n".join(lines) + "\n"
 
 
@@ -272,6 +274,7 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
     run = result.run
     out: dict[str, Any] = {
         "same": result.same,
+        "verdict": result.verdict,
         "transcript": str(result.original),
         "new_transcript": str(result.new) if result.kept else None,
         "command": result.command,
@@ -282,6 +285,7 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "exit": None if run.status is None else {"code": run.status.code, "signal": run.status.signal},
         "issues": [{"kind": i.kind, "error": i.error, "message": i.message} for i in run.issues],
+        "held": [{"at": h.event, "tools": h.tools, "why": h.why} for h in run.held],
         "substitutions": [
             {
                 "line": s.use.line,

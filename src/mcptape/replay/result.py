@@ -48,6 +48,16 @@ class ReplayResult:
         return self.diff.same and self.run.completed and not any(i.error for i in self.run.issues)
 
     @property
+    def verdict(self) -> str:
+        """`same`, `different`, or `incomplete`: nothing differed in what was replayed, but calls
+        that may change data were held back (`replay.guard`), so they were not tested."""
+        if self.same:
+            return "same"
+        if self.run.held and self.diff.same:
+            return "incomplete"
+        return "different"
+
+    @property
     def exit_code(self) -> int:
         return EXIT_OK if self.same else EXIT_FINDINGS
 

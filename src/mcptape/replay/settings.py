@@ -44,6 +44,7 @@ class ReplaySettings:
     cwd: str | None = None  # where the server runs (None: the recorded folder for a recorded command)
     set_env: Mapping[str, str] = field(default_factory=dict, compare=False)  # --env NAME=VALUE
     inherit_env: bool = False  # the replayer's whole environment, not the recorded names
+    allow_mutating: bool = False  # send tools/call of tools that may change data (replay.guard)
 
     @classmethod
     def resolve(
@@ -65,13 +66,16 @@ class ReplaySettings:
         cwd: str | None = None,
         set_env: Sequence[str] | Mapping[str, str] = (),
         inherit_env: bool = False,
+        allow_mutating: bool | None = None,
     ) -> ReplaySettings:
         """The options given, else the settings file's (`config=True`: the nearest one; a `Config`;
         False: none), else the defaults. UsageError for a pace or a timeout out of range, or an
         `--env` item that is not NAME=VALUE. `env` is the environment the recorded names take their
         values from (default: this process's); `set_env` the variables given; `inherit_env` passes
-        all of `env` (see `replay.environment`)."""
+        all of `env` (see `replay.environment`). `allow_mutating`: given, else the settings file's
+        `allow-mutating`, else MCPTAPE_ALLOW_MUTATING in this process's environment (`replay.guard`)."""
         from mcptape.replay.environment import parse_assignments
+        from mcptape.replay.guard import allowed_by_env
 
         assigned = dict(set_env) if isinstance(set_env, Mapping) else parse_assignments(set_env)
         cfg = config_of(config)
@@ -104,6 +108,9 @@ class ReplaySettings:
             cwd=cwd,
             set_env=assigned,
             inherit_env=inherit_env,
+            allow_mutating=allow_mutating
+            if allow_mutating is not None
+            else (cfg is not None and cfg.allow_mutating) or allowed_by_env(),
         )
 
 

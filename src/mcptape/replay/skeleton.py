@@ -20,7 +20,8 @@ from mcptape.diff.sessions import EXECUTOR, Diff, diff_events
 from mcptape.errors import OutputError, UsageError
 from mcptape.replay.cassette import Player, cassette_player, unmatched_issues
 from mcptape.replay.environment import environment_for
-from mcptape.replay.outcome import EXECUTED_ACTIONS, UNMATCHED_SECRET, Issue, Run
+from mcptape.replay.guard import held_message, mark_held
+from mcptape.replay.outcome import EXECUTED_ACTIONS, HELD_CALLS, UNMATCHED_SECRET, Issue, Run
 from mcptape.replay.result import ReplayResult
 from mcptape.replay.scope import with_learned
 from mcptape.replay.settings import ReplaySettings
@@ -146,6 +147,8 @@ def _drive_and_diff(
             stderr=job.settings.stderr,
             unobserved=(unobserved_channels(job.transcript.header.extra), NOT_OBSERVED),
         )
+        if run.held:
+            mark_held(diff, run.held)
     except BaseException:
         if temporary:
             shutil.rmtree(job.new_path.parent, ignore_errors=True)
@@ -157,6 +160,8 @@ def _run_issues(result: ReplayResult, unredactor: Unredactor, player: Player | N
     """What the run ran into besides the driver's own issues: secrets that matched nothing, cassette
     requests with no recorded answer, side effects run again."""
     issues = result.run.issues
+    if result.run.held:
+        issues.append(Issue(HELD_CALLS, held_message(result.run.held)))
     for label in unredactor.unmatched:
         message = f"--secret {label}: the value matches no placeholder in {result.original}"
         issues.append(Issue(UNMATCHED_SECRET, message, error=False))

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
 from mcptape.recorder.http.clientread import ResponseReader
+from mcptape.replay.guard import HeldCall, LiveGuard
 from mcptape.replay.http.plan import HttpPlan, Step
 from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.replay.minted import Carrier, with_id
@@ -72,8 +73,10 @@ class HttpDriver:
         gone: threading.Event | None = None,
         pace: str = CAUSAL,
         transform: Callable[[bytes], bytes] | None = None,
+        allow_mutating: bool = False,
     ) -> None:
         self.plan = plan
+        self.guard = LiveGuard(allow_mutating)  # holds back calls that may change data
         self.address = (host, port)
         self.authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.recorded_host = recorded_host
@@ -245,11 +248,26 @@ class HttpDriver:
         """A response that can no longer come: every exchange that carried its request has ended."""
         return key[0] == "id" and self._carried_out(key[1])
 
+    def _held(self, step: Step) -> bool:
+        """Hold back an exchange whose body may make the server change data (`replay.guard`): not
+        sent, its requests taken as answered so that nothing waits for them (holding the lock)."""
+        why = self.guard.why(step.calls, step.request.body)
+        if why is None:
+            return False
+        self.run.held.append(HeldCall(step.x, step.calls, why))
+        for request in step.requests:
+            self.answered[request.id] += 1  # type: ignore[index]
+        self.cond.notify_all()
+        return True
+
     def _launch(self, step: Step) -> None:
         with self.cond:
+            if step.calls and self._held(step):
+                return
             data = self._request(step)
             for request in step.requests:  # before any answer is read: the diff's numbering
                 self.carrier.on_message(request)
+            self.guard.sent(step.requests)
             reader = ResponseReader(step.request.method, on_line=lambda line: self._line(live, line))
             live = Live(step, reader)
             self.live[step.x] = live
@@ -352,6 +370,7 @@ class HttpDriver:
         msg = classify_line(line, "out")
         self.carrier.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            self.guard.heard(one)
             if is_answer(one):
                 self.answered[one.id] += 1  # type: ignore[index]
             elif is_server_request(one):

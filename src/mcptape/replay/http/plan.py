@@ -28,6 +28,7 @@ from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
 from mcptape.recorder.http.clientread import ResponseReader
+from mcptape.replay.guard import Call, RecordedGuard
 from mcptape.replay.http.wire import RecordedRequest
 from mcptape.replay.kinds import Key
 from mcptape.replay.timeline import Timeline
@@ -61,6 +62,7 @@ class Step:
     requests: tuple[Message, ...] = ()  # the client requests its body carries
     uses: tuple[Use, ...] = ()  # the minted values its body sends back
     answers: tuple[Answer, ...] = ()  # the server requests its body answers
+    calls: tuple[Call, ...] = ()  # the tools/call its body carries, which may change data (replay.guard)
 
 
 @dataclass
@@ -133,6 +135,7 @@ def _messages(
     answers and minted values."""
     side = Side()
     seen = Timeline()
+    guard = RecordedGuard()
     for msg in messages(events()):
         side.on_message(msg)
         carrier = steps.get(x_of.get(msg.frame.event, -1))
@@ -141,7 +144,11 @@ def _messages(
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if one.channel == OUT:
                 seen.server_message(one)
+                guard.server(one)
             elif one.channel == IN and carrier is not None:
+                call = guard.client(one)
+                if call is not None:
+                    carrier.calls += (call,)
                 _client_message(plan, carrier, seen, one)
     for use in side.minted.uses:
         step = steps.get(x_of.get(use.event, -1))
@@ -149,6 +156,8 @@ def _messages(
             step.uses += (use,)
             plan.sources.add(use.source)
     seen.in_time_order()
+    for step in plan.steps:
+        step.calls = tuple(guard.judge(c) for c in step.calls)
     plan.responses, plan.server_requests = seen.responses, seen.server_requests
     for step in plan.steps:
         step.ready = bisect_left(seen.answered_at, step.start)  # seen strictly before it began

@@ -170,6 +170,7 @@ class HttpReplay:
             gone=gone,
             pace=settings.pace,
             transform=self.job.transform,
+            allow_mutating=settings.allow_mutating,
         )
 
     def _recorded_signal(self) -> int | None:

@@ -24,4 +24,5 @@ def driver_for(job: Job) -> StdioDriver:
         header={"of": str(job.path), "pace": settings.pace},
         transform=job.transform,
         http=job.http,
+        allow_mutating=settings.allow_mutating,
     )

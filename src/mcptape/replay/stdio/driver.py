@@ -23,6 +23,7 @@ from mcptape.check.model import Kind, Message, RequestId
 from mcptape.harness import Harness, ServerGone
 from mcptape.recorder.outbound.sideeffects import HttpFactory
 from mcptape.recorder.session import ExitStatus
+from mcptape.replay.guard import HeldCall, LiveGuard
 from mcptape.replay.kinds import is_answer, is_server_request
 from mcptape.replay.minted import Carrier
 from mcptape.replay.outcome import (
@@ -59,8 +60,10 @@ class StdioDriver:
         clock: Callable[[], float] = time.monotonic,
         transform: Callable[[bytes], bytes] | None = None,
         http: HttpFactory | None = None,
+        allow_mutating: bool = False,
     ) -> None:
         self.plan = plan
+        self.guard = LiveGuard(allow_mutating)  # holds back calls that may change data
         self.http = http  # the HTTP listener in the sink's place (the recorded cassette, played back)
         self.command = list(command)
         self.path = path
@@ -129,9 +132,12 @@ class StdioDriver:
                 self._wait_sources(send)
             if self.gone:
                 return
+            if send.calls and self._held(send):
+                continue
             data, _ = self.carrier.carry(send.data, send.uses)
             for request in send.requests:  # before any answer is read: the diff's numbering
                 self.carrier.on_message(request)
+            self.guard.sent(send.requests)
             try:
                 h.send(data if self.transform is None else self.transform(data))
             except ServerGone:
@@ -145,6 +151,19 @@ class StdioDriver:
             self.run.completed = True
             if self.pace != RECORDED:
                 self._wait_server_requests(len(plan.server_requests), "before closing stdin")
+
+    def _held(self, send: Send) -> bool:
+        """Hold back a chunk that may make the server change data (`replay.guard`): not sent, its
+        requests taken as answered so that nothing waits for them."""
+        why = self.guard.why(send.calls, send.data)
+        if why is None:
+            return False
+        self.run.held.append(HeldCall(send.event, send.calls, why))
+        for request in send.requests:
+            self.answered[request.id] += 1  # type: ignore[index]
+        assert self.harness is not None
+        self.harness.note(f"replay: the client chunk of recorded event {send.event} not sent: {why}")
+        return True
 
     # -- waiting ---------------------------------------------------------------------------
     def _wait_responses(self, required: Counter[RequestId], when: str) -> bool:
@@ -225,6 +244,7 @@ class StdioDriver:
     def _handle(self, msg: Message) -> None:
         self.carrier.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
+            self.guard.heard(one)
             if is_answer(one):
                 self.answered[one.id] += 1  # type: ignore[index]
             elif is_server_request(one):

@@ -30,6 +30,7 @@ from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
+from mcptape.replay.guard import Call, RecordedGuard
 from mcptape.replay.kinds import Key
 from mcptape.replay.timeline import Timeline
 from mcptape.transcript.events import EOF_, Event
@@ -46,6 +47,7 @@ class Send:
     asked: int = 0  # the server had sent server_requests[:asked] (its own requests) before it
     requests: tuple[Message, ...] = ()  # the client requests this chunk completes
     uses: tuple[Use, ...] = ()  # the minted values it sends back
+    calls: tuple[Call, ...] = ()  # the tools/call it carries, which may change data (replay.guard)
 
 
 @dataclass
@@ -69,6 +71,7 @@ class _Read:
     answered_at: list[float] = field(default_factory=list)
     asked_at: list[float] = field(default_factory=list)
     completes: dict[int, list[Message]] = field(default_factory=dict)  # event -> client requests it completes
+    calls: dict[int, list[Call]] = field(default_factory=dict)  # event -> the calls whose line it carries
 
 
 def make_plan(events: Sequence[Event] | Callable[[], Iterable[Event]]) -> Plan:
@@ -87,14 +90,21 @@ def _read_messages(plan: Plan, events: Iterable[Event]) -> _Read:
     completes which client request."""
     read = _Read()
     seen = Timeline()
+    guard = RecordedGuard()
     for msg in messages(events):
         read.side.on_message(msg)
         for one in msg.items if msg.kind is Kind.BATCH else (msg,):
             if one.channel == OUT:
                 seen.server_message(one)
-            elif one.channel != IN:
+                guard.server(one)
                 continue
-            elif seen.client_request(one):
+            if one.channel != IN:
+                continue
+            call = guard.client(one)
+            if call is not None:
+                for event in one.frame.events or msg.frame.events:
+                    read.calls.setdefault(event, []).append(call)
+            if seen.client_request(one):
                 last = one.frame.events[-1] if one.frame.events else -1
                 read.completes.setdefault(last, []).append(one)
             elif msg.kind is not Kind.BATCH and (answered := seen.answered(one)) is not None:
@@ -102,6 +112,7 @@ def _read_messages(plan: Plan, events: Iterable[Event]) -> _Read:
                 read.answer_events.update(one.frame.events)
     plan.responses, plan.server_requests = seen.responses, seen.server_requests
     read.answered_at, read.asked_at = seen.answered_at, seen.asked_at
+    read.calls = {event: [guard.judge(c) for c in calls] for event, calls in read.calls.items()}
     return read
 
 
@@ -136,13 +147,23 @@ def _sends(
         if first is not None:  # the rest of a line that sends a minted value back: one chunk
             first.data += event.data
             first.requests += tuple(read.completes.get(event.index, ()))
+            first.calls += tuple(read.calls.get(event.index, ()))
             continue
         while k < len(read.answered_at) and read.answered_at[k] < event.t:
             k += 1
         while asked < len(read.asked_at) and read.asked_at[asked] < event.t:
             asked += 1
         requests = tuple(read.completes.get(event.index, ()))
-        send = Send(event.data, event.t, k, event.index, asked, requests, tuple(uses.get(event.index, ())))
+        send = Send(
+            event.data,
+            event.t,
+            k,
+            event.index,
+            asked,
+            requests,
+            tuple(uses.get(event.index, ())),
+            tuple(read.calls.get(event.index, ())),
+        )
         if event.index in starts:
             by_event[event.index] = send
         plan.sends.append(send)
