@@ -229,3 +229,28 @@ def test_permission_comes_from_the_option_the_settings_file_or_the_environment(
     (tmp_path / "mcptape.toml").write_text('allow-mutating = "yes"\n')
     bad = inprocess.run("replay", tmp_path / "none.jsonl", text=True)
     assert bad.returncode == 2 and "allow-mutating must be true or false" in bad.stderr
+
+
+def test_update_refuses_a_replay_that_held_calls_back(tmp_path: Path) -> None:
+    """`--update` would replace the recording with a session that lacks the held calls: refused,
+    the recording byte-identical."""
+    recording, _ = record_notes(tmp_path)
+    before = recording.read_bytes()
+    notes = tmp_path / "new-notes.txt"
+
+    done = inprocess.run(
+        "replay",
+        "--update",
+        recording,
+        "--",
+        PYTHON,
+        HINT_FLIP,
+        notes,
+        "--writer",
+        env=without_permission(),
+        text=True,
+    )
+
+    assert done.returncode == 2
+    assert "not updated: 1 client frame(s) were held back" in done.stderr
+    assert recording.read_bytes() == before and not notes.exists()

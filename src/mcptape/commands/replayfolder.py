@@ -105,7 +105,7 @@ def _folder_entry(
             emit("".join(f"    {line}\n" for line in result.render().splitlines()))
     if result.same:
         return "same"
-    if update and result.run.completed:
+    if update and result.run.completed and not result.run.held:
         result.update()
         click.echo(f"updated {name} with the new session", err=mode != "text")
         return "same"

@@ -295,7 +295,7 @@ class TranscriptItem(pytest.Item):
         )
         if result.same:
             return
-        if settings.update and result.run.completed:
+        if settings.update and result.run.completed and not result.run.held:
             from mcptape.replay.notes import what_differed
 
             result.update()

@@ -89,6 +89,12 @@ class ReplayResult:
                 f"{self.original} not updated: the replay did not complete",
                 hint="fix the failure shown above, then run --update again",
             )
+        if self.run.held:  # the new session lacks the held calls: the recording would lose them
+            raise UsageError(
+                f"{self.original} not updated: {len(self.run.held)} client frame(s) were held back "
+                "(they may change data), and the new session does not have them",
+                hint="run --update with --allow-mutating, the server on a scratch copy of its data",
+            )
         replace_with(self.original, self.new)
 
 
