@@ -1,6 +1,6 @@
 """Benchmark `mcptape probe` against one plain session with the same server, in the same run.
 
-    python bench/bench_probe.py [--runs 1] [--jobs N] [--only NAME] [--against REV]
+    python bench/bench_probe.py [--runs 1] [--jobs N] [--only NAME] [--against REV] [--timeline]
 
 For each server (`mcp-server-time` from the virtualenv, a server built with the SDK's MCPServer
 (tests/probe/sdk_server.py), the bundled demo server), measures:
@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,11 +94,48 @@ def plain_session(command: list[str], params: dict[str, object]) -> tuple[float,
 LAUNCH = "import sys; from mcptape.entry import main; sys.argv[0] = 'mcptape'; main()"
 
 
+def timeline(out: Path, launched: float) -> list[str]:
+    """One line per server process of a probe run (its transcript in `out`), in seconds since the
+    probe was launched: when its server started, answered its first request, was sent its last
+    frame, and exited."""
+    rows = []
+    for path in sorted(out.glob("*.jsonl")):
+        lines = path.read_bytes().splitlines()
+        head = json.loads(lines[0])
+        started = datetime.fromisoformat(head["started"].replace("Z", "+00:00")).timestamp() - launched
+        first_out = last_in = ended = None
+        for line in lines[1:]:
+            event = json.loads(line)
+            t = event.get("t")
+            if t is None:
+                continue
+            if event.get("ch") == "out" and first_out is None:
+                first_out = t
+            elif event.get("ch") == "in":
+                last_in = t
+            elif event.get("ch") == "exit":
+                ended = t
+
+        def at(t: float | None, started: float = started) -> str:
+            return f"{started + t:5.2f}s" if t is not None else "   -  "
+
+        rows.append(
+            f"  {path.name:<28} start {started:5.2f}s  first answer {at(first_out)}  "
+            f"last frame {at(last_in)}  exit {at(ended)}"
+        )
+    return rows
+
+
 def probe(
-    command: list[str], call: dict[str, object] | None, jobs: int | None, src: Path = ROOT / "src"
+    command: list[str],
+    call: dict[str, object] | None,
+    jobs: int | None,
+    src: Path = ROOT / "src",
+    show: bool = False,
 ) -> tuple[float, int, str, float]:
     """The probe's wall time, the number of transcripts (server processes), its summary line and the
-    CPU seconds it took (mcptape's and every server's), with the mcptape in `src`."""
+    CPU seconds it took (mcptape's and every server's), with the mcptape in `src`; `show`: print
+    the run's timeline (`timeline`)."""
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
         out = Path(tmp) / "out"
         options = ["-o", str(out)]
@@ -105,7 +143,7 @@ def probe(
             options += ["--tool", str(call["name"]), "--args", json.dumps(call["arguments"])]
         if jobs is not None:
             options += ["-j", str(jobs)]
-        cpu, t0 = children_cpu(), time.perf_counter()
+        cpu, t0, launched = children_cpu(), time.perf_counter(), time.time()
         done = subprocess.run(
             [sys.executable, "-c", LAUNCH, "probe", *options, "--", *command],
             capture_output=True,
@@ -117,6 +155,8 @@ def probe(
         cpu = children_cpu() - cpu
         processes = len(list(out.glob("*.jsonl")))
         summary = done.stdout.rstrip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()[-200:]
+        if show:
+            print(f"  timeline ({src}): ended {seconds:.2f}s", *timeline(out, launched), sep="\n", flush=True)
     return seconds, processes, summary, cpu
 
 
@@ -130,6 +170,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None, help="probe -j (default: the probe's own)")
     parser.add_argument("--only", help="only the server whose name contains this")
     parser.add_argument("--against", metavar="REV", help="also probe with the mcptape of git revision REV")
+    parser.add_argument(
+        "--timeline", action="store_true", help="print each probe's timeline: per server process, "
+        "when it started, first answered, was sent its last frame and exited",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; {load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-probe-rev-") as tmp:
@@ -143,7 +187,8 @@ def main() -> None:
             probes: dict[str, list[tuple[float, int, str, float]]] = {label: [] for label in sources}
             for _ in range(args.runs):
                 for label, src in sources.items():
-                    probes[label].append(probe(command, params if told else None, args.jobs, src))
+                    told_call = params if told else None
+                    probes[label].append(probe(command, told_call, args.jobs, src, args.timeline))
                 plains.append(plain_session(command, params))
             plain = statistics.median(p[0] for p in plains)
             plain_cpu = statistics.median(p[1] for p in plains)
