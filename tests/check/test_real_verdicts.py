@@ -80,6 +80,24 @@ CASES = [
         [("cancel-unknown-request", "error", "client", None)],
         id="a-cancel-of-a-request-never-sent-is-found-in-a-handshake-revision",
     ),
+    pytest.param(
+        # The SDK's MCPServer over Streamable HTTP (stateful, SSE), 2025-06-18 by handshake: its
+        # initialize result declares no `logging`, and a tool's ctx.info() emits two
+        # notifications/message: "Servers that emit log message notifications MUST declare the
+        # `logging` capability" (every revision). Only judged in 2026-07-28 before.
+        "sweep-http-logs-undeclared.tape",
+        "2025-06-18",
+        [("unrequested-log", "error", "server", None), ("unrequested-log", "error", "server", None)],
+        id="log-messages-without-the-logging-capability-are-found-in-a-handshake-revision",
+    ),
+    pytest.param(
+        # An MCPServer that declares `logging` (it registers logging/setLevel), asked for `info`,
+        # logs two steps of a call with progress: nothing to find.
+        "features-handshake-logs-declared.tape",
+        "2025-11-25",
+        [],
+        id="log-messages-of-a-server-that-declared-logging-are-fine",
+    ),
 ]
 
 

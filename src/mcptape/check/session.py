@@ -16,9 +16,10 @@ from typing import Any
 
 import orjson
 
+from mcptape.check import rules
 from mcptape.check.attribution import RECENT_ANSWERS, Answered, Attributor, Closed
 from mcptape.check.classify import classify
-from mcptape.check.findings import Findings
+from mcptape.check.findings import Findings, finding_at
 from mcptape.check.model import (
     BUCKETS,
     IN,
@@ -93,6 +94,8 @@ class Session:
         self.promises = Promises(self.emit)  # tool annotations against the actions (check/promises.py)
         self.modern = Modern(self.emit, self.client)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
+        # The capabilities the server's answer to `initialize` declared (None: no handshake seen).
+        self.handshake_capabilities: dict[str, Any] | None = None
         self.explained: Callable[[Message], bool] | None = None  # a fault another rule already reported
 
     @property
@@ -205,6 +208,17 @@ class Session:
                 pairing.cancel(target)
         elif method == "notifications/tools/list_changed" and ch == OUT:
             self.promises.changed()
+        elif method == "notifications/message" and ch == OUT and not self.tracker.stateless:
+            capabilities = self.handshake_capabilities
+            if capabilities is not None and "logging" not in capabilities:
+                self.emit(
+                    finding_at(
+                        rules.UNREQUESTED_LOG,
+                        at,
+                        "notifications/message from a server whose initialize result declared no "
+                        "logging capability",
+                    )
+                )
 
     def client_request(self, rid: RequestId, value: dict[str, Any], pending: Pending) -> None:
         """A good client->server request (already counted; `pending`: its place and method, as it
@@ -334,6 +348,8 @@ class Session:
         """What a listing or a handshake's answer teaches: the tools' schemas and annotations, the version."""
         if method == "initialize":
             self.tracker.response(rid, result)
+            capabilities = result.get("capabilities")
+            self.handshake_capabilities = capabilities if type(capabilities) is dict else None
             return
         for late in self.tools.learn(result):  # calls sent before the list arrived
             self.emit(late)
