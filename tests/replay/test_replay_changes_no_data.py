@@ -83,6 +83,10 @@ def test_a_replay_of_a_session_that_wrote_leaves_the_memory_file_byte_identical(
     )  # fmt: skip
     assert allowed.returncode in (0, 1), allowed.stderr
     assert b"held-calls" not in allowed.stdout
+    assert (
+        b"--allow-mutating: called tools that may change data: create_entities, delete_entities"
+        in allowed.stdout
+    )
     assert b"create_entities" in scratch_calls(allowed.stdout)
 
 

@@ -58,3 +58,4 @@ class Run:
     seconds: float = 0.0
     write_error: OSError | None = None  # the new transcript could not be written (a full disk)
     held: list[HeldCall] = field(default_factory=list)  # client frames not sent (replay.guard)
+    ran_writers: list[str] = field(default_factory=list)  # --allow-mutating: tools that may write, called

@@ -175,6 +175,9 @@ def render_replay(result: ReplayResult) -> str:
     ]
     for note in result.notes:
         lines.append(f"  note: {escape_text(note)}")
+    if run.ran_writers:
+        tools = ", ".join(escape_text(name) for name in run.ran_writers)
+        lines.append(f"  note: --allow-mutating: called tools that may change data: {tools}")
     for issue in run.issues:
         label = "error" if issue.error else "warning"
         lines.append(f"{label} ({issue.kind}): {escape_text(issue.message)}")
@@ -286,6 +289,7 @@ def replay_to_json(result: ReplayResult) -> dict[str, Any]:
         "exit": None if run.status is None else {"code": run.status.code, "signal": run.status.signal},
         "issues": [{"kind": i.kind, "error": i.error, "message": i.message} for i in run.issues],
         "held": [{"at": h.event, "tools": h.tools, "why": h.why} for h in run.held],
+        "called_writers": run.ran_writers,
         "substitutions": [
             {
                 "line": s.use.line,

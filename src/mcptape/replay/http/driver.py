@@ -128,6 +128,7 @@ class HttpDriver:
             for step in ended[waited:]:
                 self._wait_ended(step, None)
             self.run.completed = not self.gone.is_set()
+        self.run.ran_writers = list(self.guard.ran)
         self.close()
 
     def close(self) -> None:

@@ -109,6 +109,7 @@ class StdioDriver:
             harness.close_stdin()
             harness.note("replay: stdin closed")
         self.run.status = harness.status
+        self.run.ran_writers = list(self.guard.ran)
         self.run.write_error = getattr(harness.session.writer, "failed", None)
         self.run.seconds = self.clock() - started
         return self.run
