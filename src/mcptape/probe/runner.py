@@ -200,14 +200,16 @@ class _Run:
             else:
                 job = pool.submit(run_inputs, group, plan, self.ready, group is host, next(rank), None, deal)
             self.futures.append(job)
-        if discover is not None:
-            own.remove(discover)
-            self.mrtr = pool.submit(discover_then_mrtr, discover, plan, self.ready, next(rank))
-            self.futures.append(self.mrtr)
+        # The variations before start-discover at the gate: their server starts slower (PYTHONDEVMODE
+        # and the others) and has nothing to wait for after its start, so it is the one to start early.
         varied = [c for c in own if varies_the_process(c)]
         if len(varied) > 1:  # in one process, each again alone when they do not pass together
             own = [c for c in own if c not in varied]
             self.futures.append(pool.submit(run_variations, varied, plan, self.ready, next(rank)))
+        if discover is not None:
+            own.remove(discover)
+            self.mrtr = pool.submit(discover_then_mrtr, discover, plan, self.ready, next(rank))
+            self.futures.append(self.mrtr)
         self.futures += [pool.submit(run_and_judge, case, plan, self.ready, next(rank)) for case in own]
         return host, discover
 
