@@ -13,7 +13,7 @@ from mcptape.diff.ignore import parse_rule
 from mcptape.serve.carry import apply, carried
 from mcptape.serve.match import Matcher
 from mcptape.serve.pool import Pool, load_pool
-from tests.serve.tapes import call, request, time_tape
+from tests.serve.tapes import Tape, call, request, result, text, time_tape
 
 
 def msg(value: dict[str, Any]) -> Message:
@@ -79,6 +79,24 @@ def test_a_miss_names_the_nearest_recorded_request_and_where_it_differs(tmp_path
     found = Matcher(pool(tmp_path)).request(msg(call(1, "now", zone="Mars/Olympus")))
     assert found.entry is None and found.closest is not None
     assert [(c.where, c.new) for c in found.changes] == [("params.arguments.zone", "Mars/Olympus")]
+
+
+def test_the_nearest_request_is_one_of_the_same_tool_first(tmp_path: Path) -> None:
+    """A call of `log` with other arguments is nearer than a call of another tool that differs
+    only by its name (what a client author looks for first)."""
+    tape = (
+        Tape()
+        .client(request(1, "tools/list"))
+        .server(result(1, {"tools": [{"name": "status"}, {"name": "log"}]}))
+    )
+    tape.client(call(2, "status", repo="/r")).server(text(2, "clean"))
+    tape.client(call(3, "log", repo="/r", max=2)).server(text(3, "two commits"))
+    matcher = Matcher(load_pool([tape.end().write(tmp_path / "git.jsonl")]))
+
+    found = matcher.request(msg(call(9, "log", repo="/r")))
+
+    assert found.entry is None and found.closest is not None and found.closest.id == 3
+    assert [(c.where, c.old) for c in found.changes] == [("params.arguments.max", 2)]
 
 
 def test_unused_lists_the_recorded_requests_no_client_asked(tmp_path: Path) -> None:

@@ -78,7 +78,9 @@ class Matcher:
             entry.uses += 1
             return Match(entry, repeated, hidden)
         best: Match | None = None
+        best_rank = (True, 0)
         reuse: Match | None = None
+        target = target_of(params)
         for entry in candidates:
             changes, hidden = self.compare(entry, params)
             if not changes:
@@ -86,8 +88,11 @@ class Matcher:
                     entry.uses = 1
                     return Match(entry, False, hidden)
                 reuse = Match(entry, True, hidden)
-            elif best is None or len(changes) < len(best.changes):
-                best = Match(None, closest=entry, changes=changes)
+                continue
+            # the nearest: a request of the same tool, prompt or resource first, then the fewest changes
+            rank = (target_of(entry.params) != target, len(changes))
+            if best is None or rank < best_rank:
+                best, best_rank = Match(None, closest=entry, changes=changes), rank
         if reuse is not None:
             assert reuse.entry is not None
             reuse.entry.uses += 1
