@@ -19,6 +19,7 @@ written (it passes, or it changed) is **stale**: reported, so the team removes i
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ import orjson
 from mcptape.errors import UsageError
 from mcptape.probe.judge import CaseResult
 from mcptape.probe.observed import Verdict
+from mcptape.textsafe import escape_controls
 
 FORMAT_KEY = "mcptape_probe_baseline"
 RECORDED = (Verdict.FAIL, Verdict.INCONCLUSIVE, Verdict.WARN)  # what a baseline can accept
@@ -59,32 +61,37 @@ class Entry:
 
 def load(path: Path) -> list[Entry]:
     """The entries of the baseline at `path`; a usage error (one line) when it is not one."""
+    name = escape_controls(str(path))
     try:
+        if path.exists() and not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
+            # before open(): a FIFO with no writer would block it
+            raise UsageError(f"--baseline {name}: not a regular file (a pipe, socket or device)", hint=HINT)
         data = path.read_bytes()
     except OSError as exc:
         raise UsageError(
-            f"--baseline {path}: {exc.strerror}", hint="write one with --write-baseline FILE"
+            f"--baseline {name}: {exc.strerror or exc}", hint="write one with --write-baseline FILE"
         ) from None
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise UsageError(f"--baseline {path}: not valid JSON ({exc})", hint=HINT) from None
+        raise UsageError(f"--baseline {name}: not valid JSON ({exc})", hint=HINT) from None
     if not isinstance(document, dict) or document.get(FORMAT_KEY) != 1:
-        raise UsageError(f"--baseline {path}: not an mcptape probe baseline (no {FORMAT_KEY}: 1)", hint=HINT)
+        raise UsageError(f"--baseline {name}: not an mcptape probe baseline (no {FORMAT_KEY}: 1)", hint=HINT)
     accepted = document.get("accepted")
     if not isinstance(accepted, list):
-        raise UsageError(f"--baseline {path}: 'accepted' is not a list", hint=HINT)
-    return [_entry(path, n, item) for n, item in enumerate(accepted)]
+        raise UsageError(f"--baseline {name}: 'accepted' is not a list", hint=HINT)
+    return [_entry(name, n, item) for n, item in enumerate(accepted)]
 
 
-def _entry(path: Path, n: int, item: Any) -> Entry:
-    where = f"--baseline {path}: accepted[{n}]"
+def _entry(name: str, n: int, item: Any) -> Entry:
+    where = f"--baseline {name}: accepted[{n}]"
     if not isinstance(item, dict) or not isinstance(item.get("case"), str) or not item["case"]:
         raise UsageError(f"{where} has no case id", hint=HINT)
     verdicts = {v.value: v for v in RECORDED}
     verdict = item.get("verdict", Verdict.FAIL.value)
-    if verdict not in verdicts:
-        raise UsageError(f"{where}: verdict {verdict!r} is not one of {', '.join(verdicts)}", hint=HINT)
+    if type(verdict) is not str or verdict not in verdicts:
+        shown = escape_controls(repr(verdict[:40])) if type(verdict) is str else "not a string"
+        raise UsageError(f"{where}: verdict {shown} is not one of {', '.join(verdicts)}", hint=HINT)
     tool, actions, reason = item.get("tool"), item.get("actions", 0), item.get("reason", "")
     if tool is not None and not isinstance(tool, str):
         raise UsageError(f"{where}: tool is not a string", hint=HINT)

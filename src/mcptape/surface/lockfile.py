@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,11 @@ def read_bytes(path: Path) -> bytes:
     try:
         if path.is_dir():
             raise LockError(f"{name} is a directory, not a lock or a transcript")
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before open(): a FIFO with no writer blocks it
+            raise LockError(
+                f"{name} is not a regular file (a pipe, socket or device)",
+                hint="mcptape reads locks and transcripts from files: save it to one first",
+            )
         with open(path, "rb") as fh:
             data = fh.read(MAX_LOCK + 1)
     except FileNotFoundError:
