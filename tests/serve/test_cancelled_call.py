@@ -34,10 +34,13 @@ def test_a_cancelled_call_is_answered_after_the_new_clients_cancel(tmp_path: Pat
     tape, report = tmp_path / "cancel.jsonl", tmp_path / "report.json"
     seen, _, _ = record_sweep(tape, _cancel_then_add)
     assert seen == "3"
-    lines = [orjson.loads(e.data) for e in open_transcript(tape).events() if e.ch in ("in", "out")]
-    cancel = next(i for i, v in enumerate(lines) if v.get("method") == "notifications/cancelled")
-    answer = next(i for i, v in enumerate(lines) if v.get("error", {}).get("code") == -32800)
-    assert cancel < answer  # the recording: the answer came after the cancel
+    # The recording: the answer came after the cancel. By time, not file order: the cancel and the
+    # answer travel in two exchanges, whose connections' threads write their records side by side
+    # (a transcript keeps each exchange's order; across exchanges, `t` is the order).
+    lines = [(e.t, orjson.loads(e.data)) for e in open_transcript(tape).events() if e.ch in ("in", "out")]
+    cancel = next(t for t, v in lines if v.get("method") == "notifications/cancelled")
+    answer = next(t for t, v in lines if v.get("error", {}).get("code") == -32800)
+    assert cancel < answer
 
     with listening(tape, tmp_path, "--report", str(report)) as (url, proc, _):
         assert anyio.run(_cancel_then_add, url) == "3"
