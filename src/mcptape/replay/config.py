@@ -118,6 +118,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # tomllib decodes the whole file first
+        raise UsageError(f"{path} is not valid TOML: not UTF-8 (byte offset {exc.start})") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise UsageError(f"{path} is not valid TOML: nested too deeply") from None
 
 
 def section_of(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
@@ -157,7 +161,7 @@ def parse_section(section: dict[str, Any], path: Path) -> Config:
     transcripts = section.get("transcripts", [])
     if isinstance(transcripts, str):
         transcripts = [transcripts]
-    if not isinstance(transcripts, list) or not all(isinstance(t, str) for t in transcripts):
+    if not isinstance(transcripts, list) or not all(type(t) is str and "\0" not in t for t in transcripts):
         raise UsageError(f"{where}: transcripts must be a list of paths")
     config.transcripts = [(path.parent / t).resolve() for t in transcripts]
     config.ignore = parse_rules(section.get("ignore", []), where)
@@ -220,4 +224,6 @@ def command_of(value: Any, where: str) -> list[str]:
         raise UsageError(f"{where}: server must be a list of strings or one command string")
     if not argv:
         raise UsageError(f"{where}: server is empty")
+    if any("\0" in a for a in argv):  # no program takes one: exec() would refuse it
+        raise UsageError(f"{where}: server holds a NUL character")
     return argv
