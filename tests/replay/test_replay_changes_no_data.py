@@ -258,3 +258,17 @@ def test_update_refuses_a_replay_that_held_calls_back(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "not updated: 1 client frame(s) were held back" in done.stderr
     assert recording.read_bytes() == before and not notes.exists()
+
+
+def test_learning_says_which_calls_it_learned_without(tmp_path: Path) -> None:
+    """`--learn N` holds the same calls back and says so under its verdict."""
+    recording, _ = record_notes(tmp_path)
+    notes = tmp_path / "new-notes.txt"
+
+    done = inprocess.run(
+        "replay", "--learn", "2", recording, "--", PYTHON, HINT_FLIP, notes, "--writer",
+        env=without_permission(), text=True,
+    )  # fmt: skip
+
+    assert "1 client frame not replayed: a tools/call of note may change data" in done.stdout
+    assert not notes.exists()

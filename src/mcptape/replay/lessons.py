@@ -10,6 +10,7 @@ from typing import Any
 from mcptape.diff.compare import MISSING
 from mcptape.diff.ignore import render_pattern
 from mcptape.diff.learn import Place
+from mcptape.replay.guard import held_message
 from mcptape.replay.learn import Learned
 from mcptape.replay.render import show_value
 from mcptape.textsafe import escape_text
@@ -52,6 +53,9 @@ def render_learned(
         out.extend(f"  {escape_text(title)}" for title in lesson.unpaired[:SHOWN_PLACES])
     same = sum(learned.same_after)
     out.append(f"with these rules: {same} of {len(runs)} replays same")
+    held = runs[-1].run.held if runs else []
+    if held:  # what was learned was learned without these calls
+        out.append(escape_text(held_message(held)))
     if saved is not None:
         path, added = saved
         kept = len(lesson.proposals) - len(added)
