@@ -9,6 +9,7 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import orjson
 import pytest
@@ -106,11 +107,13 @@ async def note_once(client: Client) -> dict[str, Any]:
     return {}
 
 
-def record_notes(tmp_path: Path) -> tuple[Path, Path]:
-    """The SDK client's session with hint_flip.py (its `note` marked read-only), one call of `note`."""
+def record_notes(tmp_path: Path, *flags: str) -> tuple[Path, Path]:
+    """The SDK client's session with hint_flip.py (its `note` marked read-only, or a writer with
+    `--writer`), one call of `note`."""
     notes = tmp_path / "recorded-notes.txt"
     recording = tmp_path / "flip.jsonl"
-    sdk_session([PYTHON, str(HINT_FLIP), str(notes)], record_to=recording, script=note_once, mode="legacy")
+    server = [PYTHON, str(HINT_FLIP), str(notes), *flags]
+    sdk_session(server, record_to=recording, script=note_once, mode="legacy")
     assert notes.read_text() == "hi\n"
     return recording, notes
 
@@ -272,3 +275,18 @@ def test_learning_says_which_calls_it_learned_without(tmp_path: Path) -> None:
 
     assert "1 client frame not replayed: a tools/call of note may change data" in done.stdout
     assert not notes.exists()
+
+
+def test_junit_calls_a_replay_that_held_calls_incomplete(tmp_path: Path) -> None:
+    """The JUnit case fails as `incomplete`, naming why, not as a difference."""
+    recording, _ = record_notes(tmp_path, "--writer")
+    junit = tmp_path / "replay.xml"
+
+    inprocess.run(
+        "replay", "--junit", junit, recording, "--", PYTHON, HINT_FLIP, tmp_path / "n.txt", "--writer",
+        env=without_permission(),
+    )  # fmt: skip
+
+    failure = ElementTree.parse(junit).find(".//failure")
+    assert failure is not None and failure.get("type") == "incomplete"
+    assert failure.get("message") == "incomplete: calls held back (they may change data)"

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcptape.diff.ignore import render_path
 from mcptape.diff.sessions import Diff
-from mcptape.replay.outcome import Issue, Substitution
+from mcptape.replay.outcome import HELD_CALLS, Issue, Substitution
 from mcptape.replay.titles import VALUE_LIMIT, pair_title, show_value, source_title, value_of
 from mcptape.textsafe import escape, escape_text
 
@@ -145,6 +145,8 @@ def what_differed(diff: Diff, issues: list[Issue]) -> str:
         parts.append(f"exit status ({diff.exit_old} -> {diff.exit_new})")
     if diff.stderr_compared and (diff.stderr_added or diff.stderr_removed):
         parts.append("stderr")
-    if any(i.error for i in issues):
+    if any(i.kind == HELD_CALLS for i in issues):
+        parts.append("calls held back (they may change data)")
+    if any(i.error and i.kind != HELD_CALLS for i in issues):
         parts.append("the replay's own errors")
     return ", ".join(parts) or "nothing"

@@ -88,9 +88,9 @@ def replay_report(replayed: Sequence[Replayed]) -> Report:
                 one.path,
                 "mcptape.replay",
                 FAILURE,
-                f"different: {what}",
+                f"{result.verdict}: {what}",
                 result.render(),
-                "different",
+                result.verdict,
                 result.run.seconds,
                 where,
             )
