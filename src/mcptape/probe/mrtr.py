@@ -37,7 +37,7 @@ from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import CLIENT_INFO, Driver, Reply, Status
-from mcptape.probe.judge import CaseResult, exit_text, judge
+from mcptape.probe.judge import CaseResult, Read, exit_text, judge, read
 from mcptape.probe.ledger import Later, Owing
 from mcptape.probe.live import server
 from mcptape.probe.observed import Observed, Verdict
@@ -199,13 +199,15 @@ class Sent:
         self.skipped: list[CaseResult] = []
         self.first: str | None = None  # the id of the first request it sent (where its part begins)
 
-    def results(self, harness: Harness, owing: Owing | None = None) -> list[CaseResult]:
+    def results(
+        self, harness: Harness, owing: Owing | None = None, transcript: Read | None = None
+    ) -> list[CaseResult]:
         status = exit_text(harness.status)
         for frame in self.sent:
             frame.extra.append(status or "still running")
         if not self.frames:
             return []
-        results = judge_frames(self.path, self.sent, owing) if self.sent else []
+        results = judge_frames(self.path, self.sent, owing, transcript=transcript) if self.sent else []
         done = {r.case.id for r in results} | {r.case.id for r in self.skipped}
         for frame in self.frames:
             if frame.case.id not in done:
@@ -310,7 +312,8 @@ def discover_then_mrtr(case: Case, plan: Plan, ready: Ready, rank: int) -> list[
     observed = run_case(case, plan, ready=ready, rank=rank, then=then)
     if observed is None:
         return []
-    results = [judge(observed, None)]
+    transcript = read(observed.path)  # once, for start-discover and the MRTR cases after it
+    results = [judge(observed, None, transcript)]
     for sent, harness in found:
-        results += sent.results(harness, ready.owing(plan.token))
+        results += sent.results(harness, ready.owing(plan.token), transcript)
     return results
