@@ -116,6 +116,16 @@ def demo_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 E2E = Path(__file__).resolve().parent / "e2e"
+SCHEDULED_AT_ONCE = 16
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """xdist hands a worker at most `SCHEDULED_AT_ONCE` tests at a time (its `--maxschedchunk`,
+    unless given), not a quarter of the suite split among the workers at the start (143 slow tests
+    each with -n 4): a worker that drew slow tests does not hold a long queue of them while the
+    others run dry, and 16 keeps most modules' tests (and their module fixtures) on one worker."""
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = SCHEDULED_AT_ONCE
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
