@@ -16,6 +16,7 @@ STATELESS_VERSION = "2026-07-28"
 KNOWN_VERSIONS = (*LEGACY_VERSIONS, STATELESS_VERSION)
 BATCH_VERSION = "2025-03-26"
 META_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+UNSUPPORTED_VERSION = -32022  # UnsupportedProtocolVersionError (2026-07-28)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
@@ -114,12 +115,15 @@ class VersionTracker:
             self.version = result["protocolVersion"]
             self.stateless = False
 
-    def refused(self, request_id: int | str | None) -> None:
-        """An error answers request `request_id`. For `initialize`: no version was negotiated, the
-        one before it stays (a server that speaks only 2026-07-28 refuses the handshake and goes on
-        serving that revision: "the server rejects `initialize` with a JSON-RPC error",
-        basic/versioning). For the request that stated a new version in its `_meta`: the version
-        before it stays."""
+    def refused(self, request_id: int | str | None, code: Any = None) -> None:
+        """An error (`code`) answers request `request_id`. For `initialize`: no version was
+        negotiated, the one before it stays (a server that speaks only 2026-07-28 refuses the
+        handshake and goes on serving that revision: "the server rejects `initialize` with a
+        JSON-RPC error", basic/versioning). For the request that stated a new version in its
+        `_meta`: the version before it stays when the server refused the version itself (-32022,
+        `UnsupportedProtocolVersionError`) or kept the revision a handshake negotiated (any
+        error); another refusal of a first 2026-07-28 request (an unknown tool, a header mismatch)
+        leaves 2026-07-28 in force, as before."""
         if request_id is None:
             return
         if request_id == self.init_id:
@@ -127,7 +131,9 @@ class VersionTracker:
             self.version, self.stateless = self.before
         elif request_id == self.switch_id:
             self.switch_id = None
-            self.version, self.stateless = self.switched_from
+            version, stateless = self.switched_from
+            if code == UNSUPPORTED_VERSION or (version is not None and not stateless):
+                self.version, self.stateless = version, stateless
 
     def served(self, request_id: int | str | None) -> None:
         """A result answers request `request_id`: a version its `_meta` stated is in force."""

@@ -339,9 +339,9 @@ class Session:
         tracker = self.tracker
         if tracker.stateless:  # the 2026-07-28 error codes
             self.modern.answer(rid, pending, value, at)
-        if tracker.switch_id is not None or tracker.init_id is not None:
-            tracker.refused(rid)  # a refused handshake or version change leaves the version before
         error = value["error"]
+        if tracker.switch_id is not None or tracker.init_id is not None:
+            tracker.refused(rid, error["code"])  # a refused handshake or version change (see there)
         return f"error {error['code']}: {error['message']}", error["code"] not in INPUT_REFUSALS
 
     def _learn(self, method: str, rid: RequestId, result: dict[str, Any], at: At) -> None:
