@@ -124,3 +124,28 @@ def test_a_directory_that_cannot_take_a_file_is_one_error(tmp_path: Path) -> Non
 
     with pytest.raises(OutputError, match="cannot write"):
         open_recording(None, environ={"MCPTAPE_DIR": "/proc"})
+
+
+@pytest.mark.parametrize(
+    "option", [["-o", "{out}", "--overwrite"], ["--report", "{out}"]], ids=["-o", "--report"]
+)
+@pytest.mark.parametrize("kind", ["hardlink", "symlink", "same-path", "in-the-folder"])
+def test_serve_refuses_an_output_that_is_a_recording_it_serves(
+    tmp_path: Path, recording: Path, option: list[str], kind: str
+) -> None:
+    """serve -o NAME --overwrite or --report NAME, where NAME is a recording it serves (itself, a
+    hard link, a symlink, a file of the served folder): exit 2 before serving, the recording intact
+    (--report replaced it, even without --overwrite)."""
+    before = recording.read_bytes()
+    served = tmp_path if kind == "in-the-folder" else recording
+    out = tmp_path / "other.jsonl"
+    if kind == "hardlink":
+        os.link(recording, out)
+    elif kind == "symlink":
+        out.symlink_to(recording)
+    else:
+        out = recording
+    result = run("serve", str(served), *[a.format(out=out) for a in option])
+    assert_clean_run(result, codes=[2])
+    assert result.stderr.startswith("Error: ") and "is the input transcript" in result.stderr
+    assert recording.read_bytes() == before

@@ -17,6 +17,7 @@ from mcptape.jsonsafe import dumps
 from mcptape.serve.pool import Pool, load_pool
 from mcptape.serve.report import exit_code, summary, to_json
 from mcptape.serve.session import Options, Served, Session
+from mcptape.share.outputs import refuse_input
 from mcptape.textsafe import escape_json, escape_text
 from mcptape.transcript.files import open_output
 from mcptape.transcript.writer import TranscriptWriter, new_header
@@ -49,6 +50,9 @@ def serve(
     output that cannot be written (checked before the session starts). `on_session` is given the
     session before it runs."""
     pool = load_pool(paths)
+    for path, option in ((output, "-o"), (report, "--report")):
+        if path is not None:  # the served session or the report must never replace a recording
+            refuse_input(pool.files, path, hint=f"choose another file for {option}")
     if not quiet:
         for note in pool.notes:
             log(f"mcptape serve: note: {escape_text(note)}")
