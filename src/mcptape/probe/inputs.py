@@ -224,7 +224,7 @@ def _inputs_process(
         return None
     done[-1].status = harness.status
     if tools is not None:
-        finish(tools.sent, harness, t0)
+        finish(tools.sent, harness, tools.began or t0)
     for observed in done:
         observed.version, observed.stateless = d.version, d.stateless
     return done
@@ -294,7 +294,7 @@ def _cases(
             break
         n += 1
         marker = _marker(following, plan)
-        if tools is not None and tools.sent and tools.until is None:
+        if tools is not None and any(not f.skipped for f in tools.sent) and tools.until is None:
             tools.until = marker  # the last per-tool input's window ends at the next case's frame
         observed = Observed(following, d.h.path, marker, list(plan.command), call=call)
         observed.from_start = False
@@ -311,9 +311,10 @@ def _cases(
 def _ride(tools: Shared, d: Driver, plan: Plan, before: Observed) -> bool:
     """Send the per-tool hard inputs in this session, after the case `before` (whose window ends
     where they begin); False when the session ended among them."""
-    tools.started, tools.path = True, d.h.path
+    tools.started, tools.path, tools.began = True, d.h.path, time.monotonic()
     tools.sent = send_frames(d, plan, d.h.path, tools.frames, tools.good, tools.linger)
-    if tools.sent:
-        before.until = tools.sent[0].rid
+    first = next((f for f in tools.sent if not f.skipped), None)  # (a base call not needed is not sent)
+    if first is not None:
+        before.until = first.rid
     ended = bool(tools.sent) and (tools.sent[-1].closed or tools.sent[-1].hung is not None)
     return len(tools.sent) == len(tools.frames) and not ended

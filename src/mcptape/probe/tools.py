@@ -261,6 +261,7 @@ class Shared:
     sent: list[ToolFrame] = field(default_factory=list)
     started: bool = False
     until: str | None = None  # the marker of the hard input sent after them: the last one's window ends there
+    began: float = 0.0  # when the first of them was sent (time.monotonic)
 
 
 def _run_process(
