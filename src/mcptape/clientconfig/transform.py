@@ -142,7 +142,9 @@ def is_wrapped(entry: Entry, text: str) -> bool:
         return False
     value = entry.node.value(text)
     command = str(value.get("command", ""))
-    args = value.get("args") or []
+    args = value.get("args")
+    if type(args) is not list:  # "args": {...}, true, "x": not an already wrapped entry's list
+        args = []
     base = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
     if base in ("mcptape", "mcptape.exe"):
         return bool(args) and args[0] == "record"

@@ -23,6 +23,7 @@ from mcptape.clientconfig import clients, records
 from mcptape.clientconfig.plan import Outcome
 from mcptape.clientconfig.transform import ConfigError, Wrapped
 from mcptape.errors import OutputError, UsageError
+from mcptape.textsafe import escape_controls
 
 BACKUP_SUFFIX = ".mcptape-backup"
 
@@ -130,8 +131,6 @@ def _write_atomic(path: Path, text: str, mode: int | None = None) -> None:
 
 
 def show_diff(path: Path, old: str, new: str, label: str) -> None:
-    from mcptape.textsafe import escape_controls
-
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), str(path), f"{path} ({label})"
     )
@@ -147,9 +146,9 @@ def apply(
     if outcome.text != old:
         show_diff(path, old, outcome.text, verb)
     for line in outcome.lines:
-        click.echo(f"mcptape {verb}: {line}")
+        click.echo(escape_controls(f"mcptape {verb}: {line}"))  # names and urls from the config
     if outcome.text == old and not outcome.changed:
-        click.echo(f"mcptape {verb}: {path} unchanged")
+        click.echo(escape_controls(f"mcptape {verb}: {path} unchanged"))
         return
     if dry_run:
         click.echo(f"mcptape {verb}: dry run: nothing written")
@@ -159,7 +158,7 @@ def apply(
     if outcome.text != old:
         _write_atomic(backup, old, mode)
         _write_atomic(path.resolve(), outcome.text, mode)  # a symlinked config (dotfiles) stays a link
-        click.echo(f"mcptape {verb}: wrote {path} (the previous version is in {backup})")
+        click.echo(escape_controls(f"mcptape {verb}: wrote {path} (the previous version is in {backup})"))
     where = records_path(path)
     if kept:
         _write_atomic(where, records.dump(str(path.resolve()), kept), 0o600)
@@ -239,7 +238,7 @@ def wrap_command(
     for proxy in outcome.proxies:
         import shlex
 
-        click.echo(f"mcptape wrap: before starting the client, run: {shlex.join(proxy)}")
+        click.echo(escape_controls(f"mcptape wrap: before starting the client, run: {shlex.join(proxy)}"))
 
 
 @click.command(
