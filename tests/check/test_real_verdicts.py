@@ -98,6 +98,31 @@ CASES = [
         [],
         id="log-messages-of-a-server-that-declared-logging-are-fine",
     ),
+    pytest.param(
+        # server-everything, 2025-11-25 tasks: a task-augmented call of the tool that requires it
+        # (CreateTaskResult), tasks/get polled, an elicitation/create the server sends while the
+        # task is input_required, tasks/result, a plain call of that tool (isError, -32601 in the
+        # text), another task cancelled, tasks/list: a correct session, nothing to find.
+        "everything-task-flow.tape",
+        "2025-11-25",
+        [],
+        id="a-task-augmented-session-of-server-everything-is-clean",
+    ),
+    pytest.param(
+        # The SDK client (auto: server/discover refused -32601, then the handshake) and
+        # server-filesystem on a scratch folder: a read outside the allowed folder, a missing file,
+        # an edit that matches nothing (isError, fine), three calls outside the inputSchema
+        # (refused: the client's info), an argument the schema does not forbid (served, fine),
+        # resources/list refused -32601.
+        "filesystem-model-mistakes.tape",
+        "2025-11-25",
+        [
+            ("schema-violation", "info", "client", 9),
+            ("schema-violation", "info", "client", 12),
+            ("schema-violation", "info", "client", 15),
+        ],
+        id="server-filesystem-refusing-a-models-mistakes-leaves-only-infos",
+    ),
 ]
 
 
