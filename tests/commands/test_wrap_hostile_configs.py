@@ -41,3 +41,32 @@ def test_a_url_holding_escape_sequences_is_shown_escaped(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "before starting the client, run:" in result.stdout
     assert unsafe_chars(result.stdout) == [] and unsafe_chars(result.stderr) == [], result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [(b"\xff\xfe", "is not UTF-8"), (b"[" * 100_000 + b"]" * 100_000, "is not JSON")],
+    ids=["not UTF-8", "nested 100,000 deep"],
+)
+@pytest.mark.parametrize("command", ["wrap", "unwrap"])
+def test_a_damaged_wrap_records_file_is_one_error(
+    tmp_path: Path, content: bytes, words: str, command: str
+) -> None:
+    """The records wrap keeps for unwrap, damaged (bytes that are not UTF-8, JSON nested deeper
+    than Python's recursion): one line naming it, the config unchanged."""
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"time": {"command": "uvx", "args": ["x"]}}}))
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    assert run("wrap", config, "-o", tmp_path / "t/", env=env).returncode == 0
+    [kept] = (tmp_path / "state").rglob("*.json")
+    kept.write_bytes(content)
+    before = config.read_bytes()
+    result = (
+        run(command, config, "-o", tmp_path / "t/", env=env, text=True)
+        if command == "wrap"
+        else run(command, config, env=env, text=True)
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert f"the wrap records file {words}" in result.stderr
+    assert config.read_bytes() == before

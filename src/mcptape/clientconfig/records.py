@@ -13,7 +13,7 @@ def load(text: str) -> dict[str, Wrapped]:
     """The records in `text` (a records file), by server name."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than json's recursion
         raise ConfigError("the wrap records file is not JSON") from None
     if (
         not isinstance(data, dict)

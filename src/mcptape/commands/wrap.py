@@ -112,6 +112,8 @@ def _load_records(path: Path) -> dict[str, Wrapped]:
         return {}
     try:
         return records.load(where.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{where}: the wrap records file is not UTF-8", hint="nothing was changed") from None
     except (OSError, ConfigError) as exc:
         raise UsageError(f"{where}: {exc}", hint="nothing was changed") from None
 
