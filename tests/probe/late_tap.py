@@ -1,11 +1,13 @@
 """Run a test server whose tool reports its action on the executor tap late, after its answer:
 
-    python late_tap.py SECONDS [--anonymous] SERVER.py [ARGS...]
+    python late_tap.py SECONDS [--anonymous] [--on-time N] SERVER.py [ARGS...]
 
 Every `mcptape.tap.executed(...)` of SERVER.py (pb_server.py, pb_http_server.py) is written SECONDS
 later from a thread of its own, so the answer goes out first and the tap line follows it, as a
 server that acts in the background does (a late side effect). With `--anonymous` the line names no
-request id (as an HTTP attempt or a command never does). The threads are not daemons, and SIGTERM
+request id (as an HTTP attempt or a command never does). With `--on-time N` the first N lines are
+written at once (a tap line recorded late now and then, as a thread reading the tap may be). The
+threads are not daemons, and SIGTERM
 (how an HTTP server is ended) waits for them: each line is written before the server exits, so a
 transcript holds every action of the session.
 """
@@ -29,11 +31,19 @@ def main() -> None:
     anonymous = bool(rest) and rest[0] == "--anonymous"
     if anonymous:
         rest = rest[1:]
+    on_time = 0
+    if rest[:1] == ["--on-time"]:
+        on_time, rest = int(rest[1]), rest[2:]
     now = tap.executed
     pending: list[threading.Thread] = []
+    written = [0]
 
     def late(action: str, /, request_id: Any = None, kind: str | None = None, **details: Any) -> None:
         named = None if anonymous else request_id
+        written[0] += 1
+        if written[0] <= on_time:
+            now(action, request_id=named, kind=kind, **details)
+            return
 
         def write() -> None:
             time.sleep(delay)

@@ -149,6 +149,20 @@ def test_a_tap_line_recorded_after_the_next_request_is_still_its_requests(
     assert sum(1 for r in late.results if "next request ran alone (1 calls)" in r.did) >= 5
 
 
+def test_a_valid_calls_tap_line_recorded_late_is_its_own_not_the_next_requests(tmp_path: Path) -> None:
+    """The SDK server's tap lines name no request; the clean start's comes at once (one valid call
+    makes one line), every later one 0.3 s after its answer, in the next hard input's window: each
+    valid call owes one line (the ledger), so every case passes as without the delay."""
+    port = free_port()
+    late = [PYTHON, str(HERE / "late_tap.py"), "0.3", "--anonymous", "--on-time", "1", *SDK_HTTP[1:]]
+    result = _probe(tmp_path, [*late, str(port)], port)
+    rows = _rows(result)
+    assert result.baseline == 1 and rows["start"].baseline_unnamed == 1
+    assert [(r.case.id, r.reasons) for r in result.results if r.verdict is Verdict.FAIL] == []
+    assert all(r.executed == 0 and r.http == 0 for r in result.results)
+    assert sum(1 for r in result.results if "next request ran alone" in r.did) >= 5
+
+
 def test_a_late_tap_line_of_a_read_only_tool_that_writes_fails_the_request_it_names(tmp_path: Path) -> None:
     """With --writes and the tap 0.3 s late, the clean start and the case whose request the line
     names fail as declared read-only but wrote: a late line is not lost past its window."""

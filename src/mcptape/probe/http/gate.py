@@ -51,6 +51,7 @@ def run_http_probe(
     start_result.seconds = first.t_end - first.t0 if first.t_end else 0.0
     results = [start_result]
     baseline = start_result.baseline
+    evidence.owe(first, runs, start_result.baseline_unnamed)  # the valid calls' late nameless lines
     if start_result.blocking:
         results += [not_run(hc.case, f"not run: the clean start failed ({start_result.did})") for hc in cases]
     for run in runs:

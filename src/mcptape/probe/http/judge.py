@@ -4,7 +4,13 @@ request the probe sent (`request_id` on the tap) is that request's, however late
 the tap is a pipe of its own, read by another thread than the proxy that records the answer, so a
 tool's tap line can be recorded after the answer and after the next request. A line that names
 none is attributed by the times the probe kept (`run`): between a hard input and the valid request
-after it, the hard input's; after that, the valid request's. A call of a tool declaring
+after it, the hard input's; after that, the valid request's; unless a valid call sent before it owes
+it (the ledger of the stdio probe, `probe/ledger.py`: each valid call answered with a result owes as
+many nameless lines as the clean start's valid call made, from the moment it is sent; walking the
+transcript in time order, a nameless line is the valid calls' while any is owed). The clean start's
+count ends where the first hard input begins (one process for all), so a valid call's line recorded
+later than that is missed there; a line recorded a little late for a later valid call (the tap is
+read by another thread) is its own, not the next hard input's. A call of a tool declaring
 `readOnlyHint` that caused an action that may change state is the check core's `hint-read-only`
 finding at that action's line: "declared read-only but wrote", a failure for the case that owns
 the action (the same rule as the stdio probe's judge).
@@ -18,7 +24,7 @@ from typing import Any
 
 from mcptape.check import rules
 from mcptape.check.analyze import analyze_file
-from mcptape.check.model import HTTP, ExecCall, Finding, Kind
+from mcptape.check.model import HTTP, ExecCall, Finding, Kind, Message
 from mcptape.probe.cases import START, Call, Case, title_for
 from mcptape.probe.driver import same_id
 from mcptape.probe.http.cases import HttpCase
@@ -74,6 +80,8 @@ class Evidence:
     findings: list[Finding]
     stderr: bytes
     sent: list[Any] = field(default_factory=list)
+    owed: set[int] = field(default_factory=set)  # the events of nameless lines valid calls owe (`owe`)
+    unnamed: int = 0  # the nameless lines one valid call makes (the clean start's), once `owe` knows it
 
     @classmethod
     def read(cls, path: Path, sent: list[Any] | None = None) -> Evidence:
@@ -89,9 +97,38 @@ class Evidence:
             named = call_names(call)
             if any(same_id(named, i) for i in ids):
                 return True
-            return not any(same_id(named, i) for i in self.sent) and start <= call.frame.t < end
+            return self.nameless(call) and start <= call.frame.t < end
 
         return [c for c in self.calls if ours(c)]
+
+    def nameless(self, call: ExecCall) -> bool:
+        """A line that names no request the probe sent (placed by its time, or by the ledger)."""
+        named = call_names(call)
+        return not any(same_id(named, i) for i in self.sent)
+
+    def owe(self, start: StartRun, runs: list[CaseRun], unnamed: int | None) -> None:
+        """Give the valid calls the nameless lines they owe (`owed`): the clean start's valid call
+        and each valid request after a hard input, answered with a result, owe `unnamed` lines each
+        (what the clean start's made), from the moment each is sent. A line carrying a case's marker
+        is that case's. Fewer nameless lines in all than they owe: the valid call does not always
+        make as many (a cache), and owing could hide a bad request's line: the windows decide alone."""
+        if not unnamed or start.call is None:
+            return
+        sent = [start.t_call] if start.call_error is None else []
+        sent += [r.t_after for r in runs if r.after is not None and _succeeded(r.after.answer_to(r.after_id))]
+        markers = [r.marker.encode() for r in runs]
+        lines = [c for c in self.calls if self.nameless(c) and not any(m in c.frame.raw for m in markers)]
+        if len(lines) < len(sent) * unnamed:
+            return
+        self.unnamed = unnamed
+        events = sorted([(t, 0, -1) for t in sent] + [(c.frame.t, 1, c.frame.event) for c in lines])
+        owing = 0
+        for _, is_line, event in events:
+            if not is_line:
+                owing += unnamed
+            elif owing:
+                owing -= 1
+                self.owed.add(event)
 
     def at(self, calls: list[ExecCall], start: float, end: float) -> list[Finding]:
         """The findings at these action lines, and those in [start, end) at no action line."""
@@ -146,6 +183,7 @@ def judge_start(run: StartRun, evidence: Evidence, path: Path) -> CaseResult:
     if run.call is not None and run.call_answer is not None:
         made = [c for c in mine if c.frame.t >= run.t_call or same_id(call_names(c), run.call_id)]
         result.baseline = len(made)
+        result.baseline_unnamed = sum(1 for c in made if evidence.nameless(c))
         parts.append(f"{run.call.tool or 'tools/list'} made {len(made)} executor/HTTP calls")
         if run.tried:
             parts.append(f"refused before it: {', '.join(run.tried)}")
@@ -180,7 +218,12 @@ def judge_case(
     parts: list[str] = []
     answer = run.answer or Answer()
     accepted = _answer(hc, answer, run.marker, result, parts)
-    bad = evidence.owned([run.marker, f"{run.marker}-init"], run.t_bad, run.t_after)
+    # A valid call's late nameless line is its own (`Evidence.owe`), in whichever window it lands.
+    bad = [
+        c
+        for c in evidence.owned([run.marker, f"{run.marker}-init"], run.t_bad, run.t_after)
+        if c.frame.event not in evidence.owed
+    ]
     after = [c for c in evidence.owned([run.after_id], run.t_after, run.t_end) if c not in bad]
     result.executed, result.http = _counts(bad)
     ran_as_valid = case.lenient and accepted and (baseline is None or len(bad) <= baseline)
@@ -193,7 +236,7 @@ def judge_case(
             f"the bad request caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
             f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
         )
-    _after(run, result, parts, after, baseline)
+    _after(run, result, parts, after, baseline, evidence)
     findings = evidence.at(bad + after, run.t_bad, run.t_end)
     wrote = [f for f in findings if f.rule == rules.HINT_READ_ONLY]
     if wrote:
@@ -260,7 +303,12 @@ def _answer(hc: HttpCase, answer: Answer, marker: str, result: CaseResult, parts
 
 
 def _after(
-    run: CaseRun, result: CaseResult, parts: list[str], after: list[ExecCall], baseline: int | None
+    run: CaseRun,
+    result: CaseResult,
+    parts: list[str],
+    after: list[ExecCall],
+    baseline: int | None,
+    evidence: Evidence,
 ) -> None:
     answer = run.after
     if answer is None:
@@ -273,11 +321,26 @@ def _after(
         parts.append("next request unanswered")
         return
     parts.append(f"next request ran alone ({len(after)} calls)")
-    if baseline is not None and len(after) > baseline:
+    if baseline is None:
+        return
+    owed = evidence.owed
+    if owed:  # too many: a nameless line no valid call owes, or more named ones than a call makes
+        named = [c for c in after if not evidence.nameless(c)]
+        beyond = [c for c in after if evidence.nameless(c) and c.frame.event not in owed]
+        too_many = bool(beyond) or len(named) > baseline - evidence.unnamed
+    else:
+        beyond, too_many = [], len(after) > baseline
+    if too_many:
+        made = max(len(after), baseline + len(beyond))
         result.reasons.append(
-            f"the valid request after it made {len(after)} executor/HTTP calls (a valid call alone "
+            f"the valid request after it made {made} executor/HTTP calls (a valid call alone "
             f"makes {baseline})"
         )
+
+
+def _succeeded(message: Message | None) -> bool:
+    """An answer with a result that is not an error (the valid call ran)."""
+    return message is not None and message.kind is Kind.RESPONSE and not _is_error(message.value)
 
 
 def _is_error(value: Any) -> bool:
