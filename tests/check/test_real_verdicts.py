@@ -44,6 +44,16 @@ CASES = [
         id="a-client-request-the-server-never-answered-is-the-servers",
     ),
     pytest.param(
+        # The same server on 2025-06-18, which removed batching: the batch is the client's error,
+        # and the server dropping it is no fault of its own (its requests were unanswered-request
+        # warnings, the server's, before); then ping with id 4 twice (the first answered: fine)
+        # and ids "5" and 5 (different ids).
+        "time-2025-06-18-batch-refused.tape",
+        "2025-06-18",
+        [("batch-not-allowed", "error", "client", None)],
+        id="the-requests-of-a-refused-batch-are-not-unanswered",
+    ),
+    pytest.param(
         # An MCPServer (SDK 2.3.0) negotiated 2025-11-25 by handshake; the client then sends
         # server/discover and tools/list with the 2026-07-28 _meta, refused (-32600: "this connection
         # serves the handshake protocol era"), and goes on with the handshake's requests (ping,

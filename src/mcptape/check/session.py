@@ -116,8 +116,12 @@ class Session:
         if msg.rule is not None:
             self._reject(msg)
         if msg.kind is Kind.BATCH:
+            refused = msg.rule == rules.BATCH_NOT_ALLOWED  # its items are part of a rejected line
             for item in msg.items:
-                self._accept_message(item)
+                if refused:
+                    self._pair_rejected(item)
+                else:
+                    self._accept_message(item)
         elif msg.rule is None or msg.kind is Kind.INVALID:
             self._accept_message(msg)
         if msg.rule is None:
@@ -128,8 +132,16 @@ class Session:
         value = msg.value
         if msg.rule is None:
             self.accept(msg.kind, msg.method, msg.id, value, At.of(frame))
-        elif msg.id is not None and type(value) is dict:
-            # A rejected line that still names a request or an answer: pair it, judge nothing more.
+        else:
+            self._pair_rejected(msg)
+
+    def _pair_rejected(self, msg: Message) -> None:
+        """A rejected line (or an item of a rejected batch) that still names a request or an
+        answer: pair it, judge nothing more (a request of it left unanswered is no finding: a
+        server may drop a line it must not accept)."""
+        frame = msg.frame
+        value = msg.value
+        if msg.id is not None and type(value) is dict:
             pairing = self.client if frame.channel == IN else self.server
             answers = self.server if frame.channel == IN else self.client
             if msg.method is not None:

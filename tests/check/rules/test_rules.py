@@ -246,7 +246,7 @@ BATCH_NOT_ALLOWED: list[tuple[str, list[Item], list[str]]] = [
                 b"[" + request(1, "tools/list", MODERN)[:-1] + b"]\n",
             )
         ],
-        ["batch-not-allowed", "unanswered-request"],
+        ["batch-not-allowed"],  # its request is part of a rejected line: not unanswered
     ),
     (
         "batch in 2025-03-26 is fine",
