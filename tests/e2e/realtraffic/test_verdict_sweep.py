@@ -161,3 +161,18 @@ def test_a_handshake_refused_by_a_2026_server_leaves_2026_in_force(tmp_path: Pat
         "2026-07-28",
         [("removed-method", "error", "client", None), ("missing-meta", "error", "client", 3)],
     )
+
+
+def test_a_batch_in_2025_06_18_is_the_clients_error_alone(tmp_path: Path) -> None:
+    """2025-06-18 removed batching: a client's batch is its `batch-not-allowed` error, and the
+    server that drops it without an answer is not blamed for the requests inside it."""
+    path = tmp_path / "batch-2025-06-18.jsonl"
+    raw = Raw(TIME, path)
+    assert raw.handshake("2025-06-18") is not None
+    raw.send(
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]
+    )
+    assert raw.wait(2, timeout=0.5) is None
+    assert raw.request(4, "ping") is not None
+    assert raw.close() == 0
+    assert _verdicts(path) == ("2025-06-18", [("batch-not-allowed", "error", "client", None)])
