@@ -205,3 +205,29 @@ def test_a_lock_holding_a_number_past_a_doubles_range_reads_back(tmp_path: Path)
     other = transcript(tmp_path / "b.jsonl", [("initialize", INIT), ("tools/list", {"tools": [tool]})])
     changed = run("tools", "diff", lock, other, text=True)
     assert changed.returncode == 1 and "minimum" in changed.stdout, changed.stdout + changed.stderr
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        ("surrogate", "the server refused tools/list: error 1: bad \\xed\\xa0\\x80 \\x1b]0;x\\x07"),
+        ("array-result", "answered tools/list with an invalid response: an MCP result is an object"),
+        ("deep-code", "answered tools/list with an invalid response: error must be an object"),
+    ],
+)
+def test_a_live_server_answering_tools_list_with_hostile_json_is_one_error(mode: str, words: str) -> None:
+    """An error message with a lone surrogate (a UnicodeEncodeError before), or an answer that is
+    not a valid response (mcptape waited for the timeout, then said the server never answered):
+    one line at once, saying what the server sent, escaped."""
+    import time
+
+    from tests.conftest import PYTHON
+    from tests.surface.support import tools
+
+    started = time.monotonic()
+    result = tools(
+        "lock", "--timeout", "20", "--", PYTHON, str(Path(__file__).parent / "hostile_server.py"), mode
+    )
+    assert result.returncode == 2 and result.stderr.startswith("Error: "), result.stderr
+    assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert unsafe_chars(result.stderr) == [] and time.monotonic() - started < 15

@@ -166,6 +166,14 @@ class Lister:
                 message.id, rid
             ):
                 return message.value if type(message.value) is dict else {}
+            elif (
+                message.kind is MessageKind.INVALID
+                and type(message.value) is dict
+                and "method" not in message.value
+                and _same(message.value.get("id"), rid)
+            ):  # its answer, broken (a result that is an array, an error code that is not a number)
+                why = escape_controls(message.problem or "not a JSON-RPC response")
+                raise ListingError(f"the server answered {method} with an invalid response: {why}")
 
     def answer_server(self, message: Message) -> None:
         if message.method == "ping":
@@ -182,7 +190,7 @@ def _same(a: Any, b: Any) -> bool:
 def _error(answer: dict[str, Any]) -> str:
     error = answer.get("error")
     if type(error) is dict:
-        message = escape(str(error.get("message")).encode(), SHOWN)
+        message = escape(str(error.get("message")).encode("utf-8", "surrogatepass"), SHOWN)  # "\ud800"
         return f"error {escape_controls(str(error.get('code')))}: {message}"
     return f"an answer without a result: {escape(dumps(answer).encode(), SHOWN)}"
 
