@@ -151,7 +151,7 @@ def stdio_url(server: str, call: Call) -> str:
     elif type(rid) is int:  # digits and a minus sign: nothing to quote
         query = f"?id={rid}"
     else:
-        query = "?id=" + quote(str(rid), safe="")
+        query = "?id=" + quote(str(rid), safe="", errors="surrogatepass")  # a lone "\\ud800" too
     return f"stdio://{server}/{_path(call.request.method or '')}{query}"
 
 
@@ -253,7 +253,7 @@ def _page(session: Session) -> dict[str, Any]:
 def _entries(session: Session) -> Iterator[dict[str, Any]]:
     if session.http:
         return (http_entry(session, exchange) for exchange in session.exchanges)
-    server = quote(service_name(session), safe="")
+    server = quote(service_name(session), safe="", errors="surrogatepass")
     page = page_id(session)
     return (stdio_entry(session, call, server, page) for call in session.calls)
 

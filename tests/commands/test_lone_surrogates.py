@@ -1,0 +1,85 @@
+"""A server (or client) may write `"\\ud800"`: valid JSON text for a character no UTF-8 encoder
+takes. A session whose names, ids, descriptions, errors, logs and tool listings hold lone surrogates
+(and escape sequences) goes through every reading command: no traceback (`export --format har`
+quoted an id into its URL: UnicodeEncodeError), nothing unsafe printed or written in a report."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.commands.tapes import unsafe_chars
+from tests.inprocess import run
+
+S = "\\ud800x\\udfff\\u001b]0;t\\u0007"  # as JSON text: a lone high and low surrogate, an OSC title
+MESSAGES = [
+    ("in", '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"@S@"}}}'),
+    (
+        "out",
+        '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},'
+        '"serverInfo":{"name":"@S@","version":"@S@"},"instructions":"@S@"}}',
+    ),
+    ("in", '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}'),
+    (
+        "out",
+        '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"@S@","description":"@S@","inputSchema":'
+        '{"type":"object","properties":{"@S@":{"type":"string"}},"required":["@S@"]}}]}}',
+    ),
+    (
+        "in",
+        '{"jsonrpc":"2.0","id":"@S@","method":"tools/call","params":{"name":"@S@","arguments":{}}}',
+    ),
+    ("out", '{"jsonrpc":"2.0","id":"@S@","error":{"code":-32602,"message":"@S@","data":"@S@"}}'),
+    (
+        "out",
+        '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"@S@","data":"@S@"}}',
+    ),
+    ("in", '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}'),
+    ("out", '{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"@S@","description":"IMPORTANT"}]}}'),
+]
+HEADER = {"mcptape": 1, "started": "2026-12-04T00:00:00Z", "command": ["srv"], "cwd": "/", "recorder": {}}
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    lines = [json.dumps(HEADER)]
+    for n, (ch, message) in enumerate(MESSAGES, 1):
+        lines.append(json.dumps({"t": n / 10, "ch": ch, "data": message.replace("@S@", S) + "\n"}))
+    lines.append('{"t":2.0,"ch":"err","data":"@S@\\n"}'.replace("@S@", S))  # the record itself
+    lines.append('{"t":2.1,"ch":"exit","code":0,"signal":null}')
+    path = tmp_path_factory.mktemp("surrogates") / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "{s}"],
+        ["check", "--json", "{s}"],
+        ["check", "--format", "github", "{s}", "--sarif", "{o}/s.sarif", "--junit", "{o}/j.xml"],
+        ["diff", "{s}", "{s}"],
+        ["redact", "{s}", "-o", "{o}/r.jsonl"],
+        ["report", "{s}", "-o", "{o}/bundle"],
+        ["export", "{s}", "--format", "har"],
+        ["export", "{s}", "--format", "otlp"],
+        ["export", "{s}", "--format", "html", "-o", "{o}/page.html"],
+        ["tools", "lock", "{s}", "-o", "{o}/tools.lock.json"],
+        ["tools", "drift", "{s}"],
+        ["tools", "diff", "{s}", "{s}", "--json"],
+    ],
+    ids=lambda args: " ".join(a for a in args if not a.startswith("{")),
+)
+def test_lone_surrogates_anywhere_in_a_session(session: Path, tmp_path: Path, args: list[str]) -> None:
+    """Exit 0 or 1, no traceback, nothing unsafe on stdout, stderr or in a text file written."""
+    argv = [a.format(s=session, o=tmp_path) for a in args]
+    result = run(*argv, env={**os.environ, "MCPTAPE_REDACT_KEY": "k"})
+    out, err = result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace")
+    assert result.returncode in (0, 1) and "Traceback" not in err, err[-2000:]
+    assert unsafe_chars(out) == [] and unsafe_chars(err) == [], (out[:300], err[:300])
+    for written in tmp_path.rglob("*"):
+        if written.is_file() and written.suffix in (".md", ".txt", ".html", ".sarif", ".xml"):
+            assert unsafe_chars(written.read_bytes().decode("utf-8", "replace")) == [], written.name
