@@ -49,7 +49,7 @@ ODD: list[Any] = [
     [1],
     {"a": {}},
 ]
-ESCAPES = ["\x1b]0;pwn\x07", "\x1b[2J", "\x9b31m", "\u202e", "\x85", "\u2028", "\x00", "\x7f"]
+ESCAPES = ["\ud800", "\x1b]0;pwn\x07", "\x1b[2J", "\x9b31m", "\u202e", "\x85", "\u2028", "\x00", "\x7f"]
 EXAMPLES = int(os.environ.get("MCPTAPE_HOSTILE_EXAMPLES", "24"))
 
 
