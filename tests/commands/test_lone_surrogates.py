@@ -83,3 +83,21 @@ def test_lone_surrogates_anywhere_in_a_session(session: Path, tmp_path: Path, ar
     for written in tmp_path.rglob("*"):
         if written.is_file() and written.suffix in (".md", ".txt", ".html", ".sarif", ".xml"):
             assert unsafe_chars(written.read_bytes().decode("utf-8", "replace")) == [], written.name
+
+
+def test_the_viewer_shows_every_row_of_the_session(session: Path) -> None:
+    """The viewer's model labels, previews and details every row, safely (a method or id holding a
+    lone surrogate made its label a UnicodeEncodeError)."""
+    from mcptape.transcript.index import TranscriptIndex
+    from mcptape.tui.model.viewer import ViewerModel
+    from mcptape.tui.widgets.detail import render_detail
+
+    index = TranscriptIndex(session)
+    index.scan()
+    model = ViewerModel(index)
+    for row in range(len(index)):
+        info = model.describe(row)
+        assert unsafe_chars(info.label + info.preview) == [], (info.label, info.preview)
+        for hex_mode in (False, True):
+            shown = render_detail(model.detail(row), hex_mode=hex_mode).plain
+            assert unsafe_chars(shown) == [], shown[:300]

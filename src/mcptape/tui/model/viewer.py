@@ -111,7 +111,7 @@ class ViewerModel:
             parts.append(method)
         if message is not None and message.id is not None:
             parts.append(f"#{message.id}")
-        return escape(" ".join(parts).encode("utf-8"))
+        return escape(" ".join(parts).encode("utf-8", "surrogatepass"))  # a method "\\ud800" is valid JSON
 
     def kind(self, row: int, event: Event | BadLine, message: Message | None) -> str:
         if self.facts is not None and row < self.facts.rows:
@@ -175,7 +175,7 @@ class ViewerModel:
         return RowInfo(
             row=row,
             t=event.t,
-            ch=escape(event.ch.encode("utf-8"), 8),
+            ch=escape(event.ch.encode("utf-8", "surrogatepass"), 8),
             size=event.size,
             preview=preview,
             label=self.label(row, message),
