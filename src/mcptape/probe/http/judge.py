@@ -107,15 +107,22 @@ class Evidence:
         return not any(same_id(named, i) for i in self.sent)
 
     def owe(self, start: StartRun, runs: list[CaseRun], unnamed: int | None) -> None:
-        """Give the valid calls the nameless lines they owe (`owed`): the clean start's valid call
-        and each valid request after a hard input, answered with a result, owe `unnamed` lines each
-        (what the clean start's made), from the moment each is sent. A line carrying a case's marker
-        is that case's. Fewer nameless lines in all than they owe: the valid call does not always
-        make as many (a cache), and owing could hide a bad request's line: the windows decide alone."""
+        """Give the valid calls the nameless lines they owe (`owed`): the clean start's valid call,
+        each valid request after a hard input and each lenient hard input that ran as the valid
+        call it is (a well-formed call in a tolerated envelope), answered with a result, owe
+        `unnamed` lines each (what the clean start's made), from the moment each is sent. A line
+        carrying a case's marker is that case's. Fewer nameless lines in all than they owe: the
+        valid call does not always make as many (a cache), and owing could hide a bad request's
+        line: the windows decide alone."""
         if not unnamed or start.call is None:
             return
         sent = [start.t_call] if start.call_error is None else []
         sent += [r.t_after for r in runs if r.after is not None and _succeeded(r.after.answer_to(r.after_id))]
+        sent += [
+            r.t_bad
+            for r in runs
+            if r.http.case.lenient and r.answer is not None and _succeeded(r.answer.answer_to(r.marker))
+        ]
         markers = [r.marker.encode() for r in runs]
         lines = [c for c in self.calls if self.nameless(c) and not any(m in c.frame.raw for m in markers)]
         if len(lines) < len(sent) * unnamed:
