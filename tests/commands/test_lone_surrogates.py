@@ -101,3 +101,36 @@ def test_the_viewer_shows_every_row_of_the_session(session: Path) -> None:
         for hex_mode in (False, True):
             shown = render_detail(model.detail(row), hex_mode=hex_mode).plain
             assert unsafe_chars(shown) == [], shown[:300]
+
+
+def test_replay_answers_a_server_request_whose_id_is_a_lone_surrogate(session: Path, tmp_path: Path) -> None:
+    """A new build that sends requests with such ids and methods (`cat` sends the client's requests
+    back): replay answers each with the id as its JSON escape (orjson raised TypeError: a traceback),
+    and says how the sessions differ."""
+    new = tmp_path / "new.jsonl"
+    result = run("replay", session, "--step-timeout", "1", "-o", new, "--", "cat", text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert unsafe_chars(result.stdout) == [] and unsafe_chars(result.stderr) == []
+    sent_back = [json.loads(r)["data"] for r in new.read_text().splitlines()[1:] if '"ch":"in"' in r]
+    assert any('"id":"\\ud800x\\udfff' in line and "-32601" in line for line in sent_back), sent_back
+
+
+def test_serve_answers_a_client_id_that_is_a_lone_surrogate_with_its_escape(session: Path) -> None:
+    """The answer to a request whose id is `"\\ud801"` carries that id as the same escape, valid UTF-8
+    (it was written as the surrogate's raw bytes, ED A0 81, which no JSON reader takes)."""
+    import subprocess
+
+    from tests.conftest import console_script
+
+    requests = (
+        '{"jsonrpc":"2.0","id":"\\ud801","method":"tools/list","params":{}}\n'
+        '{"jsonrpc":"2.0","id":"\\udfff","method":"nope/\\ud800","params":{}}\n'
+    )
+    served = subprocess.run(
+        [console_script(), "serve", str(session)], input=requests.encode(), capture_output=True, timeout=60
+    )
+    assert served.returncode == 1, served.stderr  # the second request has no recorded answer
+    answers = [json.loads(line.decode("utf-8")) for line in served.stdout.splitlines()]
+    assert [a["id"] for a in answers] == ["\ud801", "\udfff"]
+    assert "result" in answers[0] and answers[1]["error"]["code"] == -32001
+    assert b"\\ud801" in served.stdout and unsafe_chars(served.stderr.decode()) == []

@@ -19,6 +19,7 @@ from mcptape.check.model import Message, RequestId
 from mcptape.diff.ignore import render_path
 from mcptape.diff.minted import Use, get, is_token
 from mcptape.diff.sessions import Side
+from mcptape.jsonsafe import dumps
 from mcptape.replay.kinds import Key
 from mcptape.replay.outcome import UNMINTED_VALUE, Issue, Run, Substitution
 from mcptape.replay.titles import source_title
@@ -90,9 +91,9 @@ def substitute(data: bytes, use: Use, new: str) -> tuple[bytes, bool]:
     bytes where they stand, else the text written again with the value at its path (True)."""
     body = data.rstrip(b"\r\n")
     end = data[len(body) :]
-    old = orjson.dumps(use.value)
+    old = _json(use.value)
     if old in body:
-        return body.replace(old, orjson.dumps(new)) + end, False
+        return body.replace(old, _json(new)) + end, False
     try:
         value = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -104,7 +105,7 @@ def substitute(data: bytes, use: Use, new: str) -> tuple[bytes, bool]:
     if not (in_object or in_array):
         return data, False
     target[last] = new  # type: ignore[index]
-    return orjson.dumps(value) + end, True
+    return _json(value) + end, True
 
 
 def with_id(body: bytes, old: RequestId, new: RequestId) -> bytes:
@@ -116,5 +117,10 @@ def with_id(body: bytes, old: RequestId, new: RequestId) -> bytes:
     except orjson.JSONDecodeError:
         return body
     if type(value) is dict and value.get("id") == old:
-        return orjson.dumps({k: (new if k == "id" else v) for k, v in value.items()})
+        return _json({k: (new if k == "id" else v) for k, v in value.items()})
     return body
+
+
+def _json(value: Any) -> bytes:
+    """`value` as JSON, a lone surrogate (`"\\ud800"`, which orjson refuses) written as its escape."""
+    return dumps(value).encode("utf-8", "backslashreplace")  # a lone surrogate: its \\uXXXX escape

@@ -29,7 +29,7 @@ def dumps(value: Any) -> bytes:
     try:
         return orjson.dumps(value)
     except TypeError:
-        return deep_dumps(value).encode("utf-8", "surrogatepass")
+        return deep_dumps(value).encode("utf-8", "backslashreplace")  # "\\ud800" stays that escape
 
 
 def render(msg: Message, rid: RequestId | None, carry: Carry, *, exact: bool) -> tuple[bytes, Any]:

@@ -16,11 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from mcptape.check.classify import classify
 from mcptape.check.model import Kind, Message, RequestId
 from mcptape.harness import Harness, ServerGone
+from mcptape.jsonsafe import dumps
 from mcptape.recorder.outbound.sideeffects import HttpFactory
 from mcptape.recorder.session import ExitStatus
 from mcptape.replay.guard import HeldCall, LiveGuard
@@ -267,7 +266,7 @@ class StdioDriver:
             )
             self.run.answered += 1
         elif method == "ping":
-            data = orjson.dumps({"jsonrpc": "2.0", "id": rid, "result": {}}) + b"\n"
+            data = _json({"jsonrpc": "2.0", "id": rid, "result": {}}) + b"\n"
         else:
             n = self.served[method]
             message = (
@@ -276,7 +275,7 @@ class StdioDriver:
             )
             self.run.issues.append(Issue(UNANSWERABLE_REQUEST, message))
             error = {"code": UNANSWERABLE, "message": f"mcptape replay: no recorded answer to {method} #{n}"}
-            data = orjson.dumps({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n"
+            data = _json({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n"
         assert self.harness is not None
         try:
             self.harness.send(data)
@@ -304,7 +303,13 @@ def _with_id(value: Any, rid: RequestId) -> bytes:
     """The recorded answer with the new request's id (members in their recorded order)."""
     if type(value) is dict:
         value = {k: (rid if k == "id" else v) for k, v in value.items()}
-    return orjson.dumps(value) + b"\n"
+    return _json(value) + b"\n"
+
+
+def _json(value: Any) -> bytes:
+    """`value` as JSON, whatever a server put in it: an id or method `"\\ud800"` (a lone surrogate,
+    which orjson refuses) is written back as that escape, a value deeper than orjson goes too."""
+    return dumps(value).encode("utf-8", "backslashreplace")  # a lone surrogate: its \\uXXXX escape
 
 
 def _status_text(status: ExitStatus) -> str:
