@@ -19,6 +19,7 @@ import re
 import shutil
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -225,5 +226,8 @@ def test_a_damaged_recording_gets_a_verdict_or_one_error(
     for argv in runs:
         out.mkdir(exist_ok=True)
         assert_clean(run(*argv, env={**os.environ, "MCPTAPE_REDACT_KEY": "k"}), [str(a) for a in argv])
+        if (out / "j.xml").exists():  # what CI tools read: well-formed XML and JSON
+            ElementTree.parse(out / "j.xml")
+            json.loads((out / "s.sarif").read_bytes())
         shutil.rmtree(out)
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sums} == sums
