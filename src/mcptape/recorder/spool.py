@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 
 RAW = "raw records"  # the channel of a queued item that is `write_raw`'s (compared by identity)
+PARTS = "parts of raw records"  # ... that is `write_parts`'s
 
 
 class Spool:
@@ -37,7 +38,7 @@ class Spool:
         self.now = inner.now
         self.max_pending = max_pending
         self.inline_below = inline_below
-        self._items: deque[tuple[float, str, bytes | None, dict[str, Any] | None]] = deque()
+        self._items: deque[tuple[float, str, Any, dict[str, Any] | None]] = deque()
         self._pending = 0
         self._busy = False  # the writer thread holds a batch it has not finished writing
         self._cond = threading.Condition()
@@ -82,7 +83,16 @@ class Spool:
                 return
         self._put((0.0, RAW, records, None), len(records))
 
-    def _put(self, item: tuple[float, str, bytes | None, dict[str, Any] | None], size: int) -> None:
+    def write_parts(self, parts: list[bytes], size: int) -> None:
+        """`write_raw(b"".join(parts))` (`size` bytes), the join left to the writer (one writev
+        where it has `write_parts`): http/tap.py's records of a read, their largest parts never copied."""
+        with self._cond:
+            if size < self.inline_below and not self._items and not self._busy:
+                _write_parts(self.inner, parts, size)
+                return
+        self._put((float(size), PARTS, parts, None), size)
+
+    def _put(self, item: tuple[float, str, Any, dict[str, Any] | None], size: int) -> None:
         with self._cond:
             while self._pending > self.max_pending and not self._closed:
                 self._cond.wait()
@@ -106,6 +116,9 @@ class Spool:
                 if ch is RAW and data is not None:
                     inner.write_raw(data)  # type: ignore[attr-defined]
                     done += len(data)
+                elif ch is PARTS:
+                    _write_parts(inner, data, int(t))  # (its size is where a record's time is)
+                    done += int(t)
                 elif data is not None and fields is not None:
                     write_lines(inner, t, ch, data, fields)
                     done += 64 + len(data)
@@ -127,6 +140,14 @@ class Spool:
             self._closed = True
             self._cond.notify_all()
         self._thread.join()
+
+
+def _write_parts(inner: Any, parts: list[bytes], size: int) -> None:
+    write_parts = getattr(inner, "write_parts", None)
+    if write_parts is not None:
+        write_parts(parts, size)
+    else:
+        inner.write_raw(b"".join(parts))
 
 
 def write_lines(sink: Target, t: float, ch: str, data: bytes, fields: dict[str, Any]) -> None:

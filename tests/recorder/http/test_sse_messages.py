@@ -116,3 +116,24 @@ def test_an_event_fed_a_line_at_a_time_is_read_once() -> None:
     messages = reader.feed(b"\n")
     assert time.process_time() - start < 2.0
     assert len(messages) == 1 and as_line(messages[0]) == b" ".join([b"a" * 93] * 10_000) + b"\n"
+
+
+def _decoded(piece: bytes) -> str | None:
+    try:
+        return piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+@settings(max_examples=600, deadline=None)
+@given(streams(), st.lists(st.integers(0, 2000), max_size=8))
+@example(b"data: a\n\ndata: b\n\n", [3])  # the event in progress ends in the next piece, another follows
+@example(b"data: a\ndata: b\n\ndata: c\n", [8, 9])  # a piece that is the blank line alone
+def test_the_same_messages_when_the_piece_is_decoded_already(stream: bytes, points: list[int]) -> None:
+    """Given each piece's text (the tap's raw record decoded it), the reader gives the decoder's
+    messages in the same pieces, whether it reads on the text or, not ASCII or with a CR, as before."""
+    pieces = _pieces(stream, points)
+    mine, decoder = SseMessages(), SseDecoder()
+    got = [[as_line(m) for m in mine.feed(p, _decoded(p))] for p in pieces]
+    want = [[carried_line(e.data) for e in decoder.feed(p)] for p in pieces]
+    assert got == want

@@ -37,8 +37,19 @@ class FieldsOnly:
         self.writer.lines(t, ch, data, **fields)
 
 
+class SizeChecked(TranscriptWriter):
+    """The writer, checking the size the tap gives with each read's records (a short write is found by it)."""
+
+    sizes: list[tuple[int, int]] = []  # (given, counted), of every write_parts
+
+    def write_parts(self, parts: list[bytes], size: int) -> None:
+        self.sizes.append((size, len(b"".join(parts))))
+        super().write_parts(parts, size)
+
+
 def _transcript(path: Path, steps: list[tuple[str, bytes]], encoded: bool) -> bytes:
-    writer = TranscriptWriter(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600))
+    writer = SizeChecked(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600))
+    writer.sizes = []
     sink: Any = Spool(writer, inline_below=64) if encoded else FieldsOnly(writer)
     tap = Tap(sink, Exchanges())
     for i, (kind, data) in enumerate(steps):
@@ -54,6 +65,7 @@ def _transcript(path: Path, steps: list[tuple[str, bytes]], encoded: bool) -> by
             tap.server_closed(t)
     if encoded:
         sink.close()
+        assert all(given == counted for given, counted in writer.sizes)
     writer.close()
     return path.read_bytes()
 

@@ -45,37 +45,50 @@ def _head(t: float, ch: str, x: int) -> bytes:
     return _dumps({"t": round(t, 6), "ch": ch, EXCHANGE: x})[:-1]  # type: ignore[no-any-return]
 
 
-def record(parts: list[bytes], t: float, ch: str, x: int, data: bytes) -> None:
+def record(parts: list[bytes], t: float, ch: str, x: int, data: bytes, text: str | None = None) -> int:
     """The record of exchange `x`'s bytes `data`, as `TranscriptWriter.fields(t, ch, x=x,
-    **encode_bytes(data))` writes it, appended to `parts` (joined once with a read's other records)."""
+    **encode_bytes(data))` writes it, appended to `parts` (written with a read's other records in
+    one writev); `text`: `data` decoded already (`Reply.text_of`). Returns its size."""
     head = _head(t, ch, x)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        parts += (head, b',"b64":"', base64.b64encode(data), b'"}\n')
-        return
-    parts += (head, b',"data":', _dumps(text), b"}\n")
+    if text is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            encoded = base64.b64encode(data)
+            parts += (head, b',"b64":"', encoded, b'"}\n')
+            return len(head) + len(encoded) + 11
+    escaped = _dumps(text)
+    parts += (head, b',"data":', escaped, b"}\n")
+    return len(head) + len(escaped) + 10
 
 
-def carried_records(parts: list[bytes], t: float, ch: str, x: int, messages: list[bytes | str]) -> None:
+def carried_records(parts: list[bytes], t: float, ch: str, x: int, messages: list[bytes | str]) -> int:
     """The `in`/`out` records of messages exchange `x` carried, one a message (its `carried_line`),
     as `TranscriptWriter.lines(t, ch, carried_lines(messages), x=x)` writes them, appended to
-    `parts`. A message given as text (`SseMessages`) is its carried line already."""
+    `parts`; returns their size. A message given as text (`SseMessages`) is its carried line already."""
     head = _head(t, ch, x)
     dumps = _dumps
     start = head + b',"data":'
+    size = (len(start) + 2) * len(messages)
     for message in messages:
         if isinstance(message, str):
-            parts += (start, dumps(message), b"}\n")
+            escaped = dumps(message)
+            parts += (start, escaped, b"}\n")
+            size += len(escaped)
             continue
         if b"\n" in message or b"\r" in message:
             message = message.translate(_CR_LF)
         try:
             text = message.decode("utf-8")
         except UnicodeDecodeError:
-            parts += (head, b',"b64":"', base64.b64encode(message + b"\n"), b'"}\n')
+            encoded = base64.b64encode(message + b"\n")
+            parts += (head, b',"b64":"', encoded, b'"}\n')
+            size += len(encoded) + 1  # (head, 8 and 3 bytes: start and 2 are counted)
             continue
-        parts += (start, dumps(text)[:-1], b'\\n"}\n')
+        escaped = dumps(text)[:-1]
+        parts += (start, escaped, b'\\n"}\n')
+        size += len(escaped) + 3
+    return size
 
 
 def as_line(message: bytes | str) -> bytes:
@@ -104,9 +117,15 @@ class SseMessages:
         self.started = False  # bytes of the stream before `rest` were taken (a BOM is no longer first)
         self.decoder: SseDecoder | None = None
 
-    def feed(self, data: bytes) -> list[bytes | str]:
+    def feed(self, data: bytes, text: str | None = None) -> list[bytes | str]:
+        """The messages of the events `data` ends; `text`: `data` decoded, if it was (the tap's
+        raw record shares it: an ASCII piece without a CR is then read on it, not decoded again)."""
         if self.decoder is not None:
             return [e.data for e in self.decoder.feed(data)]
+        if text is not None and text.isascii() and "\r" not in text:
+            messages = self._ascii(data, text)
+            if messages is not None:
+                return messages
         end_cr = data.endswith(b"\r")
         cut = len(data) if end_cr else data.rfind(b"\n") + 1  # the piece's bytes in whole lines
         if data.find(b"\r", cut) >= 0:  # a CR ends the piece's last line, not ended yet: by itself
@@ -152,6 +171,46 @@ class SseMessages:
             return [*messages, *self._switch(bytes(self.rest), self.started)]
         return messages
 
+    def _ascii(self, data: bytes, text: str) -> list[bytes | str] | None:
+        """`feed` of an ASCII piece without a CR, on its text: the event in progress (`rest`) is read
+        with the piece's bytes up to the blank line that ends it (a small copy), the rest of the
+        piece on `text` itself (no copy of the piece, no decode). None: `feed` reads it as any
+        piece (no line ends in it, the event in progress goes on, `rest` has a CR or is not UTF-8)."""
+        cut = text.rfind("\n") + 1
+        if not cut:
+            return None
+        rest = self.rest
+        start = 0
+        messages: list[bytes | str] = []
+        if rest:
+            if rest[-1] == 0x0A and text[0] == "\n":
+                start = 1
+            else:
+                start = text.find("\n\n", 0, cut) + 2
+                if start < 2:
+                    return None
+            if rest.find(b"\r") >= 0:
+                return None
+            try:
+                head = str(rest + memoryview(data)[:start], "utf-8")
+            except UnicodeDecodeError:
+                return None
+            bom = not self.started and head.startswith("\ufeff")
+            messages, taken, unsure = _messages(head, 1 if bom else 0)
+            if unsure or taken != len(head):
+                return None
+            self.started = True
+        more, taken, _ = _messages(text, start, cut)
+        if more:
+            messages += more
+        taken = max(taken, start)
+        self.rest = bytearray(memoryview(data)[taken:])
+        if taken:
+            self.started = True
+        if len(self.rest) > MAX_REST:
+            return [*messages, *self._switch(bytes(self.rest), self.started)]
+        return messages
+
     def _switch(self, pending: bytes, started: bool) -> list[bytes | str]:
         """`SseDecoder` reads the rest of the stream, `pending` its bytes from the start of the event
         not dispatched yet; `started`: bytes of the stream came before them."""
@@ -163,19 +222,19 @@ class SseMessages:
         return [e.data for e in decoder.feed(pending)]
 
 
-def _messages(text: str, pos: int) -> tuple[list[bytes | str], int, bool]:
-    """The carried lines of the events `text` (whole lines, the last one's end maybe a CR) ends, from
-    `pos`; where the event not dispatched yet starts; and whether the reading stopped there at a
-    CR ending a line by itself (`SseDecoder` reads on from there)."""
+def _messages(text: str, pos: int, stop: int = -1) -> tuple[list[bytes | str], int, bool]:
+    """The carried lines of the events `text` (whole lines, the last one's end maybe a CR; up to
+    `stop`, or all of it) ends, from `pos`; where the event not dispatched yet starts; and whether
+    the reading stopped there at a CR ending a line by itself (`SseDecoder` reads on from there)."""
     messages: list[bytes | str] = []
     values: list[str] | None = None  # the data lines of the event being read, each with a newline
     event = 0  # where that event starts
-    n = len(text)
+    n = len(text) if stop < 0 else stop
     find = text.find
     startswith = text.startswith
     crs = "\r" in text
     while pos < n:
-        nl = find("\n", pos)
+        nl = find("\n", pos, n)
         if nl < 0:  # the last line, ended by a CR
             end = nxt = n
         else:
@@ -219,6 +278,8 @@ class Reply:
         self.body = bytearray()  # a JSON body being read
         self.sse: SseMessages | None = None
         self.messages: list[tuple[int, list[bytes | str]]] = []  # SSE messages read, not yet recorded
+        self.piece: bytes | None = None  # the last piece of an SSE body and its text (`text_of`)
+        self.text: str | None = None
 
     def begin(self, head: h11.Response) -> None:
         content_type = None
@@ -240,7 +301,12 @@ class Reply:
 
     def data(self, x: int, data: bytes) -> None:
         if self.kind == "sse" and self.sse is not None:
-            messages = self.sse.feed(data)
+            try:
+                text: str | None = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            self.piece, self.text = data, text
+            messages = self.sse.feed(data, text)
             if messages:  # one record a message, encoded and written together once the bytes are
                 if self.messages and self.messages[-1][0] == x:
                     self.messages[-1][1].extend(messages)
@@ -253,17 +319,27 @@ class Reply:
             else:
                 self.body += data
 
+    def text_of(self, data: bytes) -> str | None:
+        """`data` decoded, when it is the SSE piece last read (a Content-Length body's read: the
+        raw record shares the decoding), else None; forgotten then (one record a read)."""
+        piece, text = self.piece, self.text
+        self.piece = self.text = None
+        return text if piece is data else None
+
     def written(self, t: float) -> None:
         """The bytes read so far are recorded: the SSE messages they carried go after them."""
         for x, messages in self.messages:
             write_lines(self.sink, t, "out", b"".join([as_line(m) for m in messages]), {EXCHANGE: x})
         self.messages.clear()
 
-    def encoded(self, parts: list[bytes], t: float) -> None:
-        """`written`'s records, encoded, appended to `parts` (the write that records their bytes)."""
+    def encoded(self, parts: list[bytes], t: float) -> int:
+        """`written`'s records, encoded, appended to `parts` (the write that records their bytes);
+        returns their size."""
+        size = 0
         for x, messages in self.messages:
-            carried_records(parts, t, "out", x, messages)
+            size += carried_records(parts, t, "out", x, messages)
         self.messages.clear()
+        return size
 
     def end(self, t: float, x: int) -> None:
         if self.kind == "json" and self.body:

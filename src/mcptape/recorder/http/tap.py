@@ -94,6 +94,7 @@ class Tap:
         self.fast = fast
         # a sink taking encoded records (the spool of a transcript writer): the tap encodes its own
         self._write: Callable[[bytes], None] | None = getattr(sink, "write_raw", None)
+        self._write_parts: Callable[[list[bytes], int], None] | None = getattr(sink, "write_parts", None)
         self._lock = threading.Condition()
         self._req = _Side(h11.SERVER, HTTP_IN, fast)
         self._resp = _Side(h11.CLIENT, HTTP_OUT, fast)
@@ -362,6 +363,7 @@ class Tap:
         pending = side.pending
         size = side.size - keep
         parts: list[bytes] = []
+        written = 0  # the size of the records in `parts`
         if size > 0:
             data = pending[0] if len(pending) == 1 else b"".join(pending)
             pending.clear()
@@ -374,14 +376,18 @@ class Tap:
             if self._write is None:
                 self.sink.fields(t, side.channel, **{EXCHANGE: side.x}, **_fields(data))
             else:
-                record(parts, t, side.channel, side.x, data)
+                text = self._reply.text_of(data) if side is self._resp else None
+                written = record(parts, t, side.channel, side.x, data, text)
         if side is self._resp:  # the SSE messages those bytes carried, after them (one write)
             if self._write is None:
                 self._reply.written(t)
             else:
-                self._reply.encoded(parts, t)
+                written += self._reply.encoded(parts, t)
         if parts:
-            self._write(b"".join(parts))  # type: ignore[misc]
+            if self._write_parts is not None:  # one writev: the records' parts never joined
+                self._write_parts(parts, written)
+            else:
+                self._write(b"".join(parts))  # type: ignore[misc]
 
     # -- what the bodies carry -----------------------------------------------------------------
     def _carry(self, t: float, ch: str, x: int, message: bytes) -> None:
