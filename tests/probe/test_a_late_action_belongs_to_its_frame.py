@@ -71,3 +71,15 @@ def test_a_frame_that_acts_late_still_fails_with_the_exact_count(tmp_path: Path)
         "the valid request after the reject made 2 executor/HTTP calls (a valid call alone makes 1)" in r
         for r in row.reasons
     ), row.reasons
+
+
+def test_an_accepted_padded_call_that_acts_late_owes_a_valid_calls_line(tmp_path: Path) -> None:
+    """The same server takes a 4 KiB line: the padded call is the valid call, answered with a
+    result, and its nameless line comes late like the others. It owes one line as a valid call does
+    (the ledger), so it takes no valid call's line and no other case is blamed: only its own warning
+    (no line limit)."""
+    result, _ = probe(tmp_path, LATE, oversize=4096)
+    rows = by_id(result)
+    assert rows["oversized-line"].verdict is Verdict.WARN, rows["oversized-line"].reasons
+    others = [(r.case.id, r.reasons) for r in result.results if r.verdict is not Verdict.PASS]
+    assert others == [("oversized-line", rows["oversized-line"].reasons)]

@@ -28,7 +28,7 @@ from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver
-from mcptape.probe.judge import CaseResult, Read, judge, read
+from mcptape.probe.judge import CaseResult, Read, judge, lenient_ids, read
 from mcptape.probe.ledger import OneCall
 from mcptape.probe.observed import AFTER_ID, PING_ID, Observed, Verdict
 from mcptape.probe.plan import Plan
@@ -167,13 +167,17 @@ def run_inputs(
         first = feed.next()
         rank, held = None, None  # a later process starts after the ranked ones
     tools = ready.riding if host else None
-    # The per-tool frames that owe what a valid call makes: the ledger of every window knows them.
-    also = owing_ids(tools.sent, ready.call) if tools is not None else []
+    # The requests besides the valid calls that owe what one makes (the per-tool frames of its tool
+    # run with its arguments, the lenient hard inputs): the ledger of every window knows them.
+    lenient = lenient_ids(observed_all)
+    also = [*lenient, *(owing_ids(tools.sent, ready.call) if tools is not None else [])]
     reads: dict[Path, Read] = {}
     results = judge_all(observed_all, ready.one(), reads, also)
     if tools is not None:
         owing = partial(ready.owing, plan.token)
-        results.extend(run_tool_frames(plan, tools.frames, tools.good, tools.linger, tools, owing, reads))
+        results.extend(
+            run_tool_frames(plan, tools.frames, tools.good, tools.linger, tools, owing, reads, lenient)
+        )
     return results
 
 

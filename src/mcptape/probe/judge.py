@@ -194,6 +194,12 @@ def judge(
     return result
 
 
+def lenient_ids(observed: list[Observed]) -> list[Any]:
+    """The ids of the lenient hard inputs (a well-formed valid call in a tolerated frame: padded):
+    answered with a result, each ran as the valid call it is and owes what one makes (`ledger`)."""
+    return [i for o in observed if o.case.lenient and o.bad is not None for i in o.bad.ids]
+
+
 def _window(observed: Observed, seen: Seen) -> tuple[float, float]:
     """The part of the transcript that is this case's (in transcript seconds): all of it, or, for
     hard inputs sharing a process, from the handshake or the case's own frame to the next case's."""
@@ -284,6 +290,10 @@ def _judge_input(
     earlier = [
         _id(m.value) for m in seen.messages if m.channel == IN and t_bad is not None and m.frame.t < t_bad
     ]
+    rejected, accepted = _answers(seen, t_bad, ids, end)
+    # A lenient frame answered with a result ran as the valid call it is, and owes what one makes
+    # (`lenient_ids`): the nameless lines it is owed before the valid request are its own.
+    ran_as_valid = case.lenient and accepted > 0 and not rejected
     for call in seen.calls:
         if t_bad is None or call.frame.t < t_bad or call.frame.t >= end:
             continue
@@ -296,13 +306,12 @@ def _judge_input(
         elif carries or any(same_id(named, i) for i in ids):
             bad_calls.append(call)  # it names the bad frame
         elif t_after is None or call.frame.t < t_after:
-            if call.frame.event not in owed:
+            if call.frame.event not in owed or ran_as_valid:
                 bad_calls.append(call)  # it names nothing, and came before the valid request
         else:
             after_unnamed.append(call)
     after_calls = after_named + after_unnamed
     beyond = [c for c in after_unnamed if c.frame.event not in owed]  # more than the valid calls owe
-    rejected, accepted = _answers(seen, t_bad, ids, end)
     parts: list[str] = []
     if accepted:
         parts.append("accepted it (answered with a result)")
@@ -314,7 +323,6 @@ def _judge_input(
     result.executed = len(bad_calls) - result.http
     # A lenient frame is a well-formed call (padded, say): answered with a result, running is what
     # a valid call does. No line limit is worth a warning, not a failure.
-    ran_as_valid = case.lenient and accepted > 0 and not rejected
     if bad_calls and ran_as_valid:
         parts.append(f"ran it ({result.executed} exec, {result.http} http)")
         result.reasons.append(

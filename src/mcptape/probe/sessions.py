@@ -23,7 +23,7 @@ from mcptape.probe import live
 from mcptape.probe.candidates import candidate_calls
 from mcptape.probe.cases import INPUT, START, Call, Case, title_for
 from mcptape.probe.driver import Driver, Reply, Status, refusal
-from mcptape.probe.judge import CaseResult, judge
+from mcptape.probe.judge import CaseResult, judge, lenient_ids
 from mcptape.probe.observed import AFTER_STEP, CALL_ID, PING_STEP, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
@@ -43,7 +43,7 @@ def run_and_judge(case: Case, plan: Plan, ready: Ready, rank: int | None = None)
     observed = run_case(case, plan, ready=ready, rank=rank)
     if observed is None:
         return []
-    return [judge(observed, ready.one() if case.group == INPUT else None)]
+    return [judge(observed, ready.one() if case.group == INPUT else None, also=lenient_ids([observed]))]
 
 
 def run_case(

@@ -196,20 +196,21 @@ def run_tool_frames(
     first: Shared | None = None,
     later: Later | None = None,
     reads: dict[Path, Read] | None = None,
+    also: Sequence[Any] = (),
 ) -> list[CaseResult]:
     """Send every frame, sharing a server process while it stays open; judge each in its window.
 
     `good`: the tools whose base arguments are known to work (the valid call's); `linger`: how long
     a frame refused by a ping barrier may still take to be answered (default: --timeout); `first`:
     the frames already sent in a shared hard-input process (judged here in its transcript, read
-    once: `reads`; the rest sent here)."""
+    once: `reads`, where the hard inputs `also` owe what a valid call makes; the rest sent here)."""
     results: list[CaseResult] = []
     waiting = list(frames)
     known = first.good if first is not None else set(good or ())
     if first is not None and first.path is not None and first.sent:
         owing = later() if later is not None else None
         read_once = (reads or {}).get(first.path)
-        results.extend(judge_frames(first.path, first.sent, owing, first.until, read_once))
+        results.extend(judge_frames(first.path, first.sent, owing, first.until, read_once, also))
         waiting = waiting[len(first.sent) :]
     process = 0
     while waiting:

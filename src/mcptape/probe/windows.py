@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mcptape.check.model import HTTP, OUT, ExecCall
 from mcptape.check.rules import FRAME_RULES
@@ -68,15 +69,17 @@ def judge_frames(
     owing: Owing | None = None,
     until: str | None = None,
     transcript: Read | None = None,
+    also: Sequence[Any] = (),
 ) -> list[CaseResult]:
     """The verdict of each frame of one shared transcript (a base call is a window's end, no case);
     `owing`: the valid call and what it makes, to give the valid calls their late nameless lines;
     `until`: the marker of the case sent after the last frame in the same process (its window's
-    end); `transcript`: the transcript already read (`judge.read`), when hard inputs share it."""
+    end); `transcript`: the transcript already read (`judge.read`), when hard inputs share it;
+    `also`: the ids of the hard inputs in it that owe what a valid call makes (`judge.lenient_ids`)."""
     seen, analysis = transcript if transcript is not None else read(path)
     owed: set[int] = set()
     if owing is not None and owing.call is not None:
-        owed = owing.owed(seen.messages, seen.calls, also=owing_ids(frames, owing.call))
+        owed = owing.owed(seen.messages, seen.calls, also=[*owing_ids(frames, owing.call), *also])
     starts = []
     for frame in frames:
         rid = frame.rid.encode()
