@@ -231,3 +231,22 @@ def test_a_live_server_answering_tools_list_with_hostile_json_is_one_error(mode:
     assert result.returncode == 2 and result.stderr.startswith("Error: "), result.stderr
     assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert unsafe_chars(result.stderr) == [] and time.monotonic() - started < 15
+
+
+@pytest.mark.parametrize("extra", ['"pid":' + "9" * 5000, '"x":' + "[" * 100_000 + "]" * 100_000])
+def test_a_transcript_whose_header_cannot_be_read_is_called_one(tmp_path: Path, extra: str) -> None:
+    """A header with a number or a nesting no reader takes: tools lock and tools diff say the file
+    is not a readable transcript, as check does (they called it an unreadable tools lock)."""
+    session = transcript(tmp_path / "s.jsonl", [("initialize", INIT), ("tools/list", {"tools": []})])
+    lines = session.read_text().split("\n")
+    lines[0] = lines[0][:-1] + "," + extra + "}"
+    session.write_text("\n".join(lines))
+    runs: list[list[str | Path]] = [
+        ["tools", "lock", session],
+        ["tools", "diff", session, session],
+        ["check", session],
+    ]
+    for argv in runs:
+        result = run(*argv, text=True)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "is not an mcptape transcript (line 1 is not a transcript header)" in result.stderr
