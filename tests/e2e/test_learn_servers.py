@@ -28,6 +28,13 @@ def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return inprocess.run(*args, cwd=project, text=True)
 
 
+# Each replay compares the server's exit with the recorded one: mcp-server-time exits with code 0
+# once stdin closes, but on a busy machine it takes longer than replay's default 2 s to end, and a
+# replay that SIGTERMs it is `different`: wait for that exit up to 30 s (a deadline: the replay goes
+# on when it exits). Not for server-everything, which does not exit on its own (both SIGTERMed).
+EXIT_WAIT = ("--shutdown-timeout", "30")
+
+
 def learn_then_replay(
     project: Path, tape: Path, server: list[str], changed: list[str], *options: str
 ) -> list[str]:
@@ -66,7 +73,7 @@ def test_time_server_is_same_five_times_after_learning_and_a_changed_answer_stil
     sdk_session(TIME_SERVER, record_to=tape, script=times)
     project = tmp_path / "project"
     project.mkdir()
-    verdicts = learn_then_replay(project, tape, TIME_SERVER, ["Asia/Tokyo", "Asia/Seoul"])
+    verdicts = learn_then_replay(project, tape, TIME_SERVER, ["Asia/Tokyo", "Asia/Seoul"], *EXIT_WAIT)
     assert verdicts == ["same"] * 5 + ["different"]
     saved = (project / "mcptape.toml").read_text()
     assert "tools/call[get_current_time]:result.content[*].text|json.datetime|time" in saved
