@@ -27,7 +27,7 @@ from mcptape.recorder.http.tap import Exchanges, Tap
 from mcptape.recorder.listener import Listener
 from mcptape.recorder.sinks import Target
 
-READ_SIZE = 256 << 10  # read into one buffer per direction (a fresh one that large per read costs ~20 µs)
+READ_SIZE = 256 << 10  # the client's reads go into one buffer reused, the upstream's into fresh ones
 CONNECT_TIMEOUT = 10.0
 
 
