@@ -29,11 +29,13 @@ def test_time_server_replays_clean_with_a_rule_inside_the_json_text(tmp_path: Pa
     seen = sdk_session(TIME_SERVER, record_to=tape, script=current_time, mode="legacy")
     assert '"datetime"' in seen.results["text"]
     time.sleep(1.1)  # make sure the clock moved on by a whole second
-    strict = replay(tape, TIME_SERVER, config=False)
+    # the exit is compared too: wait for mcp-server-time's own (code 0, as recorded) up to 30 s, not
+    # the default 2 s a busy machine can exceed (a deadline: the replay goes on when it exits)
+    strict = replay(tape, TIME_SERVER, config=False, shutdown_timeout=30)
     assert not strict.same
     changed = {c.where for p in strict.diff.differing for c in p.changes}
     assert changed == {"result.content[0].text", "result.structuredContent.datetime"}
-    ruled = replay(tape, TIME_SERVER, ignore=[RULE, STRUCTURED], config=False)
+    ruled = replay(tape, TIME_SERVER, ignore=[RULE, STRUCTURED], config=False, shutdown_timeout=30)
     assert ruled.same, ruled.render()
     hidden = sorted((pair.scope, h.where) for pair, h in ruled.diff.hidden)
     assert hidden == [

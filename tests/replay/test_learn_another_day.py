@@ -34,12 +34,18 @@ def mcptape(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return inprocess.run(*args, cwd=project, text=True)
 
 
-def learn_then_replay(project: Path, tape: Path) -> str:
+# mcp-server-time exits with code 0 once stdin closes, as recorded, but on a busy machine it takes
+# longer than replay's default 2 s to end, and a replay that SIGTERMs it is `different`: its
+# replays wait for that exit up to 30 s (a deadline: the replay goes on when it exits).
+EXIT_WAIT = ("--shutdown-timeout", "30")
+
+
+def learn_then_replay(project: Path, tape: Path, *options: str) -> str:
     """`replay --learn 3 --save` (must make its 3 replays same), then one plain replay; the saved rules."""
-    learned = mcptape(project, "replay", str(tape), "--learn", "3", "--save")
+    learned = mcptape(project, "replay", str(tape), *options, "--learn", "3", "--save")
     assert learned.returncode == 0, learned.stdout + learned.stderr
     assert "with these rules: 3 of 3 replays same" in learned.stdout, learned.stdout
-    plain = mcptape(project, "replay", str(tape))
+    plain = mcptape(project, "replay", str(tape), *options)
     assert plain.returncode == 0 and plain.stdout.endswith("same\n"), plain.stdout
     return (project / "mcptape.toml").read_text()
 
@@ -87,5 +93,5 @@ def test_a_day_name_recorded_the_day_before_is_learned_as_a_weekday(tmp_path: Pa
     assert yesterday.strftime("%A").encode() in raw and now["day_of_week"].encode() not in raw
     project = tmp_path / "project"
     project.mkdir()
-    rules = learn_then_replay(project, tape)
+    rules = learn_then_replay(project, tape, *EXIT_WAIT)
     assert "day_of_week|weekday" in rules
