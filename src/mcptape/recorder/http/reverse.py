@@ -215,7 +215,7 @@ class ReverseProxy(Listener):
         sender.start()
         got = 0
         while True:
-            try:  # a fresh buffer a read, given on to the tap uncopied (run.tune_malloc keeps it cheap)
+            try:  # a fresh buffer a read, given on to the tap uncopied
                 data = upstream.recv(READ_SIZE)
                 error = None
             except OSError as exc:

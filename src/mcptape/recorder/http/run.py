@@ -174,34 +174,13 @@ def _how(status: ExitStatus) -> str:
     return f"signal {status.signal}" if status.signal is not None else f"code {status.code}"
 
 
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
-MMAP_ABOVE = 4 << 20  # glibc's default is 128 KiB, raised as large blocks are freed, never lowered
-KEPT = 64 << 20  # free memory at the top of a heap glibc keeps mapped (default 128 KiB, raised the same way)
-WRITE_INLINE = 1 << 62  # the spool writes every record in the thread that made it (no writer thread: docs/http.md)
-
-
-def tune_malloc() -> None:
-    """glibc only (a no-op elsewhere): the proxy's large buffers (a read, its text, its records: a
-    few hundred KiB each, made and freed every read) stay on the heap, and the memory freed stays
-    mapped, instead of an mmap and munmap or a trim, then fresh page faults, each read (from about
-    50 page faults a MiB streamed to none)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018 (glibc only: musl and the BSDs tune their own way)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError, TypeError, ImportError):
-        return
-    mallopt(M_MMAP_THRESHOLD, MMAP_ABOVE)
-    mallopt(M_TRIM_THRESHOLD, KEPT)
+WRITE_INLINE = 1 << 62  # every record written by the thread that made it (no writer thread: docs/http.md)
 
 
 def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] | None = None) -> int:
     """Record a Streamable HTTP session (see the module); return the exit code. `writer_opener`, as
     for `run.record`, gives the function that opens the transcript's writer (`record --otlp`)."""
     fill_closed_stdio()
-    tune_malloc()
     assert opts.http_upstream is not None
     upstream = parse_upstream(opts.http_upstream)
     host, port = parse_listen(opts.listen)
