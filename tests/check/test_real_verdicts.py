@@ -94,10 +94,11 @@ CASES = [
         # The SDK's MCPServer over Streamable HTTP (stateful, SSE), 2025-06-18 by handshake: its
         # initialize result declares no `logging`, and a tool's ctx.info() emits two
         # notifications/message: "Servers that emit log message notifications MUST declare the
-        # `logging` capability" (every revision). Only judged in 2026-07-28 before.
+        # `logging` capability" (every revision). Only judged in 2026-07-28 before. Once, at the
+        # initialize result (the declaration is the fault), naming the first message.
         "sweep-http-logs-undeclared.tape",
         "2025-06-18",
-        [("unrequested-log", "error", "server", None), ("unrequested-log", "error", "server", None)],
+        [("unrequested-log", "error", "server", None)],
         id="log-messages-without-the-logging-capability-are-found-in-a-handshake-revision",
     ),
     pytest.param(
@@ -143,3 +144,11 @@ def test_a_real_sessions_findings_name_the_party_that_broke_the_rule(
     """The recorded session gives exactly these findings, each with the party at fault, and ends
     in the revision the server agreed to."""
     assert _verdicts(name) == (protocol, expected)
+
+
+def test_an_undeclared_logging_capability_is_found_at_the_initialize_result_once() -> None:
+    """The finding points at the initialize result (out line 1) and names the first log message."""
+    _, analysis = analyze_file(str(DATA / "sweep-http-logs-undeclared.tape"))
+    [found] = analysis.findings
+    assert (found.channel, found.line) == ("out", 1) and b'"protocolVersion"' in found.raw
+    assert [(ref.role, ref.line) for ref in found.related] == [("log-message", 2)]

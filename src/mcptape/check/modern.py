@@ -186,15 +186,7 @@ class Modern:
                     "logging capability",
                 )
         elif method == "notifications/progress" and type(params) is dict:
-            token = params.get("progressToken")
-            if token not in self.tokens or type(token) not in TOKEN_TYPES:
-                late = type(token) in TOKEN_TYPES and (token in self.done_tokens or token in self.done_older)
-                self._find(
-                    rules.PROGRESS_AFTER_COMPLETION,
-                    at,
-                    f"notifications/progress for token {token!r} "
-                    + ("after its request completed" if late else "that no request in flight provided"),
-                )
+            self.progress(params.get("progressToken"), at)
         elif method == "notifications/cancelled" and type(params) is dict:
             target = params.get("requestId")
             if target not in self.listens:
@@ -205,6 +197,19 @@ class Modern:
                 )
         elif method in SUBSCRIBED:
             self._subscribed(method, params, at)
+
+    def progress(self, token: Any, at: At) -> None:
+        """A server's `notifications/progress` for `token`: "Progress notifications **MUST** only
+        reference tokens that: Were provided in an active request" and "**MUST** stop after
+        completion" (basic/patterns/progress; basic/utilities/progress before 2026-07-28)."""
+        if token not in self.tokens or type(token) not in TOKEN_TYPES:
+            late = type(token) in TOKEN_TYPES and (token in self.done_tokens or token in self.done_older)
+            self._find(
+                rules.PROGRESS_AFTER_COMPLETION,
+                at,
+                f"notifications/progress for token {token!r} "
+                + ("after its request completed" if late else "that no request in flight provided"),
+            )
 
     def _subscribed(self, method: str, params: Any, at: At) -> None:
         sub: Any = meta_of(params).get(SUBSCRIPTION_ID)

@@ -96,6 +96,9 @@ class Session:
         self.lines = FirstLines(self.result.first_non_protocol)
         # The capabilities the server's answer to `initialize` declared (None: no handshake seen).
         self.handshake_capabilities: dict[str, Any] | None = None
+        # Where that answer is, while a log message without the `logging` capability may still be
+        # found there (once per session: the fault is the declaration, not each message).
+        self.undeclared_logging: At | None = None
         self.explained: Callable[[Message], bool] | None = None  # a fault another rule already reported
 
     @property
@@ -220,15 +223,21 @@ class Session:
                 pairing.cancel(target)
         elif method == "notifications/tools/list_changed" and ch == OUT:
             self.promises.changed()
+        elif method == _PROGRESS and ch == OUT and not self.tracker.stateless:
+            params = value.get("params")
+            if params is not None and self.handshake_capabilities is not None:
+                self.modern.progress(params.get("progressToken"), at)
         elif method == "notifications/message" and ch == OUT and not self.tracker.stateless:
-            capabilities = self.handshake_capabilities
-            if capabilities is not None and "logging" not in capabilities:
+            declared_at = self.undeclared_logging
+            if declared_at is not None:
+                self.undeclared_logging = None
                 self.emit(
                     finding_at(
                         rules.UNREQUESTED_LOG,
-                        at,
-                        "notifications/message from a server whose initialize result declared no "
-                        "logging capability",
+                        declared_at,
+                        f"the initialize result declares no logging capability, and the server emits "
+                        f"notifications/message ({at.channel} line {at.line})",
+                        related=(at.ref("log-message"),),
                     )
                 )
 
@@ -267,6 +276,8 @@ class Session:
                 self.modern.provided(rid, meta["progressToken"])
         elif self.tracker.stateless:
             self.modern.client_request(method, rid, params, pending.at)
+        elif params is not None and "_meta" in params and type(meta) is dict and "progressToken" in meta:
+            self.modern.provided(rid, meta["progressToken"])  # the handshake revisions' progress too
         if method == "tools/call":
             if self.tools.judging:
                 self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
@@ -298,6 +309,8 @@ class Session:
         method = pending.method
         reason: str | None = None
         soft = False  # a refusal that may report the action's own failure (see attribution)
+        if not self.tracker.stateless and rid in self.modern.watched:
+            self.modern.close(rid, pending, at)  # its progress token is done (handshake revisions)
         if kind is _ERROR:
             reason, soft = self._error(rid, pending, value, at)
         else:
@@ -362,6 +375,8 @@ class Session:
             self.tracker.response(rid, result)
             capabilities = result.get("capabilities")
             self.handshake_capabilities = capabilities if type(capabilities) is dict else None
+            declared = self.handshake_capabilities
+            self.undeclared_logging = at if declared is not None and "logging" not in declared else None
             return
         for late in self.tools.learn(result):  # calls sent before the list arrived
             self.emit(late)

@@ -6,6 +6,8 @@ recorded sessions they were found on: tests/check/test_real_verdicts.py).
   Were previously issued in the same direction" (basic/utilities/cancellation), either direction.
 - `unrequested-log`: "Servers that emit log message notifications **MUST** declare the `logging`
   capability" (server/utilities/logging).
+- `progress-after-completion`: "Progress notifications **MUST** only reference tokens that: Were
+  provided in an active request" and "**MUST** stop after completion" (basic/utilities/progress).
 - `unanswered-request` is its receiver's: the client's for a server request.
 """
 
@@ -28,6 +30,12 @@ def handshake(version: str, server: dict[str, Any] | None = None) -> list[Item]:
 
 
 LOG = notification("notifications/message", {"level": "info", "data": "step 1"})
+
+
+def progress(token: Any, step: int) -> bytes:
+    return notification("notifications/progress", {"progressToken": token, "progress": step})
+
+
 MODERN = {
     "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -80,6 +88,43 @@ CASES: list[tuple[str, list[Item], list[tuple[str, str]]]] = [
     (
         "log messages before any initialize result is seen are not judged",
         [("out", LOG)],
+        [],
+    ),
+    (
+        "progress for a request in flight, then after its answer",
+        [
+            *handshake("2025-06-18"),
+            (
+                "in",
+                request(1, "tools/call", {"name": "count", "arguments": {}, "_meta": {"progressToken": "t"}}),
+            ),
+            ("out", progress("t", 1)),
+            ("out", result(1, {"content": []})),
+            ("out", progress("t", 2)),
+        ],
+        [("progress-after-completion", "server")],
+    ),
+    (
+        "progress for a token no request provided",
+        [*handshake("2025-03-26"), ("out", progress(42, 1))],
+        [("progress-after-completion", "server")],
+    ),
+    (
+        "progress for a cancelled call still running, never answered",
+        [
+            *handshake("2025-06-18"),
+            (
+                "in",
+                request(1, "tools/call", {"name": "slow", "arguments": {}, "_meta": {"progressToken": 1}}),
+            ),
+            ("in", notification("notifications/cancelled", {"requestId": 1})),
+            ("out", progress(1, 2)),
+        ],
+        [],
+    ),
+    (
+        "progress before any initialize result is seen is not judged",
+        [("out", progress("t", 1))],
         [],
     ),
     (
