@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from mcptape.check.hints import mutation_risk
 from mcptape.errors import MCPTapeError, UsageError
 from mcptape.textsafe import escape_text
 
@@ -32,19 +33,6 @@ NOT_TESTED = "not tested, it would write if the server tolerates it; --allow-mut
 
 class UnsafeFrame(MCPTapeError):
     """The probe was about to send a frame naming a tool it may not call (a bug: never sent)."""
-
-
-def mutation_risk(entry: dict[str, Any]) -> str | None:
-    """Why the tool of this `tools/list` entry may change data, or None when it says it does not."""
-    hints = entry.get("annotations")
-    hints = hints if isinstance(hints, dict) else {}
-    if hints.get("readOnlyHint") is True:
-        return None
-    if hints.get("destructiveHint") is True:
-        return "destructiveHint: true"
-    if hints.get("readOnlyHint") is False:
-        return "readOnlyHint: false"
-    return "no readOnlyHint"
 
 
 def callable_tools(

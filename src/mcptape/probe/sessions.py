@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mcptape.check.hints import mutation_risk
 from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.candidates import candidate_calls
@@ -27,7 +28,6 @@ from mcptape.probe.judge import CaseResult, judge, lenient_ids
 from mcptape.probe.observed import AFTER_STEP, CALL_ID, PING_STEP, Observed
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
-from mcptape.probe.safety import mutation_risk
 from mcptape.textsafe import escape_text
 
 SETTLE = 0.1  # seconds after the ping answer before the valid request, unless the bad frame was
