@@ -32,7 +32,7 @@ BASES = [
     ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl",
     ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl",
     ROOT / "demo-transcripts" / "demo-buggy.jsonl",
-    Path(__file__).parent / "data" / "http-session.jsonl",  # Streamable HTTP: http-in/http-out bytes
+    Path(__file__).parent / "data" / "http-session.tape",  # HTTP; not .jsonl: the plugin would replay it
 ]
 ODD: list[Any] = [
     None,
