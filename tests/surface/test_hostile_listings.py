@@ -250,3 +250,37 @@ def test_a_transcript_whose_header_cannot_be_read_is_called_one(tmp_path: Path, 
         result = run(*argv, text=True)
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert "is not an mcptape transcript (line 1 is not a transcript header)" in result.stderr
+
+
+@pytest.mark.parametrize("pattern", ["a{99999999999}", "(", "(?<=a+)b"])
+def test_a_schema_pattern_python_cannot_compile_is_a_finding(tmp_path: Path, pattern: str) -> None:
+    """A tool's inputSchema whose `pattern` (or patternProperties name) Python's re cannot compile
+    (a repetition count past its limit raised OverflowError from jsonschema's format check: a
+    traceback in check and tools diff): the schema is not judged, said once, and nothing crashes."""
+    schema = {
+        "type": "object",
+        "properties": {"s": {"type": "string", "pattern": pattern}},
+        "patternProperties": {pattern: {"type": "string"}},
+    }
+    old = {"name": "t", "inputSchema": schema}
+    new = {"name": "t", "inputSchema": {**schema, "required": ["s"]}}
+    call = {"name": "t", "arguments": {"s": "aaaa"}}
+    a = transcript(tmp_path / "a.jsonl", [("initialize", INIT), ("tools/list", {"tools": [old]})])
+    b = transcript(
+        tmp_path / "b.jsonl",
+        [("initialize", INIT), ("tools/list", {"tools": [new]}), ("tools/call", {"content": []})],
+    )
+    lines = b.read_text().splitlines()
+    lines[-2] = lines[-2].replace('"params":{}', '"params":' + json.dumps(call).replace('"', '\\"'))
+    b.write_text("\n".join(lines) + "\n")
+    runs: list[list[str | Path]] = [
+        ["check", b],
+        ["check", "--json", b],
+        ["tools", "diff", a, b],
+        ["tools", "lock", b],
+    ]
+    for argv in runs:
+        result = run(*argv, text=True)
+        assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr[-1500:]
+    diff = run("tools", "diff", a, b, text=True)
+    assert "could not compare: the old schema cannot be judged (not a valid schema" in diff.stdout

@@ -196,6 +196,8 @@ def _compile(schema: Any, dialect: str) -> Compiled:
         return Compiled(None, f"not a valid schema ({where or 'top level'}: {_short(exc.message)})")
     except RecursionError:
         return Compiled(None, "nested too deep to check")
+    except OverflowError as exc:  # a "pattern" Python's re cannot compile: a{99999999999}
+        return Compiled(None, f"not a valid schema ({_short(str(exc))})")
     from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
     # The registry holds the metaschemas only and cannot retrieve: a remote $ref stays unresolved.
