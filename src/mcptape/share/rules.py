@@ -195,7 +195,7 @@ class Rules:
         for source in regexes:
             try:
                 rx = re.compile(source)
-            except re.error as exc:
+            except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}: OverflowError
                 raise UsageError(
                     f"{regex_flag} {source!r} is not a valid regular expression ({exc})",
                     hint="Python `re` syntax; quote it for the shell",
