@@ -127,7 +127,7 @@ class Session:
 
     def wall_ns(self, t: float) -> int:
         """The wall-clock time, in nanoseconds since the epoch, of a record's `t`."""
-        return self.started_ns + round(t * 1e9)
+        return max(0, self.started_ns + round(t * 1e9))  # a negative t with no start: the epoch
 
     def session_id(self, call: Call) -> str | None:
         """The `Mcp-Session-Id` of the exchange that carried `call` (HTTP before 2026-07-28: the one
@@ -151,7 +151,14 @@ def started_ns(started: str) -> int:
         return 0
     if moment.tzinfo is None:
         return 0
-    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+    ns = int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+    # Before 1970 or after 2500: no recording's start (a header is anyone's to write), and a date a
+    # record's t (up to 1e9 s, about 31 years) would carry past what OTLP's unsigned 64-bit
+    # nanoseconds hold (year 2554) or a datetime takes (9999).
+    return ns if 0 <= ns <= LATEST_START_NS else 0
+
+
+LATEST_START_NS = 16_725_225_600 * 1_000_000_000  # 2500-01-01T00:00:00Z
 
 
 def load(path: str | Path) -> Session:
