@@ -13,6 +13,10 @@ from mcp import Client
 from tests.conftest import console_script
 from tests.e2e.realtraffic.support import FEATURES, record
 
+# Each replay compares the server's exit (code 0 once stdin closes, as recorded): wait for it up to
+# 30 s, not replay's default 2 s, which a busy machine exceeds (a deadline: it goes on at the exit).
+EXIT_WAIT = ("--shutdown-timeout", "30")
+
 
 def test_learning_masks_what_varied_in_each_answer_not_what_differs_between_answers(tmp_path: Path) -> None:
     """stamp(2) and stamp(999) answer 'item N stamped at HH:MM:SS.ffffff': the learned rule is |clock."""
@@ -25,7 +29,7 @@ def test_learning_masks_what_varied_in_each_answer_not_what_differs_between_answ
     path = tmp_path / "s.jsonl"
     record(FEATURES, path, script)
     done = subprocess.run(
-        [console_script(), "replay", str(path), "--learn", "2", "--json", "--", *FEATURES],
+        [console_script(), "replay", str(path), "--learn", "2", "--json", *EXIT_WAIT, "--", *FEATURES],
         capture_output=True,
         text=True,
         timeout=60,

@@ -78,7 +78,9 @@ def test_fetch_over_http_and_https_replays_same_from_the_cassette_with_the_origi
     wire = Tripwire([plain.port, secure.port])  # the origins' ports, now answered by a counter only
     new = tmp_path / "again.jsonl"
     try:
-        result = replay(tape, FETCH, output=new, config=False, stubs=["node"])
+        # the exit is compared too: wait for mcp-server-fetch's own (code 0, as recorded) up to 30 s,
+        # not the default 2 s a busy machine exceeds (a deadline: the replay goes on when it exits)
+        result = replay(tape, FETCH, output=new, config=False, stubs=["node"], shutdown_timeout=30)
     finally:
         hits = wire.close()
     assert result.same, result.render()
