@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
 
@@ -82,13 +81,16 @@ async def _sdk_session(url: str) -> list[float]:
 @pytest.fixture(scope="session")
 def sdk_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The official SDK client and an official SDK `MCPServer` over streamable-http, recorded through
-    `mcptape record --http-upstream URL -- server` (about a second)."""
-    port = free_port()
-    out = tmp_path_factory.mktemp("http") / "sdk.jsonl"
-    with recording(f"http://127.0.0.1:{port}/mcp", out, sdk_server(port)) as rec:
-        assert anyio.run(_sdk_session, rec.url) == [1, 2, 3]
-        rec.stop()
-    return out
+    `mcptape record --http-upstream URL -- server` (about a second), once per test run for every
+    xdist worker (read it, never modify it)."""
+
+    def make(folder: Path) -> None:
+        port = free_port()
+        with recording(f"http://127.0.0.1:{port}/mcp", folder / "sdk.jsonl", sdk_server(port)) as rec:
+            assert anyio.run(_sdk_session, rec.url) == [1, 2, 3]
+            rec.stop()
+
+    return once_per_run(tmp_path_factory, "tui-sdk-http", make) / "sdk.jsonl"
 
 
 async def _everything_session(url: str) -> list[float]:
@@ -107,18 +109,21 @@ async def _everything_session(url: str) -> list[float]:
 
 
 @pytest.fixture(scope="session")
-def everything_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def everything_http_transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """@modelcontextprotocol/server-everything in its Streamable HTTP mode, recorded through
-    `mcptape record --http-upstream URL -- node index.js streamableHttp` (it reads its port from PORT)."""
-    port = free_port()
-    out = tmp_path_factory.mktemp("http") / "everything.jsonl"
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("PORT", str(port))
-        command = [*server_everything()[:-1], "streamableHttp"]
-        with recording(f"http://127.0.0.1:{port}/mcp", out, command) as rec:
-            assert anyio.run(_everything_session, rec.url) == [1, 2, 3]
-            rec.stop()
-    yield out
+    `mcptape record --http-upstream URL -- node index.js streamableHttp` (it reads its port from PORT),
+    once per test run for every xdist worker (read it, never modify it)."""
+
+    def make(folder: Path) -> None:
+        port = free_port()
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("PORT", str(port))
+            command = [*server_everything()[:-1], "streamableHttp"]
+            with recording(f"http://127.0.0.1:{port}/mcp", folder / "everything.jsonl", command) as rec:
+                assert anyio.run(_everything_session, rec.url) == [1, 2, 3]
+                rec.stop()
+
+    return once_per_run(tmp_path_factory, "tui-everything-http", make) / "everything.jsonl"
 
 
 def planted_http_transcript(directory: Path, mode: str, headers: dict[str, str] | None = None) -> Path:
