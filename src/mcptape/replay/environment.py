@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.diff.compare import MISSING
 from mcptape.diff.sessions import Diff
 from mcptape.errors import UsageError
 from mcptape.jsonsafe import dumps
@@ -171,7 +172,9 @@ def _holds(texts: list[str], value: str | None) -> bool:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else dumps(value) if value is not None else ""
+    if value is None or value is MISSING:  # MISSING: the side where the member does not exist
+        return ""
+    return value if isinstance(value, str) else dumps(value)
 
 
 def environment_lines(environment: Environment | None, diff: Diff) -> list[str]:
