@@ -26,6 +26,11 @@ from tests.conftest import PYTHON, console_script
 PING, PONG = request(1, "ping"), result(1)
 
 
+def _recorded(path: Path, channel: str) -> bytes:
+    """The bytes of `channel` in a transcript being written (a torn last line is left out)."""
+    return b"".join(e.data for e in open_transcript(path).events() if e.ch == channel)
+
+
 def _write(path: Path, evs: list[Event]) -> Path:
     write_transcript(path, new_header(["python", "server.py"], "/srv"), evs)
     return path
@@ -103,8 +108,11 @@ def test_a_recorder_killed_mid_session_leaves_a_capture_check_warns_about(tmp_pa
         proc.stdin.flush()
         assert proc.stdout.readline().startswith(b'{"jsonrpc"')
         if path == cut:
-            deadline = time.monotonic() + 20  # the recorder writes what it forwarded just after
-            while time.monotonic() < deadline and path.read_bytes().count(b'"ch":"out"') == 0:
+            # the recorder writes what it forwarded just after: wait for the whole answer line,
+            # which can come in two writes (print() under PYTHONUNBUFFERED writes the text, then
+            # the newline): killed between them, the recording ends mid-line (incomplete-frame)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not _recorded(path, "out").endswith(b"\n"):
                 time.sleep(0.02)
             os.kill(proc.pid, signal.SIGKILL)
         else:
