@@ -66,7 +66,10 @@ def session(
 
 def unsafe_chars(text: str) -> list[str]:
     """The characters of `text` a terminal or a reader would be misled by (see textsafe)."""
-    return sorted({c for c in text if c not in ALLOWED_RAW and unicodedata.category(c) in UNSAFE_CATEGORIES})
+    distinct = set(text)  # each character looked up once, not at each of its places in the text
+    return sorted(
+        c for c in distinct if c not in ALLOWED_RAW and unicodedata.category(c) in UNSAFE_CATEGORIES
+    )
 
 
 @dataclass(frozen=True)
