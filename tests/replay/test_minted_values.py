@@ -102,3 +102,19 @@ def test_replay_json_lists_each_substitution_and_each_minted_value(minted_tape: 
     assert state["old"] != state["new"] and state["minted_at"]["path"] == "result.requestState"
     assert state["minted_at"]["title"].startswith("response to tools/call (id ")
     assert {m["path"] for m in report["diff"]["minted"]} >= {"result.requestState"}
+
+
+def test_held_calls_leave_nothing_waiting_for_the_values_they_would_have_minted(
+    minted_tape: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --allow-mutating every call of this server (no readOnlyHint) is held: the MRTR
+    retry and the read that would send back minted values wait for nothing (no step timeout), no
+    value is reported unminted, and the verdict is incomplete."""
+    monkeypatch.delenv("MCPTAPE_ALLOW_MUTATING", raising=False)
+
+    result = replay(minted_tape, minted(), output=tmp_path / "new.jsonl", config=False, step_timeout=5)
+
+    assert result.verdict == "incomplete", result.render()
+    assert result.run.seconds < 4.0, result.render()
+    assert [i.kind for i in result.issues] == ["held-calls"]
+    assert {t for h in result.run.held for t in h.tools} == {"delete", "open_notes", "read_notes"}

@@ -16,6 +16,7 @@ import pytest
 from mcp import Client
 
 from mcptape.check.classify import classify_line
+from mcptape.check.hints import ToolHints
 from mcptape.replay.guard import ENV, LiveGuard, RecordedGuard
 from mcptape.replay.settings import ReplaySettings
 from tests import inprocess
@@ -171,7 +172,7 @@ def judged(line: bytes, listed: bool = True) -> str | None:
         guard.server(classify_line(orjson.dumps(ANSWER) + b"\n", "out"))
     msg = classify_line(line + b"\n", "in")
     calls = [guard.judge(c) for one in (msg.items or (msg,)) if (c := guard.client(one)) is not None]
-    return LiveGuard(False).why(calls, line)
+    return LiveGuard(False).decide(calls)
 
 
 def call(name: Any, **extra: Any) -> bytes:
@@ -189,6 +190,7 @@ def call(name: Any, **extra: Any) -> bytes:
 SAVE = "save: no readOnlyHint in the recorded server's tools/list"
 ERASE = "erase: destructiveHint: true in the recorded server's tools/list"
 CUT = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":'  # a line cut short
+UNREAD = "a line mcptape cannot read mentions a call, and a tolerant server may run it"
 
 
 @pytest.mark.parametrize(
@@ -202,18 +204,39 @@ CUT = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":'  # a li
         (orjson.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "save"}}), SAVE),
         (b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"{\\"name\\":\\"erase\\"}"}', ERASE),
         (b"[" + call("lookup") + b"," + call("save") + b"]", SAVE),
-        (CUT + b'"erase"', ERASE + " (a line that is not JSON names it)"),
-        (CUT + b'"lookup"', None),
+        (CUT + b'"erase"', ERASE + " (a line mcptape cannot read names it)"),
+        (CUT + b'"lookup"', UNREAD),  # a writer is listed: a line that cannot be read is not sent
+        (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"er\\u0061se","x":"\xff"}}', ERASE),
+        (b'banner {"jsonrpc":"2.0","id":3,"method":"tools\\/call","params":{"name":"save"}}', SAVE),
+        (call(["erase"]), "a tools/call whose name is not a string (a tolerant server may read it as one)"),
         (orjson.dumps({"jsonrpc": "2.0", "id": 10, "method": "resources/read", "params": {}}), None),
     ],
     ids=[
         "read-only", "destructive", "no-hint", "not-listed", "wrong-jsonrpc", "no-id", "string-params",
-        "batch", "cut-line", "cut-line-read-only", "other-method",
+        "batch", "cut-line", "cut-line-read-only", "invalid-utf8-escaped-name", "banner-escaped-method",
+        "name-not-a-string", "other-method",
     ],
 )  # fmt: skip
 def test_which_frames_are_held(line: bytes, held: str | None) -> None:
     """Held: any frame a tolerant server could run as a call of a tool that may write."""
     assert judged(line) == held
+
+
+def test_a_tool_no_listing_names_is_held_when_the_recorded_server_ran_it() -> None:
+    """A tool the recorded listing does not name (a page the client never read) that the recorded
+    server ran is held; one it refused (an LLM's wrong name) is sent."""
+    guard = RecordedGuard()
+    guard.client(classify_line(orjson.dumps(LISTING) + b"\n", "in"))
+    guard.server(classify_line(orjson.dumps(ANSWER) + b"\n", "out"))
+    ran = guard.client(classify_line(call("page_two") + b"\n", "in"))
+    ok = {"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": False}}
+    guard.server(classify_line(orjson.dumps(ok) + b"\n", "out"))
+    wrong = guard.client(classify_line(call("no_such") + b"\n", "in"))
+    refused = {"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": True}}
+    guard.server(classify_line(orjson.dumps(refused) + b"\n", "out"))
+    assert ran is not None and wrong is not None
+    assert guard.judge(ran).why == "page_two: not in the recorded tools/list, and the recorded server ran it"
+    assert guard.judge(wrong).why is None
 
 
 def test_every_call_is_held_when_the_recording_has_no_listing() -> None:
@@ -233,6 +256,10 @@ def test_permission_comes_from_the_option_the_settings_file_or_the_environment(
     monkeypatch.delenv(ENV)
     (tmp_path / "mcptape.toml").write_text("allow-mutating = true\n")
     assert ReplaySettings.resolve().allow_mutating is True
+    (tmp_path / "mcptape.toml").write_text("allow-mutating = false\n")
+    monkeypatch.setenv(ENV, "1")
+    assert ReplaySettings.resolve().allow_mutating is False  # the file wins over the environment
+    monkeypatch.delenv(ENV)
     (tmp_path / "mcptape.toml").write_text('allow-mutating = "yes"\n')
     bad = inprocess.run("replay", tmp_path / "none.jsonl", text=True)
     assert bad.returncode == 2 and "allow-mutating must be true or false" in bad.stderr
@@ -290,3 +317,44 @@ def test_junit_calls_a_replay_that_held_calls_incomplete(tmp_path: Path) -> None
     failure = ElementTree.parse(junit).find(".//failure")
     assert failure is not None and failure.get("type") == "incomplete"
     assert failure.get("message") == "incomplete: calls held back (they may change data)"
+
+
+async def look_up(client: Client) -> dict[str, Any]:
+    await client.call_tool("lookup_customer_records", {})
+    return {}
+
+
+def test_a_tool_name_is_never_carried_into_a_writers_call(tmp_path: Path) -> None:
+    """A long tool name looks like a minted value; where the new build lists its writer at the
+    reader's place, replay still calls the tool the client named (a name is not carried), so the
+    writer never runs."""
+    server = SERVERS / "reordered_tools.py"
+    log = tmp_path / "log.txt"
+    recording = tmp_path / "reordered.jsonl"
+    sdk_session([PYTHON, str(server), str(log)], record_to=recording, script=look_up, mode="legacy")
+    assert not log.exists()
+
+    done = inprocess.run(
+        "replay", "--json", recording, "--", PYTHON, server, log, "--new", env=without_permission()
+    )
+
+    assert not log.exists(), "the writer ran"
+    report = orjson.loads(done.stdout)
+    assert report["held"] == [] and report["substitutions"] == []
+    sent = scratch_calls(b"new session: " + report["new_transcript"].encode() + b"\n")
+    assert b'"lookup_customer_records"' in sent and b"erase_customer_records" not in sent
+
+
+def test_the_bytes_sent_are_judged_again() -> None:
+    """Whatever replay put into a line (a minted value, a secret), the line as sent is judged
+    against both listings: one that names a writer is held."""
+    recorded = ToolHints()
+    recorded.learn({"tools": [{"name": "erase_customer_records", "annotations": {"destructiveHint": True}}]})
+    guard = LiveGuard(False, recorded)
+    line = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"erase_customer_records"}}\n'
+
+    held = guard.sending(line)
+
+    assert held is not None and held[0].startswith("erase_customer_records: destructiveHint: true")
+    assert guard.sending(line.replace(b"erase", b"lookup")) is None
+    assert LiveGuard(True, recorded).sending(line) is None  # --allow-mutating

@@ -124,6 +124,9 @@ class Use:
     events: tuple[int, ...] = ()  # every transcript event of the client's line
 
 
+BY_NAME = frozenset({"tools/call", "prompts/get"})  # requests that name what they call
+
+
 class Minted:
     """Watches one session in time order and collects the minted values its client sent.
 
@@ -154,8 +157,8 @@ class Minted:
         found: list[Use] = []
         frame = msg.frame
         for path, text in tokens(msg.value):
-            if text not in sent_back:
-                continue
+            if text not in sent_back or (path == ("params", "name") and msg.method in BY_NAME):
+                continue  # the tool or prompt a client calls is the one it means, not a value to carry
             key, scope, source = self.minted[text]
             where = path_of(source.value, text)
             if where is not None:

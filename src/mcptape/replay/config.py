@@ -82,7 +82,7 @@ class Config:
     stderr: bool = False
     pace: str | None = None
     learned: list[Learned] = field(default_factory=list)
-    allow_mutating: bool = False  # replay tools/call of tools that may change data (replay.guard)
+    allow_mutating: bool | None = None  # replay tools/call of tools that may change data (None: not set)
 
     def rules_for(self, identity: Identity) -> list[Rule]:
         """The learned rules that apply to a recording of this server (in the file's order)."""
@@ -174,8 +174,8 @@ def parse_section(section: dict[str, Any], path: Path) -> Config:
     if not isinstance(stderr, bool):
         raise UsageError(f"{where}: stderr must be true or false")
     config.stderr = stderr
-    allow = section.get("allow-mutating", False)
-    if not isinstance(allow, bool):
+    allow = section.get("allow-mutating")
+    if allow is not None and not isinstance(allow, bool):
         raise UsageError(f"{where}: allow-mutating must be true or false")
     config.allow_mutating = allow
     pace = section.get("pace")

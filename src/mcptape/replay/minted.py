@@ -47,6 +47,11 @@ class Carrier:
         self.sources = Sources(wanted)
         self.run = run
         self.unminted: set[tuple[Key, Any]] = set()
+        self.settled: set[Key] = set()  # places that will never come: their request was held back
+
+    def settle(self, key: Key) -> None:
+        """The message at `key` will never come (its request was held back, `replay.guard`)."""
+        self.settled.add(key)
 
     def on_message(self, msg: Message) -> None:
         """A message of the new session, in the diff's order (the client's requests as they are sent)."""
@@ -55,7 +60,8 @@ class Carrier:
 
     def have(self, uses: Iterable[Use]) -> bool:
         """The new server sent every message where these values were minted."""
-        return all(use.source in self.sources.values for use in uses)
+        values, settled = self.sources.values, self.settled
+        return all(use.source in values or use.source in settled for use in uses)
 
     def carry(self, data: bytes, uses: Iterable[Use]) -> tuple[bytes, dict[str, str]]:
         """`data` with each minted value replaced by the new server's from the same place, and the
@@ -79,6 +85,8 @@ class Carrier:
         self.unminted.add((use.source, use.source_path))
         where = f"{render_path(use.source_path)} of the {source_title(use.scope, use.source)}"
         why = "sent no such message" if use.source not in self.sources.values else "minted nothing there"
+        if use.source in self.settled:
+            why = "was not asked for it (the request was held back: it may change data)"
         message = (
             f"client line {use.line} sends back a value the recorded server minted at {where}; the new "
             f"server {why}, so the recorded value was sent"

@@ -108,10 +108,14 @@ class ReplaySettings:
             cwd=cwd,
             set_env=assigned,
             inherit_env=inherit_env,
-            allow_mutating=allow_mutating
-            if allow_mutating is not None
-            else (cfg is not None and cfg.allow_mutating) or allowed_by_env(),
+            allow_mutating=_first_set(allow_mutating, cfg.allow_mutating if cfg is not None else None)
+            or (allow_mutating is None and (cfg is None or cfg.allow_mutating is None) and allowed_by_env()),
         )
+
+
+def _first_set(*values: bool | None) -> bool:
+    """The first value given (not None), else False."""
+    return next((v for v in values if v is not None), False)
 
 
 def config_of(config: Config | bool) -> Config | None:

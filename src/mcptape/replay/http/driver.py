@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
 from mcptape.recorder.http.clientread import ResponseReader
-from mcptape.replay.guard import HeldCall, LiveGuard
+from mcptape.replay.guard import Call, HeldCall, LiveGuard
 from mcptape.replay.http.plan import HttpPlan, Step
 from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.replay.minted import Carrier, with_id
@@ -76,7 +76,8 @@ class HttpDriver:
         allow_mutating: bool = False,
     ) -> None:
         self.plan = plan
-        self.guard = LiveGuard(allow_mutating)  # holds back calls that may change data
+        self.guard = LiveGuard(allow_mutating, plan.hints)  # holds back calls that may change data
+        self.waived: Counter[str] = Counter()  # server requests a held exchange would have caused
         self.address = (host, port)
         self.authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.recorded_host = recorded_host
@@ -195,12 +196,12 @@ class HttpDriver:
         wanted: Counter[str] = Counter(self.plan.server_requests[: step.asked])
 
         def have() -> bool:
-            return all(len(self.asked.get(m, ())) >= n for m, n in wanted.items())
+            return all(len(self.asked.get(m, ())) + self.waived[m] >= n for m, n in wanted.items())
 
         if self._wait(have) or self.gone.is_set():
             return
         with self.cond:
-            short = {m: n for m, n in wanted.items() if len(self.asked.get(m, ())) < n}
+            short = {m: n for m, n in wanted.items() if len(self.asked.get(m, ())) + self.waived[m] < n}
         for method, n in sorted(short.items()):
             message = (
                 f"the recording shows the server's {method} request #{n} before exchange {step.x}; the "
@@ -223,6 +224,10 @@ class HttpDriver:
                 message = f"the new server exited; replay stopped after {self._sent()}"
                 self.run.issues.append(Issue(SERVER_EXITED, message))
             return False
+        if step.calls:
+            with self.cond:
+                if self._decide(step) is not None:  # held: nothing its answer would bring is awaited
+                    return True
         self._wait_asked(step)
         self._wait_minted(step)
         return True
@@ -249,23 +254,36 @@ class HttpDriver:
         """A response that can no longer come: every exchange that carried its request has ended."""
         return key[0] == "id" and self._carried_out(key[1])
 
-    def _held(self, step: Step) -> bool:
-        """Hold back an exchange whose body may make the server change data (`replay.guard`): not
-        sent, its requests taken as answered so that nothing waits for them (holding the lock)."""
-        why = self.guard.why(step.calls, step.request.body)
-        if why is None:
-            return False
-        self.run.held.append(HeldCall(step.x, step.calls, why))
+    def _decide(self, step: Step) -> str | None:
+        """Why `step` is held back (`replay.guard`; None: it is sent), decided once (holding the lock)."""
+        return self.guard.decide(step.calls)
+
+    def _hold(self, step: Step, calls: tuple[Call, ...], why: str) -> None:
+        """Hold back an exchange whose body may make the server change data: not sent, its requests
+        taken as answered and the values their answers would have minted as settled, the server's
+        requests the recording shows while it was in flight waived (holding the lock)."""
+        self.run.held.append(HeldCall(step.x, calls, why))
+        for call in calls:
+            if call.request is not None:
+                self.carrier.settle(("id", *call.request))
+        end = step.end if step.end is not None else step.start
+        for method, t in zip(self.plan.server_requests, self.plan.asked_at, strict=False):
+            if step.start <= t <= end:
+                self.waived[method] += 1
         for request in step.requests:
             self.answered[request.id] += 1  # type: ignore[index]
         self.cond.notify_all()
-        return True
 
     def _launch(self, step: Step) -> None:
         with self.cond:
-            if step.calls and self._held(step):
+            why = self._decide(step) if step.calls else None
+            if why is not None:
+                self._hold(step, step.calls, why)
                 return
             data = self._request(step)
+            if step.request.body and (changed := self.guard.sending(self._body(data))) is not None:
+                self._hold(step, step.calls or (changed[1],), changed[0])  # a value put in names a writer
+                return
             for request in step.requests:  # before any answer is read: the diff's numbering
                 self.carrier.on_message(request)
             self.guard.sent(step.requests)
@@ -286,6 +304,11 @@ class HttpDriver:
         live.thread = thread
         thread.start()
         self.run.sent += 1
+
+    @staticmethod
+    def _body(request: bytes) -> bytes:
+        """The body of a request's bytes, a line end after it (judged as whole lines)."""
+        return request.partition(b"\r\n\r\n")[2] + b"\n"
 
     def _request(self, step: Step) -> bytes:
         """The recorded request with the new session's values (holding the lock)."""

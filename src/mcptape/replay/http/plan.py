@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from mcptape.check.analyze import messages
+from mcptape.check.hints import ToolHints
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
@@ -72,6 +73,8 @@ class HttpPlan:
     carriers: dict[RequestId, list[int]] = field(default_factory=dict)  # id -> exchanges carrying it
     server_requests: list[str] = field(default_factory=list)  # their methods, in time order
     sources: set[Key] = field(default_factory=set)
+    hints: ToolHints = field(default_factory=ToolHints)  # what the recorded listings say (replay.guard)
+    asked_at: list[float] = field(default_factory=list)  # when the server sent server_requests
 
 
 class _Exchange:
@@ -158,6 +161,8 @@ def _messages(
     seen.in_time_order()
     for step in plan.steps:
         step.calls = tuple(guard.judge(c) for c in step.calls)
+    plan.hints = guard.hints
+    plan.asked_at = seen.asked_at
     plan.responses, plan.server_requests = seen.responses, seen.server_requests
     for step in plan.steps:
         step.ready = bisect_left(seen.answered_at, step.start)  # seen strictly before it began

@@ -22,7 +22,7 @@ from mcptape.harness import Harness, ServerGone
 from mcptape.jsonsafe import dumps
 from mcptape.recorder.outbound.sideeffects import HttpFactory
 from mcptape.recorder.session import ExitStatus
-from mcptape.replay.guard import HeldCall, LiveGuard
+from mcptape.replay.guard import Call, HeldCall, LiveGuard
 from mcptape.replay.kinds import is_answer, is_server_request
 from mcptape.replay.minted import Carrier
 from mcptape.replay.outcome import (
@@ -62,7 +62,8 @@ class StdioDriver:
         allow_mutating: bool = False,
     ) -> None:
         self.plan = plan
-        self.guard = LiveGuard(allow_mutating)  # holds back calls that may change data
+        self.guard = LiveGuard(allow_mutating, plan.hints)  # holds back calls that may change data
+        self.held_calls: set[int] = set()  # id() of the calls held back
         self.http = http  # the HTTP listener in the sink's place (the recorded cassette, played back)
         self.command = list(command)
         self.path = path
@@ -126,20 +127,28 @@ class StdioDriver:
                 self._pump_until(lambda: False, deadline=started + send.t)
             elif not self._wait_responses(required, when):
                 return
-            else:
+            if self.gone:
+                return
+            why = self.guard.decide(send.calls) if send.calls else None
+            if why is not None:  # decided before waiting for what a held call's answer would bring
+                self._hold(send, send.calls, why)
+                continue
+            if self.pace != RECORDED:
                 self._wait_server_requests(send.asked, when)
             if send.uses:
                 self._wait_sources(send)
             if self.gone:
                 return
-            if send.calls and self._held(send):
-                continue
             data, _ = self.carrier.carry(send.data, send.uses)
+            data = data if self.transform is None else self.transform(data)
+            if data != send.data and (changed := self.guard.sending(data)) is not None:
+                self._hold(send, send.calls or (changed[1],), changed[0])  # a value put in names a writer
+                continue
             for request in send.requests:  # before any answer is read: the diff's numbering
                 self.carrier.on_message(request)
             self.guard.sent(send.requests)
             try:
-                h.send(data if self.transform is None else self.transform(data))
+                h.send(data)
             except ServerGone:
                 self._server_gone(
                     f"it stopped reading its stdin after {self.run.sent} of {self.run.total} chunks"
@@ -152,18 +161,25 @@ class StdioDriver:
             if self.pace != RECORDED:
                 self._wait_server_requests(len(plan.server_requests), "before closing stdin")
 
-    def _held(self, send: Send) -> bool:
+    def _hold(self, send: Send, calls: tuple[Call, ...], why: str) -> None:
         """Hold back a chunk that may make the server change data (`replay.guard`): not sent, its
-        requests taken as answered so that nothing waits for them."""
-        why = self.guard.why(send.calls, send.data)
-        if why is None:
-            return False
-        self.run.held.append(HeldCall(send.event, send.calls, why))
+        requests taken as answered and the values their answers would have minted as settled, the
+        server's requests the recording shows while they were in flight waived, so that nothing
+        waits for them. A line in pieces is one held frame."""
+        if not all(id(c) in self.held_calls for c in calls):
+            self.run.held.append(HeldCall(send.event, calls, why))
+            self.held_calls.update(id(c) for c in calls)
+            for call in calls:
+                if call.request is not None:
+                    self.carrier.settle(("id", *call.request))
+                if call.until is not None:
+                    for method, t in zip(self.plan.server_requests, self.plan.asked_at, strict=False):
+                        if call.since <= t <= call.until:
+                            self.waived[method] += 1
         for request in send.requests:
             self.answered[request.id] += 1  # type: ignore[index]
         assert self.harness is not None
         self.harness.note(f"replay: the client chunk of recorded event {send.event} not sent: {why}")
-        return True
 
     # -- waiting ---------------------------------------------------------------------------
     def _wait_responses(self, required: Counter[RequestId], when: str) -> bool:

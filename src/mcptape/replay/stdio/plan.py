@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from mcptape.check.analyze import messages
+from mcptape.check.hints import ToolHints
 from mcptape.check.model import IN, OUT, Kind, Message, RequestId
 from mcptape.diff.minted import Use
 from mcptape.diff.sessions import Side
@@ -60,6 +61,8 @@ class Plan:
         default_factory=list
     )  # methods of the server's requests, in time order
     sources: set[Key] = field(default_factory=set)  # where the minted values sent back were minted
+    hints: ToolHints = field(default_factory=ToolHints)  # what the recorded listings say (replay.guard)
+    asked_at: list[float] = field(default_factory=list)  # when the server sent server_requests
 
 
 @dataclass
@@ -112,7 +115,11 @@ def _read_messages(plan: Plan, events: Iterable[Event]) -> _Read:
                 read.answer_events.update(one.frame.events)
     plan.responses, plan.server_requests = seen.responses, seen.server_requests
     read.answered_at, read.asked_at = seen.answered_at, seen.asked_at
-    read.calls = {event: [guard.judge(c) for c in calls] for event, calls in read.calls.items()}
+    judged: dict[int, Call] = {}  # one judged Call a call, shared by the pieces of its line
+    for event, calls in read.calls.items():
+        read.calls[event] = [judged.get(id(c)) or judged.setdefault(id(c), guard.judge(c)) for c in calls]
+    plan.hints = guard.hints
+    plan.asked_at = seen.asked_at
     return read
 
 
