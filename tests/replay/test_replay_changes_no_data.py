@@ -358,3 +358,17 @@ def test_the_bytes_sent_are_judged_again() -> None:
     assert held is not None and held[0].startswith("erase_customer_records: destructiveHint: true")
     assert guard.sending(line.replace(b"erase", b"lookup")) is None
     assert LiveGuard(True, recorded).sending(line) is None  # --allow-mutating
+
+
+def test_a_tool_listed_twice_is_judged_by_its_riskier_entry() -> None:
+    """One listing naming a tool twice, read-only and not: it may change data."""
+    hints = ToolHints()
+    hints.learn(
+        {
+            "tools": [
+                {"name": "t", "annotations": {"readOnlyHint": False}},
+                {"name": "t", "annotations": {"readOnlyHint": True}},
+            ]
+        }
+    )
+    assert hints.risks == {"t": "readOnlyHint: false"}

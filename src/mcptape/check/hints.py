@@ -40,6 +40,11 @@ class ToolHints:
         if not isinstance(tools, list):
             return
         self.listed = True
+        seen: dict[str, str | None] = {}
         for entry in tools:
             if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                self.risks[entry["name"]] = mutation_risk(entry)
+                name = entry["name"]
+                risk = mutation_risk(entry)
+                if name not in seen or seen[name] is None:  # twice in one listing: the riskier
+                    seen[name] = risk
+        self.risks.update(seen)
