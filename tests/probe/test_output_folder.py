@@ -107,6 +107,17 @@ def test_the_client_probes_earlier_files_go_and_foreign_ones_stay(tmp_path: Path
     assert _snapshot(tmp_path) == kept
 
 
+def test_a_users_own_serve_report_under_a_client_name_stays(tmp_path: Path) -> None:
+    """`mcptape serve --report client-claude.report.json` of the user's own: no client probe
+    transcript beside it names it, so it is the user's, and stays."""
+    (tmp_path / "client-claude.report.json").write_bytes(
+        b'{"transcripts": ["/rec/s.jsonl"], "running": false}'
+    )
+    before = _snapshot(tmp_path)
+    ClientFolder(tmp_path, {"start", "unknown-id"}).fresh()
+    assert _snapshot(tmp_path) == before
+
+
 @pytest.mark.parametrize(
     "name",
     ["client-start.jsonl", "client-unknown-id.report.json", "probe-client.json"],

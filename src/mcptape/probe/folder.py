@@ -156,7 +156,8 @@ class ClientFolder(_Fresh):
     def previous(self) -> list[Path]:
         """The files an earlier `probe --client` wrote in DIR, recognised by their name and content."""
         found: list[Path] = []
-        for name, path in self._files().items():
+        files = self._files()
+        for name, path in files.items():
             named = _CLIENT.fullmatch(name)
             if name == CLIENT_REPORT_NAME:
                 mine = _client_report(path)
@@ -164,8 +165,13 @@ class ClientFolder(_Fresh):
                 continue
             elif named.group(2) == "jsonl":
                 mine = _client_transcript(path, named.group(1))
-            else:
-                mine = _serve_report(path)
+            else:  # a serve report: the probe's when its case's transcript is (whose --report names it)
+                sibling = files.get(f"client-{named.group(1)}.jsonl")
+                mine = (
+                    sibling is not None
+                    and _client_transcript(sibling, named.group(1))
+                    and _serve_report(path)
+                )
             if mine:
                 found.append(path)
         return found
