@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcptape.check import notices as notices_module
 from mcptape.check import session as session_module
 from mcptape.check.analyze import analyze
 from mcptape.check.modern import Modern
@@ -41,7 +42,7 @@ def no_shortcuts() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(session_module, "_CAPABILITIES", "mcptape-test/never-sent")
         patch.setattr(session_module, "_COMPLETE", object())
-        patch.setattr(session_module, "_PROGRESS", object())
+        patch.setattr(notices_module, "_PROGRESS", object())
         yield
 
 

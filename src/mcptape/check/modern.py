@@ -95,6 +95,7 @@ class Modern:
         self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
         self.done_tokens: dict[Any, None] = {}  # tokens whose request completed (and older ones)
         self.done_older: dict[Any, None] = {}
+        self.task_tokens: dict[str, Any] = {}  # a task's id -> the progress token it keeps (2025-11-25)
         self.cancelled: dict[RequestId, tuple[float, Pending]] = {}  # when, and the request
         self.listens: dict[RequestId, dict[str, Any]] = {}  # open subscriptions/listen: their filter
         self.mrtr = Mrtr(self._find, emit)  # input_required answers and their retries (check/mrtr.py)
@@ -320,6 +321,10 @@ class Modern:
         """A `complete` result of a method without caching hints: the server speaks 2026-07-28 (it
         gave a resultType), the result is judged against the schema, and the state a rule kept for
         the request goes."""
+        if self.modern_server is False:  # a server of an earlier era: not judged, as `answer` does
+            if rid in self.watched:
+                self.close(rid, pending, at)
+            return
         if self.modern_server is None:
             self._modern()
         method = pending.method
@@ -329,6 +334,24 @@ class Modern:
             self.entry.served(rid, method, result, at)
         if method != "tools/call" or not plain_call(result, self.schema.meta):  # results.plain_call
             self.schema.result(method, "complete", result, at, rid)
+
+    def keep_for_task(self, rid: RequestId, task_id: str, pending: Pending | None, at: At) -> None:
+        """Request `rid` was answered with a `CreateTaskResult`: its progress token stays valid until
+        the task reaches a terminal status ("the `progressToken` provided in the original request
+        **MUST** continue to be used for progress notifications throughout the task's lifetime,
+        even after the `CreateTaskResult` has been returned", 2025-11-25 basic/utilities/progress)."""
+        token = self.watched.get(rid)
+        if token is not None and token in self.tokens:
+            self.watched[rid] = None  # closed without its token
+            self.task_tokens[task_id] = token
+        self.close(rid, pending, at)
+
+    def task_ended(self, task_id: Any) -> None:
+        """Task `task_id` reached a terminal status: its progress token is done ("Progress
+        notifications for tasks **MUST** stop after the task reaches a terminal status")."""
+        token = self.task_tokens.pop(task_id, None) if isinstance(task_id, str) else None
+        if token is not None and self.tokens.pop(token, None) is not None:
+            self.done_tokens[token] = None
 
     def close(self, rid: RequestId, pending: Pending | None, at: At) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled

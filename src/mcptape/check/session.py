@@ -19,7 +19,7 @@ import orjson
 from mcptape.check import rules
 from mcptape.check.attribution import RECENT_ANSWERS, Answered, Attributor, Closed
 from mcptape.check.classify import classify
-from mcptape.check.findings import Findings, finding_at
+from mcptape.check.findings import Findings
 from mcptape.check.model import (
     BUCKETS,
     IN,
@@ -33,11 +33,11 @@ from mcptape.check.model import (
     Ref,
     RequestId,
 )
-from mcptape.check.modern import CACHEABLE, LOG_LEVEL, REQUIRED_META, TOKEN_TYPES, WATCHED_REQUESTS, Modern
+from mcptape.check.modern import CACHEABLE, LOG_LEVEL, REQUIRED_META, WATCHED_REQUESTS, Modern
+from mcptape.check.notices import Notices
 from mcptape.check.pairing import (
     Pairing,
     Pending,
-    cancel_unknown,
     duplicate_id,
     unanswered_request,
     unknown_response_id,
@@ -46,6 +46,7 @@ from mcptape.check.promises import Promises
 from mcptape.check.protocol import META_VERSION_KEY, VersionTracker
 from mcptape.check.rejects import FirstLines, frame_finding
 from mcptape.check.schema import default_dialect
+from mcptape.check.tasks import answered_in_handshake
 from mcptape.check.tools import ToolSchemas
 
 _loads = orjson.loads
@@ -70,10 +71,9 @@ INPUT_REFUSALS = frozenset({-32700, -32600, -32601, -32602, -32020, -32021, -320
 # sending every message to `Modern` (these three set so that none applies).
 _CAPABILITIES = REQUIRED_META[1]  # a plain request carries it
 _COMPLETE = "complete"  # a plain result's resultType
-_PROGRESS = "notifications/progress"  # a plain notification's method
 
 
-class Session:
+class Session(Notices):
     """Per-session state: versions, requests in flight, tool schemas, executor attribution, and the
     `Analysis` being built. Messages arrive in time order; `close()` ends the session."""
 
@@ -192,55 +192,6 @@ class Session:
             elif why is not None:
                 self.emit(unknown_response_id(rid, at, why))
 
-    def _notification(self, method: str, value: dict[str, Any], at: At) -> None:
-        """A notification either way: the 2026-07-28 rules, cancels, a changed tool list."""
-        ch = at.channel
-        if self.tracker.stateless:
-            params = value.get("params")  # an object when present (classify)
-            modern = self.modern
-            if (
-                method == _PROGRESS
-                and params is not None
-                and (token := params.get("progressToken")) in modern.tokens
-                and type(token) in TOKEN_TYPES
-            ):
-                pass  # progress for a request in flight (see _PROGRESS)
-            elif ch == IN:
-                modern.client_notification(method, params, at)
-            else:
-                modern.server_notification(method, params, at)
-        if method == "notifications/cancelled":
-            params = value.get("params")
-            if type(params) is dict:
-                target = params.get("requestId")
-                if ch == IN:
-                    self.promises.cancelled(target, self.client.pending, at.ref("cancel"))
-                pairing = self.client if ch == IN else self.server
-                if not self.tracker.stateless:  # 2026-07-28's own rules are check/modern.py's
-                    unknown = cancel_unknown(target, pairing, at)
-                    if unknown is not None:
-                        self.emit(unknown)
-                pairing.cancel(target)
-        elif method == "notifications/tools/list_changed" and ch == OUT:
-            self.promises.changed()
-        elif method == _PROGRESS and ch == OUT and not self.tracker.stateless:
-            params = value.get("params")
-            if params is not None and self.handshake_capabilities is not None:
-                self.modern.progress(params.get("progressToken"), at)
-        elif method == "notifications/message" and ch == OUT and not self.tracker.stateless:
-            declared_at = self.undeclared_logging
-            if declared_at is not None:
-                self.undeclared_logging = None
-                self.emit(
-                    finding_at(
-                        rules.UNREQUESTED_LOG,
-                        declared_at,
-                        f"the initialize result declares no logging capability, and the server emits "
-                        f"notifications/message ({at.channel} line {at.line})",
-                        related=(at.ref("log-message"),),
-                    )
-                )
-
     def client_request(self, rid: RequestId, value: dict[str, Any], pending: Pending) -> None:
         """A good client->server request (already counted; `pending`: its place and method, as it
         will be in flight): version, pairing, schema."""
@@ -309,8 +260,8 @@ class Session:
         method = pending.method
         reason: str | None = None
         soft = False  # a refusal that may report the action's own failure (see attribution)
-        if not self.tracker.stateless and rid in self.modern.watched:
-            self.modern.close(rid, pending, at)  # its progress token is done (handshake revisions)
+        if not self.tracker.stateless and (rid in self.modern.watched or self.modern.task_tokens):
+            answered_in_handshake(self.modern, rid, pending, kind is _ERROR, value, at)
         if kind is _ERROR:
             reason, soft = self._error(rid, pending, value, at)
         else:
