@@ -28,11 +28,12 @@ from mcptape.harness import Harness
 from mcptape.probe import live
 from mcptape.probe.cases import INPUT, START, Call, Case
 from mcptape.probe.driver import Driver
-from mcptape.probe.judge import CaseResult, Read, judge, lenient_ids, read
+from mcptape.probe.judge import CaseResult, judge, lenient_ids
 from mcptape.probe.ledger import OneCall
 from mcptape.probe.observed import AFTER_ID, PING_ID, Observed, Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
+from mcptape.probe.seen import Read, read
 from mcptape.probe.sessions import AFTER_SETTLE, Progress, handshake, hard_input, run_case, valid_calls
 from mcptape.probe.tools import Shared, finish, run_tool_frames, send_frames
 from mcptape.probe.windows import owing_ids

@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.check import rules
-from mcptape.check.analyze import analyze_file
 from mcptape.check.attribution import named_value
-from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, Analysis, ExecCall, Finding, Message
+from mcptape.check.model import EXECUTOR_CHANNELS, HTTP, IN, OUT, ExecCall, Finding
 from mcptape.check.protocol import batches_allowed
 from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import INPUT, Case, title_for
 from mcptape.probe.driver import same_id
 from mcptape.probe.ledger import OneCall, owed_lines, token_of
 from mcptape.probe.observed import AFTER_STEP, PING_STEP, Observed, Verdict
+from mcptape.probe.seen import Read, Seen, answers, message_id, read, window
 from mcptape.recorder.session import ExitStatus
 from mcptape.textsafe import escape
 
@@ -104,35 +104,6 @@ def exit_text(status: ExitStatus | None) -> str | None:
     return f"signal {status.signal}" if status.signal is not None else f"exit {status.code}"
 
 
-@dataclass
-class Seen:
-    """The transcript, as the check core classified it: every `in` message (what the probe sent),
-    and the `out` values that carry an id (answers). A server's notifications and noise are not
-    kept: no verdict depends on them, and a server that floods stdout would fill memory."""
-
-    messages: list[Message] = field(default_factory=list)
-    calls: list[ExecCall] = field(default_factory=list)
-
-    def keep(self, message: Message) -> None:
-        value = message.value
-        if message.channel == IN or isinstance(value, list) or (isinstance(value, dict) and "id" in value):
-            self.messages.append(message)
-
-    def first_in(self, test: Any) -> float | None:
-        times = [m.frame.t for m in self.messages if m.channel == IN and test(m)]
-        return min(times) if times else None
-
-
-Read = tuple[Seen, Analysis]  # a transcript as the check core read it: what `Seen` kept, the analysis
-
-
-def read(path: Path) -> Read:
-    """The check core's analysis of a transcript, once for every case it holds (`judge(..., read=)`)."""
-    seen = Seen()
-    _, analysis = analyze_file(str(path), on_message=seen.keep, on_exec=seen.calls.append)
-    return seen, analysis
-
-
 def judge(
     observed: Observed, baseline: OneCall | None, transcript: Read | None = None, also: Collection[Any] = ()
 ) -> CaseResult:
@@ -151,7 +122,7 @@ def judge(
         stderr=bytes(analysis.stderr.head[:STDERR_KEPT]),
         title=title_for(observed.case, observed.call),
     )
-    start, end = _window(observed, seen)
+    start, end = window(observed, seen)
     owed = (
         owed_lines(seen.messages, seen.calls, observed.call, token_of(observed.marker), baseline, also)
         if observed.case.group == INPUT
@@ -200,20 +171,6 @@ def lenient_ids(observed: list[Observed]) -> list[Any]:
     return [i for o in observed if o.case.lenient and o.bad is not None for i in o.bad.ids]
 
 
-def _window(observed: Observed, seen: Seen) -> tuple[float, float]:
-    """The part of the transcript that is this case's (in transcript seconds): all of it, or, for
-    hard inputs sharing a process, from the handshake or the case's own frame to the next case's."""
-    start = 0.0
-    if not observed.from_start:
-        marker = observed.marker.encode()
-        start = seen.first_in(lambda m: marker in m.frame.raw) or 0.0
-    end = float("inf")
-    if observed.until is not None:
-        until = observed.until.encode()
-        end = seen.first_in(lambda m: until in m.frame.raw) or end
-    return start, end
-
-
 def _judge_start(observed: Observed, seen: Seen, result: CaseResult, end: float) -> None:
     """A start case, in its window (`end`: where the cases that share its process begin; its
     process's exit is theirs then)."""
@@ -234,7 +191,7 @@ def _judge_start(observed: Observed, seen: Seen, result: CaseResult, end: float)
         parts.append("handshake refused")
     if observed.tools is not None:
         parts.append(f"{len(observed.tools)} tools")
-    t_call = seen.first_in(lambda m: m.value is not None and same_id(_id(m.value), observed.call_id))
+    t_call = seen.first_in(lambda m: m.value is not None and same_id(message_id(m.value), observed.call_id))
     if t_call is not None and not observed.hung and not observed.gone:
         made = [c for c in seen.calls if t_call <= c.frame.t < end]
         result.baseline = len(made)
@@ -264,13 +221,6 @@ def _judge_start(observed: Observed, seen: Seen, result: CaseResult, end: float)
     result.did = "; ".join(parts)
 
 
-def _id(value: Any) -> Any:
-    return value.get("id", _NO_ID) if isinstance(value, dict) else _NO_ID
-
-
-_NO_ID = object()
-
-
 def _judge_input(
     observed: Observed, seen: Seen, result: CaseResult, baseline: OneCall | None, end: float, owed: set[int]
 ) -> set[int]:
@@ -280,7 +230,7 @@ def _judge_input(
     case, bad, marker = observed.case, observed.bad, observed.marker.encode()
     ids: tuple[Any, ...] = bad.ids if bad is not None else ()
     t_bad = seen.first_in(lambda m: marker in m.frame.raw)
-    t_after = seen.first_in(lambda m: same_id(_id(m.value), observed.after_id))
+    t_after = seen.first_in(lambda m: same_id(message_id(m.value), observed.after_id))
     bad_calls: list[ExecCall] = []
     after_named: list[ExecCall] = []  # lines naming the valid request after the reject
     after_unnamed: list[ExecCall] = []  # lines naming nothing, after it was sent
@@ -288,9 +238,11 @@ def _judge_input(
     # Requests sent before the bad frame (the handshake, an earlier case sharing the process): an
     # executor line naming one of them is theirs, however late it is recorded.
     earlier = [
-        _id(m.value) for m in seen.messages if m.channel == IN and t_bad is not None and m.frame.t < t_bad
+        message_id(m.value)
+        for m in seen.messages
+        if m.channel == IN and t_bad is not None and m.frame.t < t_bad
     ]
-    rejected, accepted = _answers(seen, t_bad, ids, end)
+    rejected, accepted = answers(seen, t_bad, ids, end)
     # A lenient frame answered with a result ran as the valid call it is, and owes what one makes
     # (`lenient_ids`): the nameless lines it is owed before the valid request are its own.
     ran_as_valid = case.lenient and accepted > 0 and not rejected
@@ -381,28 +333,3 @@ def _judge_input(
     result.did = "; ".join(parts)
     flagged = inherited if ran_as_valid else bad_calls + inherited
     return {c.frame.event for c in flagged if c.frame.channel in EXECUTOR_CHANNELS}
-
-
-def _answers(seen: Seen, t_bad: float | None, ids: tuple[Any, ...], end: float) -> tuple[list[str], int]:
-    """The server's answers to the bad frame: error codes (rejects) and the number of results."""
-    rejected: list[str] = []
-    accepted = 0
-    if t_bad is None:
-        return rejected, accepted
-    for message in seen.messages:
-        if message.channel != OUT or message.frame.t < t_bad or message.frame.t >= end:
-            continue
-        values = message.value if isinstance(message.value, list) else [message.value]
-        for value in values:
-            if not isinstance(value, dict):
-                continue
-            rid = _id(value)
-            ours = any(same_id(rid, i) for i in ids)
-            error = value.get("error")
-            result = value.get("result")
-            if ours and isinstance(result, dict) and result.get("isError") is not True:
-                accepted += 1
-            elif ours or (rid is None and error is not None):
-                code = error.get("code") if isinstance(error, dict) else None
-                rejected.append(f"error {code}" if code is not None else "isError result")
-    return rejected, accepted

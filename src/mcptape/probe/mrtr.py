@@ -37,13 +37,14 @@ from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import CLIENT_INFO, Driver, Reply, Status
-from mcptape.probe.judge import CaseResult, Read, exit_text, judge, read
+from mcptape.probe.judge import CaseResult, exit_text, judge
 from mcptape.probe.ledger import Later, Owing
 from mcptape.probe.live import server
 from mcptape.probe.observed import Observed, Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.ready import Ready
 from mcptape.probe.safety import callable_tools
+from mcptape.probe.seen import Read, read
 from mcptape.probe.sessions import run_case
 from mcptape.probe.tools import SETTLE
 from mcptape.probe.windows import ToolFrame, judge_frames

@@ -45,12 +45,13 @@ from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
 from mcptape.probe.driver import Driver, Reply, Status, refusal
-from mcptape.probe.judge import CaseResult, Read, exit_text, inconclusive
+from mcptape.probe.judge import CaseResult, exit_text, inconclusive
 from mcptape.probe.ledger import Later
 from mcptape.probe.live import server
 from mcptape.probe.observed import Verdict
 from mcptape.probe.plan import Plan
 from mcptape.probe.safety import Reach
+from mcptape.probe.seen import Read
 from mcptape.probe.windows import ToolFrame, judge_frames
 from mcptape.textsafe import escape_text
 

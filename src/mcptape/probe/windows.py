@@ -20,9 +20,10 @@ from mcptape.check.model import HTTP, OUT, ExecCall
 from mcptape.check.rules import FRAME_RULES
 from mcptape.probe.cases import Call, Case
 from mcptape.probe.driver import Status, same_id
-from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, Read, Seen, call_names, read
+from mcptape.probe.judge import SHOW, STDERR_KEPT, CaseResult, call_names
 from mcptape.probe.ledger import Owing
 from mcptape.probe.observed import Verdict
+from mcptape.probe.seen import Read, Seen, read
 from mcptape.textsafe import escape
 
 

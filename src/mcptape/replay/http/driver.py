@@ -23,12 +23,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
 from mcptape.recorder.http.clientread import ResponseReader
 from mcptape.replay.guard import Call, HeldCall, LiveGuard
+from mcptape.replay.http.live import READ, Live, body_of, shut
 from mcptape.replay.http.plan import HttpPlan, Step
 from mcptape.replay.kinds import Key, is_answer, is_server_request
 from mcptape.replay.minted import Carrier, with_id
@@ -42,20 +42,7 @@ from mcptape.replay.outcome import (
 )
 from mcptape.replay.settings import CAUSAL, RECORDED
 
-READ = 65536
 LAUNCH, CUT = 1, 0  # at the same time, a close comes before a send
-
-
-@dataclass
-class Live:
-    """An exchange sent again: its connection, its response as it comes."""
-
-    step: Step
-    reader: ResponseReader
-    sock: socket.socket | None = None
-    delivered: int = 0  # messages its response carried so far
-    done: threading.Event = field(default_factory=threading.Event)  # ended, failed or closed
-    thread: threading.Thread | None = None
 
 
 class HttpDriver:
@@ -136,7 +123,7 @@ class HttpDriver:
         """Close every connection still open and let the readers end."""
         time.sleep(0.05)
         for live in list(self.live.values()):
-            _shut(live.sock)
+            shut(live.sock)
         for live in list(self.live.values()):
             if live.thread is not None:
                 live.thread.join(self.step_timeout)
@@ -281,7 +268,7 @@ class HttpDriver:
                 self._hold(step, step.calls, why)
                 return
             data = self._request(step)
-            if step.request.body and (changed := self.guard.sending(self._body(data))) is not None:
+            if step.request.body and (changed := self.guard.sending(body_of(data))) is not None:
                 self._hold(step, step.calls or (changed[1],), changed[0])  # a value put in names a writer
                 return
             for request in step.requests:  # before any answer is read: the diff's numbering
@@ -304,11 +291,6 @@ class HttpDriver:
         live.thread = thread
         thread.start()
         self.run.sent += 1
-
-    @staticmethod
-    def _body(request: bytes) -> bytes:
-        """The body of a request's bytes, a line end after it (judged as whole lines)."""
-        return request.partition(b"\r\n\r\n")[2] + b"\n"
 
     def _request(self, step: Step) -> bytes:
         """The recorded request with the new session's values (holding the lock)."""
@@ -355,7 +337,7 @@ class HttpDriver:
                 f"{self.step_timeout:g}s (--step-timeout), and it was closed then"
             )
             self.run.issues.append(Issue(STEP_TIMEOUT, message, error=False))
-        _shut(live.sock)
+        shut(live.sock)
 
     # -- one exchange ------------------------------------------------------------------------
     def _exchange(self, live: Live) -> None:
@@ -379,7 +361,7 @@ class HttpDriver:
         with self.cond:
             live.done.set()
             self.cond.notify_all()
-        _shut(live.sock)
+        shut(live.sock)
         if live.sock is not None:
             live.sock.close()
 
@@ -401,12 +383,3 @@ class HttpDriver:
                 assert one.method is not None and one.id is not None
                 self.asked.setdefault(one.method, []).append(one.id)
         self.cond.notify_all()
-
-
-def _shut(sock: socket.socket | None) -> None:
-    if sock is None:
-        return
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
