@@ -50,7 +50,7 @@ def main() -> None:
                     "id": mid,
                     "result": {
                         "protocolVersion": "2025-06-18",
-                        "capabilities": {"tools": {}},
+                        "capabilities": {"tools": {}, "logging": {}},  # it logs (a leaking message)
                         "serverInfo": {"name": "sh_leaky", "version": "1"},
                     },
                 }
