@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASES = [
     ROOT / "transcripts" / "sdk-echo-tool-handshake.jsonl",
     ROOT / "transcripts" / "sdk-echo-tool-stateless.jsonl",
-    ROOT / "demo-transcripts" / "demo-buggy.jsonl",
+    ROOT / "transcripts" / "mcp-server-time-handshake.jsonl",  # tracked (demo-transcripts/ is made by demo)
     Path(__file__).parent / "data" / "http-session.tape",  # HTTP; not .jsonl: the plugin would replay it
 ]
 ODD: list[Any] = [
