@@ -77,7 +77,7 @@ case "$cmd" in
         "$VENV/bin/ruff" check src tests bench
         "$VENV/bin/ruff" format --check src tests bench
         "$VENV/bin/mypy"
-        exec "$VENV/bin/pytest" -n 2 -q "$@"
+        exec "$VENV/bin/pytest" -n 4 -q "$@"
         ;;
     bench)
         setup
