@@ -40,7 +40,9 @@ class FieldsOnly:
 class SizeChecked(TranscriptWriter):
     """The writer, checking the size the tap gives with each read's records (a short write is found by it)."""
 
-    sizes: list[tuple[int, int]] = []  # (given, counted), of every write_parts
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sizes: list[tuple[int, int]] = []  # (given, counted), of every write_parts
 
     def write_parts(self, parts: list[bytes], size: int) -> None:
         self.sizes.append((size, len(b"".join(parts))))
