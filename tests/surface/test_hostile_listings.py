@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +285,48 @@ def test_a_schema_pattern_python_cannot_compile_is_a_finding(tmp_path: Path, pat
         assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr[-1500:]
     diff = run("tools", "diff", a, b, text=True)
     assert "could not compare: the old schema cannot be judged (not a valid schema" in diff.stdout
+
+
+@pytest.fixture
+def hostile_http(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of tests/surface/hostile_http_server.py in the mode the test is parametrized with."""
+    import subprocess
+
+    from tests.conftest import PYTHON
+    from tests.recorder.http.helpers import free_port, wait_accepting
+
+    port = free_port()
+    script = Path(__file__).parent / "hostile_http_server.py"
+    server = subprocess.Popen([PYTHON, str(script), str(port), request.param], stderr=subprocess.DEVNULL)
+    try:
+        wait_accepting(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+@pytest.mark.parametrize("hostile_http", ["newline", "nonlatin", "cr"], indirect=True)
+def test_a_protocol_version_that_cannot_be_a_header_is_not_sent_back(hostile_http: str) -> None:
+    """initialize answered with a protocolVersion holding a line break or non-Latin-1 text: it does
+    not go back as MCP-Protocol-Version (http.client raised ValueError, UnicodeEncodeError: a
+    traceback), and the listing is locked."""
+    result = run("tools", "lock", "--url", hostile_http, text=True)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-1500:]
+
+
+@pytest.mark.parametrize("hostile_http", ["trickle"], indirect=True)
+def test_an_event_stream_that_never_answers_ends_at_the_timeout(hostile_http: str) -> None:
+    """tools/list answered by keep-alives forever: one ListingError after the timeout (mcptape
+    read the stream until 64 MiB of keep-alives, hours at this pace)."""
+    import time
+
+    from mcptape.surface.live import ListingError
+    from mcptape.surface.overhttp import HttpLines
+
+    lines = HttpLines(hostile_http, timeout=1.0)
+    lines.send(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}')
+    started = time.monotonic()
+    with pytest.raises(ListingError, match="kept its event stream open for 1 s without answering"):
+        lines.send(b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}')
+    assert time.monotonic() - started < 5

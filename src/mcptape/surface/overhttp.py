@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import collections
 import http.client
+import re
 import ssl
+import time
 from urllib.parse import urlsplit
 
 import orjson
@@ -19,6 +21,7 @@ from mcptape.transcript.wire import SSE_TYPE, SseDecoder, carried_line, is_json_
 
 MAX_BODY = 64 << 20
 ACCEPT = "application/json, text/event-stream"
+_HEADER_VALUE = re.compile(r"[!-~]{1,128}")  # what may go back as MCP-Protocol-Version
 
 
 class HttpLines:
@@ -71,6 +74,11 @@ class HttpLines:
             raise ListingError(
                 f"cannot reach {escape_controls(self.url)}: {escape_controls(str(exc))}"
             ) from None
+        except ValueError as exc:  # a header value the server gave that http.client will not send
+            raise ListingError(
+                f"{escape_controls(self.url)} gave a header value that cannot be sent back: "
+                f"{escape_controls(str(exc))[:200]}"
+            ) from None
         finally:
             connection.close()
 
@@ -92,7 +100,14 @@ class HttpLines:
         if media == SSE_TYPE:
             decoder = SseDecoder()
             read = 0
+            deadline = time.monotonic() + self.timeout  # a stream that trickles keep-alives forever
             while chunk := response.read1(1 << 16):
+                if time.monotonic() > deadline:
+                    raise ListingError(
+                        f"{escape_controls(self.url)} kept its event stream open for {self.timeout:g} s "
+                        "without answering",
+                        hint="see --timeout",
+                    )
                 read += len(chunk)
                 answered = False
                 for event in decoder.feed(chunk):
@@ -125,8 +140,9 @@ class HttpLines:
         except orjson.JSONDecodeError:
             return
         result = value.get("result") if type(value) is dict else None
-        if self.version is None and type(result) is dict and type(result.get("protocolVersion")) is str:
-            self.version = result["protocolVersion"]
+        version = result.get("protocolVersion") if type(result) is dict else None
+        if self.version is None and type(version) is str and _HEADER_VALUE.fullmatch(version):
+            self.version = version  # a version with a line break or non-Latin-1 text is no header
 
     def close(self) -> None:
         """End the session (DELETE with its id), best-effort."""
