@@ -173,3 +173,31 @@ def test_no_module_is_over_400_lines() -> None:
         if len(path.read_text(encoding="utf-8").splitlines()) > MAX_LINES and name not in KNOWN_LONG
     }
     assert long == set(), "split each by concern (one noun a module)"
+
+
+MAX_FUNCTION_LINES = 60
+ON_PURPOSE = ("Over 60 lines on purpose", "Long only by")  # what a long function's docstring says
+
+
+def long_functions() -> list[str]:
+    """Every function of src/mcptape over MAX_FUNCTION_LINES lines whose docstring (or, for a
+    click command whose docstring is its --help, a comment on its first line) does not say why."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if (node.end_lineno or node.lineno) - node.lineno + 1 <= MAX_FUNCTION_LINES:
+                continue
+            said = (ast.get_docstring(node) or "") + lines[node.body[0].lineno - 2]
+            if not any(reason in said for reason in ON_PURPOSE):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
+    return found
+
+
+def test_no_function_is_over_60_lines_unless_its_docstring_says_why() -> None:
+    """A function past 60 lines is split by meaning, or says why it is not (a hot loop whose
+    locals a helper would cost a call per record, one keyword per public option)."""
+    assert long_functions() == []

@@ -200,7 +200,7 @@ def replay_command(
     set_env: tuple[str, ...] = (),
     inherit_env: bool = False,
     allow_mutating: bool | None = None,
-) -> None:
+) -> None:  # Long only by its options: one parameter each, resolved at once below
     """Replay TRANSCRIPT's client bytes against a new build and diff the two sessions.
 
     Sends the recorded client bytes exactly (malformed lines included), answers the server's

@@ -216,7 +216,9 @@ class CallSpans:
         return made
 
     def json(self, call: Call) -> bytes:
-        """The span of `call`, as JSON."""
+        """The span of `call`, as JSON. Over 60 lines on purpose: the export's fast path, once per
+        call, writing a span without findings member by member (bench/bench_export.py; held to
+        `span_json` by tests/export/test_fast_paths.py)."""
         if call.findings:
             span = call_span(self.session, call, self.trace_id, self.root_id, self.common)
             return orjson.dumps(span_json(span))

@@ -163,7 +163,8 @@ LATEST_START_NS = 16_725_225_600 * 1_000_000_000  # 2500-01-01T00:00:00Z
 
 def load(path: str | Path) -> Session:
     """Analyse the transcript at `path` and gather what the formats need (raises TranscriptError
-    for a file that is not a readable transcript)."""
+    for a file that is not a readable transcript). Over 60 lines on purpose: one pass over every
+    message of the export, reading their fields directly, its locals shared (bench/bench_export.py)."""
     heard: list[Message] = []
     acted: list[ExecCall] = []
     answered: dict[int, int] = {}  # a request's event -> its answer's event

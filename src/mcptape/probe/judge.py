@@ -231,68 +231,16 @@ def _judge_input(
     ids: tuple[Any, ...] = bad.ids if bad is not None else ()
     t_bad = seen.first_in(lambda m: marker in m.frame.raw)
     t_after = seen.first_in(lambda m: same_id(message_id(m.value), observed.after_id))
-    bad_calls: list[ExecCall] = []
-    after_named: list[ExecCall] = []  # lines naming the valid request after the reject
-    after_unnamed: list[ExecCall] = []  # lines naming nothing, after it was sent
-    inherited: list[ExecCall] = []
-    # Requests sent before the bad frame (the handshake, an earlier case sharing the process): an
-    # executor line naming one of them is theirs, however late it is recorded.
-    earlier = [
-        message_id(m.value)
-        for m in seen.messages
-        if m.channel == IN and t_bad is not None and m.frame.t < t_bad
-    ]
     rejected, accepted = answers(seen, t_bad, ids, end)
     # A lenient frame answered with a result ran as the valid call it is, and owes what one makes
     # (`lenient_ids`): the nameless lines it is owed before the valid request are its own.
     ran_as_valid = case.lenient and accepted > 0 and not rejected
-    for call in seen.calls:
-        if t_bad is None or call.frame.t < t_bad or call.frame.t >= end:
-            continue
-        named = call_names(call)  # None (naming nothing) matches no id: the ids are markers or true
-        carries = marker in call.frame.raw
-        if named is not None and not carries and any(same_id(named, e) for e in earlier):
-            continue
-        if same_id(named, observed.after_id):
-            (inherited if carries else after_named).append(call)
-        elif carries or any(same_id(named, i) for i in ids):
-            bad_calls.append(call)  # it names the bad frame
-        elif t_after is None or call.frame.t < t_after:
-            if call.frame.event not in owed or ran_as_valid:
-                bad_calls.append(call)  # it names nothing, and came before the valid request
-        else:
-            after_unnamed.append(call)
+    bad_calls, after_named, after_unnamed, inherited = _attribute(
+        observed, seen, t_bad, t_after, end, owed, ran_as_valid
+    )
     after_calls = after_named + after_unnamed
     beyond = [c for c in after_unnamed if c.frame.event not in owed]  # more than the valid calls owe
-    parts: list[str] = []
-    if accepted:
-        parts.append("accepted it (answered with a result)")
-    elif rejected:
-        parts.append(f"rejected it ({', '.join(rejected)})")
-    else:
-        parts.append("no answer to it")
-    result.http = sum(1 for c in bad_calls if c.frame.channel == HTTP)
-    result.executed = len(bad_calls) - result.http
-    # A lenient frame is a well-formed call (padded, say): answered with a result, running is what
-    # a valid call does. No line limit is worth a warning, not a failure.
-    if bad_calls and ran_as_valid:
-        parts.append(f"ran it ({result.executed} exec, {result.http} http)")
-        result.reasons.append(
-            f"warning: ran it as the valid call it is ({result.executed} executor call(s), {result.http} "
-            "HTTP attempt(s)): no limit on the length of a line"
-        )
-    elif bad_calls:
-        first = bad_calls[0].frame
-        parts.append(f"executed it ({result.executed} exec, {result.http} http)")
-        result.reasons.append(
-            f"the bad frame caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
-            f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
-        )
-    elif accepted:
-        if case.lenient:
-            result.reasons.append("warning: accepted it (answered with a result); no executor call seen")
-        else:
-            result.reasons.append("accepted the bad frame (answered it with a result)")
+    parts = _what_it_did(case, result, bad_calls, accepted, rejected, ran_as_valid)
     closed = observed.gone in AFTER_BAD or case.eof
     early = observed.refused or (
         f"the server ended the session before answering {observed.gone}"
@@ -333,3 +281,89 @@ def _judge_input(
     result.did = "; ".join(parts)
     flagged = inherited if ran_as_valid else bad_calls + inherited
     return {c.frame.event for c in flagged if c.frame.channel in EXECUTOR_CHANNELS}
+
+
+def _attribute(
+    observed: Observed,
+    seen: Seen,
+    t_bad: float | None,
+    t_after: float | None,
+    end: float,
+    owed: set[int],
+    ran_as_valid: bool,
+) -> tuple[list[ExecCall], list[ExecCall], list[ExecCall], list[ExecCall]]:
+    """The executor and HTTP lines between the bad frame and `end`, by whose they are: the bad
+    frame's, the valid request's after it (naming it, or naming nothing after it was sent), and
+    the valid request's that carry the bad frame's marker (it inherited the bad frame)."""
+    marker = observed.marker.encode()
+    ids: tuple[Any, ...] = observed.bad.ids if observed.bad is not None else ()
+    bad_calls: list[ExecCall] = []
+    after_named: list[ExecCall] = []  # lines naming the valid request after the reject
+    after_unnamed: list[ExecCall] = []  # lines naming nothing, after it was sent
+    inherited: list[ExecCall] = []
+    # Requests sent before the bad frame (the handshake, an earlier case sharing the process): an
+    # executor line naming one of them is theirs, however late it is recorded.
+    earlier = [
+        message_id(m.value)
+        for m in seen.messages
+        if m.channel == IN and t_bad is not None and m.frame.t < t_bad
+    ]
+    for call in seen.calls:
+        if t_bad is None or call.frame.t < t_bad or call.frame.t >= end:
+            continue
+        named = call_names(call)  # None (naming nothing) matches no id: the ids are markers or true
+        carries = marker in call.frame.raw
+        if named is not None and not carries and any(same_id(named, e) for e in earlier):
+            continue
+        if same_id(named, observed.after_id):
+            (inherited if carries else after_named).append(call)
+        elif carries or any(same_id(named, i) for i in ids):
+            bad_calls.append(call)  # it names the bad frame
+        elif t_after is None or call.frame.t < t_after:
+            if call.frame.event not in owed or ran_as_valid:
+                bad_calls.append(call)  # it names nothing, and came before the valid request
+        else:
+            after_unnamed.append(call)
+    return bad_calls, after_named, after_unnamed, inherited
+
+
+def _what_it_did(
+    case: Case,
+    result: CaseResult,
+    bad_calls: list[ExecCall],
+    accepted: int,
+    rejected: list[str],
+    ran_as_valid: bool,
+) -> list[str]:
+    """How the server answered the bad frame and what it ran for it: the words of the case's line
+    (returned), the counts and the reasons in `result`."""
+    parts: list[str] = []
+    if accepted:
+        parts.append("accepted it (answered with a result)")
+    elif rejected:
+        parts.append(f"rejected it ({', '.join(rejected)})")
+    else:
+        parts.append("no answer to it")
+    result.http = sum(1 for c in bad_calls if c.frame.channel == HTTP)
+    result.executed = len(bad_calls) - result.http
+    # A lenient frame is a well-formed call (padded, say): answered with a result, running is what
+    # a valid call does. No line limit is worth a warning, not a failure.
+    if bad_calls and ran_as_valid:
+        parts.append(f"ran it ({result.executed} exec, {result.http} http)")
+        result.reasons.append(
+            f"warning: ran it as the valid call it is ({result.executed} executor call(s), {result.http} "
+            "HTTP attempt(s)): no limit on the length of a line"
+        )
+    elif bad_calls:
+        first = bad_calls[0].frame
+        parts.append(f"executed it ({result.executed} exec, {result.http} http)")
+        result.reasons.append(
+            f"the bad frame caused {result.executed} executor call(s) and {result.http} HTTP attempt(s): "
+            f"{first.channel} line {first.line}: {escape(first.body, SHOW)}"
+        )
+    elif accepted:
+        if case.lenient:
+            result.reasons.append("warning: accepted it (answered with a result); no executor call seen")
+        else:
+            result.reasons.append("accepted the bad frame (answered it with a result)")
+    return parts

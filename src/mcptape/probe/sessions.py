@@ -70,30 +70,15 @@ def run_case(
     if ready is not None and ready.blocked:
         return None  # the clean start failed before this case started: no server for it
     marker = f"mcptape-probe-{case.id}-{plan.token}"
-    env = dict(os.environ)
-    env.update(case.env)
-    command = list(plan.command)
-    observed = Observed(case, plan.file(f"{case.id}.jsonl"), marker, command, call=call)
+    env = {**os.environ, **case.env}
+    observed = Observed(case, plan.file(f"{case.id}.jsonl"), marker, list(plan.command), call=call)
     blocked = False
     with contextlib.ExitStack() as stack:
         cwd: str | None = None
         if case.empty_cwd:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcptape-probe-")))
-            (tmp / "cwd").mkdir()
-            (tmp / "config").mkdir()
-            cwd = str(tmp / "cwd")
-            env["XDG_CONFIG_HOME"] = str(tmp / "config")
-            observed.command = command = absolute_paths(command)
-        header = {"probe": {"case": case.id, "title": title_for(case, call), "marker": marker}}
-        harness = Harness(
-            command,
-            observed.path,
-            env=env,
-            cwd=cwd,
-            shutdown_timeout=plan.shutdown,
-            header=header,
-            stubs=plan.stubs,
-        )
+            cwd = _empty_cwd(stack, env)
+            observed.command = absolute_paths(observed.command)
+        harness = _harness(plan, observed, call, env, cwd)
         with live.server(harness, rank, held):
             t0 = time.monotonic()  # the case's time starts when its server does (after the gate)
             driver = Driver(harness, plan.timeout, plan.start_timeout, plan.reach, case.id)
@@ -111,17 +96,51 @@ def run_case(
                 if then is not None:
                     observed.seconds = time.monotonic() - t0  # its own part: the rest is `then`'s
                     then(driver, observed)
-            harness.close_stdin()
-            waited = time.monotonic()
-            # A case whose process went on with others (`then` set `until`): its end is theirs.
-            if not harness.wait_exit(plan.shutdown) and not blocked and observed.until is None:
-                observed.lingered = time.monotonic() - waited
+            _close(harness, plan, observed, blocked)
         observed.status = harness.status if observed.until is None else None
     if blocked:
         observed.path.unlink(missing_ok=True)  # sent nothing of its own: not run
         return None
     observed.seconds = observed.seconds or time.monotonic() - t0
     return observed
+
+
+def _close(harness: Harness, plan: Plan, observed: Observed, blocked: bool) -> None:
+    """Close the server's stdin and wait for it to exit; how long it lingered past the shutdown
+    wait is the case's (a case whose process went on with others, `then` setting `until`: its end
+    is theirs)."""
+    harness.close_stdin()
+    waited = time.monotonic()
+    if not harness.wait_exit(plan.shutdown) and not blocked and observed.until is None:
+        observed.lingered = time.monotonic() - waited
+
+
+def _harness(
+    plan: Plan, observed: Observed, call: Call | None, env: dict[str, str], cwd: str | None
+) -> Harness:
+    """The recorder of the case's server: its transcript's header names the case, its title and
+    its marker (how `probe/folder.py` knows a probe file)."""
+    case = observed.case
+    header = {"probe": {"case": case.id, "title": title_for(case, call), "marker": observed.marker}}
+    return Harness(
+        observed.command,
+        observed.path,
+        env=env,
+        cwd=cwd,
+        shutdown_timeout=plan.shutdown,
+        header=header,
+        stubs=plan.stubs,
+    )
+
+
+def _empty_cwd(stack: contextlib.ExitStack, env: dict[str, str]) -> str:
+    """An empty working directory for the server, and an empty XDG_CONFIG_HOME set in `env`, both
+    removed when `stack` closes; returns the working directory."""
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcptape-probe-")))
+    (tmp / "cwd").mkdir()
+    (tmp / "config").mkdir()
+    env["XDG_CONFIG_HOME"] = str(tmp / "config")
+    return str(tmp / "cwd")
 
 
 def absolute_paths(command: Sequence[str]) -> list[str]:

@@ -40,7 +40,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.check.schema import compile_schema
+from mcptape.check.schema import Compiled, compile_schema
 from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
 from mcptape.probe.cases import TOOL, Call, Case
@@ -93,79 +93,104 @@ def tool_frames(
             base, source = dict(mine[0].arguments), "recorded"
         else:
             base, source = minimal_arguments(schema), "derived from its schema"
-        compiled = compile_schema(schema) if isinstance(schema, (dict, bool)) else None
-        label = escape_text(name)[:60]
         marker = f"mcptape-probe-{len(frames)}-{token}"
-        mine_frames: list[ToolFrame] = []
-        rid = f"{marker}-string"
-        request = Call(name, base).request(rid)
-        request["params"] = orjson.dumps(request["params"]).decode()
-        mine_frames.append(
-            ToolFrame(
-                Case(f"string-params:{label}", TOOL, f"tools/call {label} with params as a string"),
-                name,
-                rid,
-                orjson.dumps(request) + b"\n",
-                forbidden=True,
-                uses_base=True,
-            )
-        )
-        wrong = _wrong_types(schema, base)
-        if wrong is not None and compiled is not None and compiled.violations(wrong):
-            rid = f"{marker}-types"
-            mine_frames.append(
-                ToolFrame(
-                    Case(
-                        f"wrong-types:{label}",
-                        TOOL,
-                        f"tools/call {label} with arguments of the wrong JSON types",
-                    ),
-                    name,
-                    rid,
-                    Call(name, wrong).line(rid),
-                    forbidden=True,
-                    uses_base=any(k in wrong and wrong[k] == v for k, v in base.items()),
-                )
-            )
-        value = f"{marker}-undeclared"
-        unknown = {**base, UNKNOWN: value}
-        forbidden_key = compiled is not None and len(compiled.violations(unknown)) > len(
-            compiled.violations(base)
-        )
-        rid = f"{marker}-unknown"
-        mine_frames.append(
-            ToolFrame(
-                Case(
-                    f"unknown-arguments:{label}",
-                    TOOL,
-                    f"tools/call {label} with an argument it does not declare"
-                    + (" (its schema forbids it)" if forbidden_key else " (its schema allows it)"),
-                ),
-                name,
-                rid,
-                Call(name, unknown).line(rid),
-                forbidden=forbidden_key,
-                acted_on=value.encode(),
-                uses_base=True,
-            )
-        )
-        rid = f"{marker}-base"
-        mine_frames.append(
-            ToolFrame(
-                Case(
-                    f"base:{label}",
-                    TOOL,
-                    f"tools/call {label} with its base arguments {_short(base)} ({source})",
-                ),
-                name,
-                rid,
-                Call(name, base).line(rid),
-                forbidden=False,
-                base=source,
-            )
-        )
+        mine_frames = _frames_of(name, schema, base, source, marker)
         frames.extend(f for f in mine_frames if reach is None or not reach.forbidden_in(f.data))
     return frames
+
+
+def _frames_of(name: str, schema: Any, base: dict[str, Any], source: str, marker: str) -> list[ToolFrame]:
+    """One tool's hard inputs, in order: params as a string, arguments of the wrong JSON types
+    (when the schema says which), an argument it does not declare, the call of its base arguments."""
+    compiled = compile_schema(schema) if isinstance(schema, (dict, bool)) else None
+    label = escape_text(name)[:60]
+    return [
+        *_malformed(name, label, schema, compiled, base, marker),
+        *_undeclared_and_base(name, label, compiled, base, source, marker),
+    ]
+
+
+def _malformed(
+    name: str, label: str, schema: Any, compiled: Compiled | None, base: dict[str, Any], marker: str
+) -> list[ToolFrame]:
+    """The tool's call with params as a string, and with arguments of the wrong JSON types."""
+    mine_frames: list[ToolFrame] = []
+    rid = f"{marker}-string"
+    request = Call(name, base).request(rid)
+    request["params"] = orjson.dumps(request["params"]).decode()
+    mine_frames.append(
+        ToolFrame(
+            Case(f"string-params:{label}", TOOL, f"tools/call {label} with params as a string"),
+            name,
+            rid,
+            orjson.dumps(request) + b"\n",
+            forbidden=True,
+            uses_base=True,
+        )
+    )
+    wrong = _wrong_types(schema, base)
+    if wrong is not None and compiled is not None and compiled.violations(wrong):
+        rid = f"{marker}-types"
+        mine_frames.append(
+            ToolFrame(
+                Case(
+                    f"wrong-types:{label}",
+                    TOOL,
+                    f"tools/call {label} with arguments of the wrong JSON types",
+                ),
+                name,
+                rid,
+                Call(name, wrong).line(rid),
+                forbidden=True,
+                uses_base=any(k in wrong and wrong[k] == v for k, v in base.items()),
+            )
+        )
+    return mine_frames
+
+
+def _undeclared_and_base(
+    name: str, label: str, compiled: Compiled | None, base: dict[str, Any], source: str, marker: str
+) -> list[ToolFrame]:
+    """The tool's call with an argument it does not declare, and with its base arguments."""
+    mine_frames: list[ToolFrame] = []
+    value = f"{marker}-undeclared"
+    unknown = {**base, UNKNOWN: value}
+    forbidden_key = compiled is not None and len(compiled.violations(unknown)) > len(
+        compiled.violations(base)
+    )
+    rid = f"{marker}-unknown"
+    mine_frames.append(
+        ToolFrame(
+            Case(
+                f"unknown-arguments:{label}",
+                TOOL,
+                f"tools/call {label} with an argument it does not declare"
+                + (" (its schema forbids it)" if forbidden_key else " (its schema allows it)"),
+            ),
+            name,
+            rid,
+            Call(name, unknown).line(rid),
+            forbidden=forbidden_key,
+            acted_on=value.encode(),
+            uses_base=True,
+        )
+    )
+    rid = f"{marker}-base"
+    mine_frames.append(
+        ToolFrame(
+            Case(
+                f"base:{label}",
+                TOOL,
+                f"tools/call {label} with its base arguments {_short(base)} ({source})",
+            ),
+            name,
+            rid,
+            Call(name, base).line(rid),
+            forbidden=False,
+            base=source,
+        )
+    )
+    return mine_frames
 
 
 def _described(base: ToolFrame) -> str:

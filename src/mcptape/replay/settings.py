@@ -73,7 +73,8 @@ class ReplaySettings:
         `--env` item that is not NAME=VALUE. `env` is the environment the recorded names take their
         values from (default: this process's); `set_env` the variables given; `inherit_env` passes
         all of `env` (see `replay.environment`). `allow_mutating`: given, else the settings file's
-        `allow-mutating`, else MCPTAPE_ALLOW_MUTATING in this process's environment (`replay.guard`)."""
+        `allow-mutating`, else MCPTAPE_ALLOW_MUTATING in this process's environment (`replay.guard`).
+        Long only by its keywords: one a setting, each resolved in a line or two."""
         from mcptape.replay.environment import parse_assignments
         from mcptape.replay.guard import allowed_by_env
 

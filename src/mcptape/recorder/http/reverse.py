@@ -183,7 +183,9 @@ class ReverseProxy(Listener):
             client.close()
 
     def _relay(self, client: socket.socket, upstream: socket.socket, tap: Tap) -> None:
-        """Copy both directions until both ends are done (client->upstream in a thread of its own)."""
+        """Copy both directions until both ends are done (client->upstream in a thread of its own).
+        Over 60 lines on purpose: each read of a stream is a pass of these loops, which share the
+        sockets, buffers and tap (bench/bench_http.py: CPU per MiB relayed)."""
 
         rewriter = None if is_loopback(self.upstream.host) else HostRewriter(self.upstream.host_header)
 

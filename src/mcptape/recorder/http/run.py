@@ -184,18 +184,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
     assert opts.http_upstream is not None
     upstream = parse_upstream(opts.http_upstream)
     host, port = parse_listen(opts.listen)
-    if opts.fail_open:
-        raise UsageError("--fail-open is for stdio servers", hint="drop --fail-open with --http-upstream")
-    if opts.redact or opts.redact_keys or opts.redact_patterns:
-        raise UsageError(
-            "record --redact does not redact HTTP sessions yet",
-            hint="record, then share the copy `mcptape redact FILE` writes (docs/http.md)",
-        )
-    if opts.http_sink or opts.http_cassette or opts.stubs:
-        raise UsageError(
-            "--http-sink, --http-cassette and --stub are for stdio servers",
-            hint="record an HTTP server's own calls with the stdio options on a stdio build of it",
-        )
+    _refuse_stdio_options(opts)
     open_writer = writer_opener() if writer_opener is not None else None  # fails before anything starts
     if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -221,13 +210,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
             raise UsageError(f"--listen {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
         child = spawn(list(opts.command), dict(os.environ), sigmask=unblocked) if opts.command else None
     except BaseException:
-        spool.close()
-        writer.close()
-        if not opts.overwrite:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        _undo_start(spool, writer, None if opts.overwrite else path)
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         raise
     extra: dict[str, object] = {"http": {"upstream": upstream.url, "listen": proxy.url}}
@@ -238,6 +221,36 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         extra[HEADER_KEY] = describe(os.environ)  # names only (values for LANG, LC_*, TZ)
         server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
     writer.header(new_header(list(opts.command), cwd(), **extra))
+    stop, received = _stop_on_signals()
+    signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    try:
+        status, failed = _serve(opts, upstream, server, proxy, spool, path, stop, received)
+    finally:
+        proxy.stop(grace=0.0)
+        spool.close()
+        writer.close()
+    if writer.failed is not None:
+        say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+    if status is not None:
+        return status.shell_code
+    return 0 if failed is None or failed == "interrupted" else 1
+
+
+def _undo_start(spool: Spool, writer: TranscriptWriter, path: str | Path | None) -> None:
+    """The recording could not start: close the transcript, and remove it (`path`) when it was
+    new (an --overwrite one is left as it is now)."""
+    spool.close()
+    writer.close()
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _stop_on_signals() -> tuple[threading.Event, list[int]]:
+    """The event set by the signals a recording forwards (SIGINT, SIGTERM, ...), and the list of
+    those received, handlers installed for each signal not ignored."""
     stop = threading.Event()
     received: list[int] = []
 
@@ -248,37 +261,59 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
     for signum in FORWARDED_SIGNALS:
         if signal.getsignal(signum) != signal.SIG_IGN:
             signal.signal(signum, on_signal)
-    signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    return stop, received
+
+
+def _refuse_stdio_options(opts: RecordOptions) -> None:
+    """The options of a stdio recording that an HTTP one cannot honour: one usage error each."""
+    if opts.fail_open:
+        raise UsageError("--fail-open is for stdio servers", hint="drop --fail-open with --http-upstream")
+    if opts.redact or opts.redact_keys or opts.redact_patterns:
+        raise UsageError(
+            "record --redact does not redact HTTP sessions yet",
+            hint="record, then share the copy `mcptape redact FILE` writes (docs/http.md)",
+        )
+    if opts.http_sink or opts.http_cassette or opts.stubs:
+        raise UsageError(
+            "--http-sink, --http-cassette and --stub are for stdio servers",
+            hint="record an HTTP server's own calls with the stdio options on a stdio build of it",
+        )
+
+
+def _serve(
+    opts: RecordOptions,
+    upstream: Upstream,
+    server: Server | None,
+    proxy: ReverseProxy,
+    spool: Spool,
+    path: str | Path,
+    stop: threading.Event,
+    received: list[int],
+) -> tuple[ExitStatus | None, str | None]:
+    """Start the server (if any) and the proxy once it answers, record until stopped, then end in
+    order: the server first (the streams it closes are recorded whole), then the proxy. Returns the
+    server's exit status and why the recording could not start (None: it did)."""
     status: ExitStatus | None = None
-    try:
-        if server is not None:
-            server.start(on_exit=stop.set)
-        failed = wait_for(upstream, server, stop) if server is not None else None
-        if failed is None:
-            proxy.start()
-            if not opts.quiet:
-                say(f"mcptape: recording to {path}\n")
-            say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
-            while not stop.wait(0.5):
-                pass
-        elif failed != "interrupted":
-            say(f"mcptape: {failed}\n")
-            spool.fields(spool.now(), "note", msg=failed)
-        if server is not None:  # the server ends first: the streams it closes are recorded whole
-            status = server.stop(received[0] if received else None)
-        proxy.stop(grace=1.0)
-        spool.fields(spool.now(), "eof", of=HTTP_IN)  # the proxy is closed: no client byte comes after
-        if status is not None:
-            spool.fields(spool.now(), "exit", code=status.code, signal=status.signal)
-    finally:
-        proxy.stop(grace=0.0)
-        spool.close()
-        writer.close()
-    if writer.failed is not None:
-        say(f"mcptape: the transcript {path} stopped being written: {writer.failed}\n")
+    if server is not None:
+        server.start(on_exit=stop.set)
+    failed = wait_for(upstream, server, stop) if server is not None else None
+    if failed is None:
+        proxy.start()
+        if not opts.quiet:
+            say(f"mcptape: recording to {path}\n")
+        say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
+        while not stop.wait(0.5):
+            pass
+    elif failed != "interrupted":
+        say(f"mcptape: {failed}\n")
+        spool.fields(spool.now(), "note", msg=failed)
+    if server is not None:
+        status = server.stop(received[0] if received else None)
+    proxy.stop(grace=1.0)
+    spool.fields(spool.now(), "eof", of=HTTP_IN)  # the proxy is closed: no client byte comes after
     if status is not None:
-        return status.shell_code
-    return 0 if failed is None or failed == "interrupted" else 1
+        spool.fields(spool.now(), "exit", code=status.code, signal=status.signal)
+    return status, failed
 
 
 MAX_SAID = 300  # bytes of the server's last stderr line said in an error
