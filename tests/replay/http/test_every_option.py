@@ -57,7 +57,11 @@ def test_recorded_pace_sends_each_request_at_its_recorded_time(tape: Tape, tmp_p
         starts: list[float] = [r["t"] for r in records(path) if r["ch"] == "http-in"]
         return max(starts) - min(starts)
 
-    assert span(new) >= 0.9 * span(tape.path)
+    # The sends keep the recorded offsets from the driver's start; each is timed where the proxy
+    # reads it, so the first exchange's delivery (a connection, a thread scheduled under load) can
+    # shorten the measured span by a few ms of a span of ~80 ms. A causal replay of this session
+    # spans ~35 ms: 3/4 of the recorded span tells recorded pacing from it.
+    assert span(new) >= 0.75 * span(tape.path)
 
 
 def test_a_stubbed_command_the_server_runs_is_the_stub(auto_tape: Tape, tmp_path: Path) -> None:
