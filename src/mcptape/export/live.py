@@ -110,6 +110,10 @@ class _State:
         }
         self.framers = {ch: ChannelFramer(ch) for ch in ("in", "out", "exec", "http")}
         self.requests: dict[tuple[str, Any], Any] = {}  # (sender channel, id) -> the request Message
+        # Answers recorded before their request: the recorder's two pumps write side by side, so a
+        # fast answer's `out` record may precede the `in` record of its request (check reorders by
+        # time; the exporter pairs them when the request comes). (request's channel, id) -> answer
+        self.early: dict[tuple[str, Any], Any] = {}
         self.pending: list[Any] = []
         self.version: str | None = None
         self.exchanges: dict[int, int] = {}  # request event -> its HTTP exchange
@@ -137,25 +141,37 @@ class _State:
     def _message(self, frame: Any, exchange: int | None) -> None:
         from mcptape.check.classify import classify
         from mcptape.check.model import Kind
-        from mcptape.export.session import Call
-        from mcptape.export.spans import call_span
 
         message = classify(frame, self.version)
         if message.id is None or message.rule is not None:
             return
         if message.kind is Kind.REQUEST:
+            if exchange is not None:
+                self.exchanges[message.frame.event] = exchange
+            early = self.early.pop((message.channel, message.id), None)
+            if early is not None and early.frame.t >= message.frame.t:  # recorded first, sent after
+                self._span(message, early)
+                return
             self.requests[(message.channel, message.id)] = message
             if len(self.requests) > IN_FLIGHT:
                 del self.requests[next(iter(self.requests))]
-            if exchange is not None:
-                self.exchanges[message.frame.event] = exchange
             return
         if message.kind not in (Kind.RESPONSE, Kind.ERROR_RESPONSE):
             return
         asked = "out" if message.channel == "in" else "in"
         request = self.requests.pop((asked, message.id), None)
         if request is None:
+            self.early[(asked, message.id)] = message
+            if len(self.early) > IN_FLIGHT:
+                del self.early[next(iter(self.early))]
             return
+        self._span(request, message)
+
+    def _span(self, request: Any, message: Any) -> None:
+        """The span of a request and its answer, queued to be sent."""
+        from mcptape.export.session import Call
+        from mcptape.export.spans import call_span
+
         if request.method == "initialize" and type(message.value) is dict:
             result = message.value.get("result")
             if type(result) is dict and type(result.get("protocolVersion")) is str:
