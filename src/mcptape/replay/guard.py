@@ -103,7 +103,7 @@ class RecordedGuard:
     def client(self, one: Message) -> Call | None:
         """A client message: the call it is, if it is one."""
         request = None
-        if one.kind is Kind.REQUEST and one.id is not None:
+        if one.kind is Kind.REQUEST and one.id is not None:  # numbered as the diff numbers them
             self.ids[one.id] += 1
             request = (one.id, self.ids[one.id])
             if one.method == LISTING:
@@ -112,10 +112,6 @@ class RecordedGuard:
         if not found:
             return None
         name, token = found[0]
-        if request is None and type(one.value) is dict and type(one.value.get("id")) in (int, str):
-            rid = one.value["id"]  # an invalid request a tolerant server may still answer
-            self.ids[rid] += 1
-            request = (rid, self.ids[rid])
         return Call(
             name if isinstance(name, str) else None,
             name is not UNREADABLE,
@@ -306,9 +302,24 @@ def _tolerant(raw: bytes) -> Any:
     return UNREADABLE
 
 
-def windows(held: Iterable[HeldCall]) -> list[tuple[float, float]]:
-    """When each held call would have been in flight: from its sending to its recorded answer."""
-    return [(c.since, c.until) for item in held for c in item.calls if c.until is not None]
+def settled_by(
+    calls: Iterable[Call],
+    span: tuple[float, float | None],
+    server_requests: Sequence[str],
+    asked_at: Sequence[float],
+) -> tuple[list[tuple[Any, ...]], Counter[str]]:
+    """What a held frame would have brought, which nothing may wait for: the places its requests'
+    answers would have minted values at (the diff's keys), and the server's own requests the
+    recording shows while it was in flight (`span`: from its sending to its last answer; None: it
+    got none), by method."""
+    keys = [("id", *c.request) for c in calls if c.request is not None]
+    start, end = span
+    waived: Counter[str] = Counter(
+        method
+        for method, t in zip(server_requests, asked_at, strict=False)
+        if end is not None and start <= t <= end
+    )
+    return keys, waived
 
 
 def mark_held(diff: Diff, held: Sequence[HeldCall]) -> None:

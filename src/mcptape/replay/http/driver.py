@@ -27,7 +27,7 @@ from collections.abc import Callable
 from mcptape.check.classify import classify_line
 from mcptape.check.model import Kind, RequestId
 from mcptape.recorder.http.clientread import ResponseReader
-from mcptape.replay.guard import Call, HeldCall, LiveGuard
+from mcptape.replay.guard import Call, HeldCall, LiveGuard, settled_by
 from mcptape.replay.http.live import READ, Live, body_of, shut
 from mcptape.replay.http.plan import HttpPlan, Step
 from mcptape.replay.kinds import Key, is_answer, is_server_request
@@ -250,13 +250,11 @@ class HttpDriver:
         taken as answered and the values their answers would have minted as settled, the server's
         requests the recording shows while it was in flight waived (holding the lock)."""
         self.run.held.append(HeldCall(step.x, calls, why))
-        for call in calls:
-            if call.request is not None:
-                self.carrier.settle(("id", *call.request))
-        end = step.end if step.end is not None else step.start
-        for method, t in zip(self.plan.server_requests, self.plan.asked_at, strict=False):
-            if step.start <= t <= end:
-                self.waived[method] += 1
+        span = (step.start, step.end)
+        keys, waived = settled_by(calls, span, self.plan.server_requests, self.plan.asked_at)
+        for key in keys:
+            self.carrier.settle(key)
+        self.waived.update(waived)
         for request in step.requests:
             self.answered[request.id] += 1  # type: ignore[index]
         self.cond.notify_all()

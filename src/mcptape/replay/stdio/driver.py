@@ -22,7 +22,7 @@ from mcptape.harness import Harness, ServerGone
 from mcptape.jsonsafe import dumps
 from mcptape.recorder.outbound.sideeffects import HttpFactory
 from mcptape.recorder.session import ExitStatus
-from mcptape.replay.guard import Call, HeldCall, LiveGuard
+from mcptape.replay.guard import Call, HeldCall, LiveGuard, settled_by
 from mcptape.replay.kinds import is_answer, is_server_request
 from mcptape.replay.minted import Carrier
 from mcptape.replay.outcome import (
@@ -169,13 +169,12 @@ class StdioDriver:
         if not all(id(c) in self.held_calls for c in calls):
             self.run.held.append(HeldCall(send.event, calls, why))
             self.held_calls.update(id(c) for c in calls)
-            for call in calls:
-                if call.request is not None:
-                    self.carrier.settle(("id", *call.request))
-                if call.until is not None:
-                    for method, t in zip(self.plan.server_requests, self.plan.asked_at, strict=False):
-                        if call.since <= t <= call.until:
-                            self.waived[method] += 1
+            ends = [c.until for c in calls if c.until is not None]
+            span = (min(c.since for c in calls), max(ends) if ends else None)
+            keys, waived = settled_by(calls, span, self.plan.server_requests, self.plan.asked_at)
+            for key in keys:
+                self.carrier.settle(key)
+            self.waived.update(waived)
         for request in send.requests:
             self.answered[request.id] += 1  # type: ignore[index]
         assert self.harness is not None
