@@ -52,7 +52,7 @@ def _live(opts: RecordOptions) -> OpenWriter:
         raise UsageError(
             "--otlp with --redact is not supported yet", hint="export the redacted transcript afterwards"
         )
-    traces_url(url)
+    traces_url(url, "--otlp")
     if importlib.util.find_spec("opentelemetry.proto") is None:
         from mcptape.export.otlp import INSTALL_HINT
 

@@ -4,16 +4,18 @@ refused connection, a timeout, 429, 502, 503 and 504 (the OTLP/HTTP spec's retry
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from mcptape.errors import EXIT_FINDINGS, MCPTapeError, UsageError
 
 TRACES_PATH = "/v1/traces"
 RETRYABLE = frozenset({429, 502, 503, 504})
 ATTEMPTS = 3
+USERINFO = re.compile(r"//[^/?#]*@")  # a URL's user:password@, never shown
 BACKOFF = 0.5  # seconds before the second attempt, doubled each time
 
 
@@ -27,15 +29,33 @@ class SendError(MCPTapeError):
         self.reason = reason  # why the last attempt failed ("Connection refused", "HTTP 415 ...")
 
 
-def traces_url(endpoint: str) -> str:
+def traces_url(endpoint: str, option: str = "--endpoint") -> str:
     """The URL to POST to: `endpoint` when it already ends with /v1/traces, else that path appended
-    (as the official exporter reads OTEL_EXPORTER_OTLP_ENDPOINT)."""
-    parts = urlsplit(endpoint)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL", hint="e.g. http://127.0.0.1:6006")
+    (as the official exporter reads OTEL_EXPORTER_OTLP_ENDPOINT). A URL http.client cannot send (a
+    bracket left open, a port that is no port, a control character, a space, non-ASCII text) or that
+    carries a user name or password (never sent, never shown) is a usage error."""
+    shown = USERINFO.sub("//***@", endpoint)
+    parts: SplitResult | None = None
+    try:
+        parts = urlsplit(endpoint)
+        port_ok = parts.port is None or parts.port >= 0
+    except ValueError:  # a bracket left open, a port that is no number in 0..65535
+        port_ok = False
+    if parts is None or not port_ok or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{option} {shown!r} is not an http(s) URL", hint="e.g. http://127.0.0.1:6006")
+    if not endpoint.isascii() or not endpoint.isprintable() or " " in endpoint:
+        raise UsageError(
+            f"{option} {shown!r} holds a space, a control or a non-ASCII character",
+            hint="percent-encode it (a host name in its xn-- form)",
+        )
+    if parts.username is not None or parts.password is not None:
+        raise UsageError(
+            f"{option} {shown!r} carries a user name or password, which mcptape does not send",
+            hint="give the collector's URL without them",
+        )
     if parts.path.rstrip("/").endswith(TRACES_PATH):
         return endpoint
-    return endpoint.rstrip("/") + TRACES_PATH
+    return parts._replace(path=parts.path.rstrip("/") + TRACES_PATH).geturl()
 
 
 def send(
