@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import orjson
 
@@ -64,7 +64,8 @@ def _headers(side: Side) -> list[dict[str, str]]:
 def _query(url: str) -> list[dict[str, str]]:
     from urllib.parse import parse_qsl
 
-    return [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)]
+    query = url.partition("#")[0].partition("?")[2]  # as urlsplit, which raises on a bracket left open
+    return [{"name": k, "value": v} for k, v in parse_qsl(query, keep_blank_values=True)]
 
 
 def _head_size(side: Side) -> int:
@@ -80,10 +81,10 @@ def http_entry(session: Session, exchange: HttpExchange) -> dict[str, Any]:
     request, response = exchange.request, exchange.response
     head = request.head
     listen = session.header.extra.get("http", {}).get("listen", "")
-    scheme = urlsplit(listen).scheme if isinstance(listen, str) and listen else "http"
+    scheme = "https" if isinstance(listen, str) and listen[:8].lower() == "https://" else "http"
     host = head.get("host") if head is not None else None
     target = head.target if head is not None else "/"
-    url = f"{scheme or 'http'}://{host or 'unknown'}{target}"
+    url = f"{scheme}://{host or 'unknown'}{target}"
     har_request: dict[str, Any] = {
         "method": head.method if head is not None else "",
         "url": url,
