@@ -134,6 +134,18 @@ CASES = [
         ],
         id="server-filesystem-refusing-a-models-mistakes-leaves-only-infos",
     ),
+    pytest.param(
+        # server-everything on 2025-11-25, a client that writes three bad lines: an echo whose text
+        # is Latin-1 (`caf\xe9`, not UTF-8), a ping ending in \r\n, a ping after a byte order
+        # mark. "Messages are individual JSON-RPC messages encoded in UTF-8" (transports): the
+        # client's errors. Node's reader replaces the bad byte and takes \r as whitespace, so the
+        # server answers 2 and 3 (it drops the BOM line): answers to requests the client did send,
+        # not unknown-response-id errors of the server as before.
+        "everything-lenient-reads.tape",
+        "2025-11-25",
+        [("non-protocol-input", "error", "client", None)] * 3,
+        id="a-server-answering-a-bad-line-it-read-leniently-answers-a-request-that-was-sent",
+    ),
 ]
 
 
@@ -152,3 +164,19 @@ def test_an_undeclared_logging_capability_is_found_at_the_initialize_result_once
     [found] = analysis.findings
     assert (found.channel, found.line) == ("out", 1) and b'"protocolVersion"' in found.raw
     assert [(ref.role, ref.line) for ref in found.related] == [("log-message", 2)]
+
+
+def test_an_answer_to_an_id_no_bad_line_held_is_still_unknown(tmp_path: Path) -> None:
+    """The same recording with the server's answer to the \\r\\n ping renumbered 33: no line
+    held id 33, so the answer is still the server's `unknown-response-id`."""
+    text = (DATA / "everything-lenient-reads.tape").read_text()
+    answer = '{\\"result\\":{},\\"jsonrpc\\":\\"2.0\\",\\"id\\":3}'
+    assert text.count(answer) == 1
+    (tmp_path / "renumbered.tape").write_text(text.replace(answer, answer.replace(":3}", ":33}")))
+    _, analysis = analyze_file(str(tmp_path / "renumbered.tape"))
+    assert [(f.rule, f.party, f.request_id) for f in analysis.findings] == [
+        ("non-protocol-input", "client", None),
+        ("non-protocol-input", "client", None),
+        ("unknown-response-id", "server", 33),
+        ("non-protocol-input", "client", None),
+    ]

@@ -78,6 +78,26 @@ def explain(body: bytes | str) -> tuple[bool, Any, str | None]:
     return False, None, "two JSON values on one line (concatenated without a newline)"
 
 
+def lenient(body: bytes) -> Any:
+    """What a lenient reader makes of a line the gates refused for its bytes alone, or None.
+
+    Many servers read a line with a decoder that replaces bytes that are not UTF-8 (Node's
+    `TextDecoder`, Python's `errors="replace"`), skip a byte order mark, and let a JSON parser take
+    a carriage return as the whitespace it is. A request on such a line is still the client's
+    fault (`non-protocol-input`), but the server that answers it answers a request the client did
+    send: its answer is paired, not an unknown id (server-everything answers an `echo` whose text
+    holds a 0xff byte). Only a JSON object or array counts; noise, two values on a line or
+    trailing bytes stay unreadable."""
+    text = body.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        value = _loads(text)
+    except _JSONDecodeError:
+        return None
+    return value if type(value) is dict or type(value) is list else None
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

@@ -18,7 +18,7 @@ import orjson
 
 from mcptape.check import rules
 from mcptape.check.attribution import RECENT_ANSWERS, Answered, Attributor, Closed
-from mcptape.check.classify import classify
+from mcptape.check.classify import classify, classify_value, lenient
 from mcptape.check.findings import Findings
 from mcptape.check.model import (
     BUCKETS,
@@ -127,6 +127,8 @@ class Session(Notices):
                     self._accept_message(item)
         elif msg.rule is None or msg.kind is Kind.INVALID:
             self._accept_message(msg)
+        elif msg.rule != rules.INCOMPLETE_FRAME:
+            self._pair_lenient(frame)
         if msg.rule is None:
             self.lines.good(frame)
 
@@ -151,6 +153,18 @@ class Session(Notices):
                 pairing.open(msg.id, Pending(*At.of(frame), msg.method, False))
             elif "result" in value or "error" in value:
                 answers.close(msg.id)
+
+    def _pair_lenient(self, frame: Frame) -> None:
+        """A line refused for its bytes (not UTF-8, a BOM, a carriage return) that a lenient
+        reader still reads as a message: its requests and answers are paired as a rejected line's
+        (a server that answers a request on a line holding a stray 0xff byte answers a request the
+        client sent: no `unknown-response-id`; the client's request it answers is not unanswered)."""
+        value = lenient(frame.body)
+        if value is None:
+            return
+        read = classify_value(frame, value, self.tracker.version)
+        for item in read.items if read.kind is Kind.BATCH else (read,):
+            self._pair_rejected(item)
 
     def _reject(self, msg: Message) -> None:
         frame = msg.frame
