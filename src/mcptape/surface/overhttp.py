@@ -28,16 +28,21 @@ class HttpLines:
     """One MCP session with the server at `url` (http or https), each POST waiting `timeout` s."""
 
     def __init__(self, url: str, timeout: float) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:  # urlsplit raises on a bracket left open, .port on a port that is no port
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            parts, port = urlsplit(""), None
+        sendable = url.isascii() and url.isprintable() and " " not in url  # in a request line
+        if parts.scheme not in ("http", "https") or not parts.hostname or not sendable:
             raise ListingError(
-                f"--url {escape_controls(url)} is not an http:// or https:// URL",
-                hint="e.g. http://127.0.0.1:8000/mcp",
+                f"--url {escape_controls(url)} is not an http:// or https:// URL http.client can send",
+                hint="e.g. http://127.0.0.1:8000/mcp (percent-encode spaces and non-ASCII text)",
             )
         self.url = url
         self.https = parts.scheme == "https"
         self.host = parts.hostname
-        self.port = parts.port or (443 if self.https else 80)
+        self.port = port or (443 if self.https else 80)
         self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.timeout = timeout
         self.session: str | None = None

@@ -15,7 +15,7 @@ import orjson
 from mcptape.probe.cases import INPUT
 from mcptape.probe.http.cases import HTTP_CASES, HttpCase
 from mcptape.probe.http.judge import Evidence, judge_case, judge_start, probe_ids
-from mcptape.probe.http.run import hard_input, serving, start
+from mcptape.probe.http.run import check_url, hard_input, serving, start
 from mcptape.probe.judge import CaseResult, inconclusive, not_run
 from mcptape.probe.plan import Plan
 from mcptape.probe.runner import ProbeResult, stderr_progress
@@ -35,6 +35,7 @@ def run_http_probe(
 ) -> ProbeResult:
     """Probe the Streamable HTTP server at `url` (started from `plan.command` when it names one)."""
     t0 = time.monotonic()
+    check_url(url)  # a URL that cannot be probed is one line, before the progress line and the folder
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     seen = "" if plan.command else " (not started by the probe: its actions are not observable)"
     progress(f"mcptape probe: {len(cases) + 1} cases over Streamable HTTP at {escape_text(url)}{seen}")

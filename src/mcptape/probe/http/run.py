@@ -111,14 +111,18 @@ def check_url(url: str) -> tuple[str, int, str]:
     that names another machine)."""
     from mcptape.recorder.http.hostrewrite import is_loopback
 
-    parts = urlsplit(url)
     hint = "e.g. --url http://127.0.0.1:8000/mcp"
-    if parts.scheme != "http" or not parts.hostname:
-        raise UsageError(f"--url {escape_text(url)!r} is not an http:// URL with a host", hint=hint)
-    try:
+    try:  # urlsplit raises on a bracket left open, .port on a port that is no port
+        parts = urlsplit(url)
         port = parts.port or 80
     except ValueError:
-        raise UsageError(f"--url {escape_text(url)!r} has an invalid port", hint=hint) from None
+        raise UsageError(f"--url {escape_text(url)!r} has an invalid host or port", hint=hint) from None
+    if parts.scheme != "http" or not parts.hostname:
+        raise UsageError(f"--url {escape_text(url)!r} is not an http:// URL with a host", hint=hint)
+    if not url.isascii() or not url.isprintable() or " " in url:  # not sendable in a request line
+        raise UsageError(
+            f"--url {escape_text(url)!r} holds a space, a control or a non-ASCII character", hint=hint
+        )
     if not is_loopback(parts.hostname):
         raise UsageError(f"--url {escape_text(url)!r} is not on this machine (loopback)", hint=LOOPBACK_HINT)
     return parts.hostname, port, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

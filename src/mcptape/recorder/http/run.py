@@ -41,15 +41,19 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def parse_upstream(url: str) -> Upstream:
     """The `--http-upstream` URL (http or https, a host, a port or the scheme's); UsageError."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
     hint = "e.g. --http-upstream http://127.0.0.1:8000/mcp"
+    try:  # urlsplit raises on a bracket left open, .port on a port that is no port
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        raise UsageError(f"--http-upstream {url!r} has an invalid host or port", hint=hint) from None
+    scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--http-upstream {url!r} is not an http:// or https:// URL with a host", hint=hint)
-    try:
-        port = parts.port or (443 if scheme == "https" else 80)
-    except ValueError:
-        raise UsageError(f"--http-upstream {url!r} has an invalid port", hint=hint) from None
+    if not url.isascii() or not url.isprintable() or " " in url:  # not sendable in a request line
+        raise UsageError(
+            f"--http-upstream {url!r} holds a space, a control or a non-ASCII character", hint=hint
+        )
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
