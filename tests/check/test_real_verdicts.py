@@ -146,6 +146,45 @@ CASES = [
         [("non-protocol-input", "error", "client", None)] * 3,
         id="a-server-answering-a-bad-line-it-read-leniently-answers-a-request-that-was-sent",
     ),
+    pytest.param(
+        # A low-level SDK Server (which does not validate results, realdata/structured_server.py)
+        # declares an outputSchema ({"area": number}, required) for four tools, driven by the SDK
+        # client in mode="legacy": `area` fits it, `fail_area` is isError (needs no structured
+        # result), `bad_area` gives {"area": "6 m2"} and `no_area` no structuredContent: "If an
+        # output schema is provided: Servers MUST provide structured results that conform to this
+        # schema." (server/tools). The SDK client itself raises on both ("Invalid structured
+        # content returned by tool bad_area"). Not judged before.
+        "structured-legacy.tape",
+        "2025-11-25",
+        [("output-schema", "error", "server", 4), ("output-schema", "error", "server", 5)],
+        id="results-outside-the-declared-output-schema-are-the-servers",
+    ),
+    pytest.param(
+        # The same server and calls in the SDK client's default 2026-07-28 mode (resultType
+        # "complete" on each result): the same two.
+        "structured-modern.tape",
+        "2026-07-28",
+        [("output-schema", "error", "server", 4), ("output-schema", "error", "server", 5)],
+        id="results-outside-the-declared-output-schema-are-the-servers-in-2026-07-28",
+    ),
+    pytest.param(
+        # An MCPServer (realdata/media_server.py) driven by the SDK client, 2026-07-28: an image,
+        # audio, embedded text and blob resources with a resource link, structured output within
+        # its outputSchema, a tool with an outputSchema that raises (isError, no structuredContent),
+        # a blob resource, a slow call with progress cancelled, arguments of the wrong type (the
+        # client's info): correct, nothing of the server's.
+        "sdk-media-modern.tape",
+        "2026-07-28",
+        [("schema-violation", "info", "client", 8)],
+        id="an-sdk-servers-media-and-structured-results-are-clean",
+    ),
+    pytest.param(
+        # The same, mode="legacy" (2025-11-25 by handshake).
+        "sdk-media-legacy.tape",
+        "2025-11-25",
+        [("schema-violation", "info", "client", 8)],
+        id="an-sdk-servers-media-and-structured-results-are-clean-by-handshake",
+    ),
 ]
 
 

@@ -35,6 +35,7 @@ DUPLICATE_ID = "duplicate-id"
 UNKNOWN_RESPONSE_ID = "unknown-response-id"
 UNANSWERED_REQUEST = "unanswered-request"
 SCHEMA_VIOLATION = "schema-violation"
+OUTPUT_SCHEMA = "output-schema"
 EXEC_AFTER_REJECT = "exec-after-reject"
 # The 2026-07-28 revision: ids and rows in check/modernrules.py, the ids named here as well.
 ANSWER_AFTER_CANCEL = modernrules.ANSWER_AFTER_CANCEL
@@ -138,6 +139,13 @@ _ALL = [
         Severity.ERROR,
         "tools/call arguments outside the inputSchema the server declared in tools/list",
         "schema",
+    ),
+    Rule(
+        OUTPUT_SCHEMA,
+        Severity.ERROR,
+        "a tools/call success without structuredContent, or outside the outputSchema declared in tools/list",
+        "schema",
+        "server",
     ),
     Rule(
         EXEC_AFTER_REJECT,

@@ -244,8 +244,11 @@ class Session(Notices):
         elif params is not None and "_meta" in params and type(meta) is dict and "progressToken" in meta:
             self.modern.provided(rid, meta["progressToken"])  # the handshake revisions' progress too
         if method == "tools/call":
-            if self.tools.judging:
-                self.tools.check(rid, params, pending, default_dialect(self.tracker.version))
+            tools = self.tools
+            if tools.judging:
+                tools.check(rid, params, pending, default_dialect(self.tracker.version))
+            if tools.outputs:
+                tools.expect(rid, params, default_dialect(self.tracker.version))
             if self.promises.watching:
                 self.promises.call(rid, params, pending, in_flight)  # type: ignore[arg-type]
 
@@ -306,6 +309,12 @@ class Session(Notices):
         tools = self.tools
         if tools.outside or rid in tools.early:
             reason, soft = self._schemas_answered(rid, reason, soft)
+        if tools.expecting and rid in tools.expecting:
+            structured = tools.returned(
+                rid, None if kind is _ERROR or reason is not None else value["result"], at
+            )
+            if structured is not None:
+                self.emit(structured)
         response = None if reason is None else self._refused(kind, reason, at)
         closed = (t, rid, pending, reason, response, soft)  # once per answer: a plain `Answered`
         self.answers.append(closed)

@@ -7,12 +7,13 @@ from typing import Any, NamedTuple
 
 from mcptape.check import rules
 from mcptape.check.coercion import read_numbers
-from mcptape.check.findings import finding
-from mcptape.check.model import CLIENT, IN, SERVER, Finding, RequestId, Severity
+from mcptape.check.findings import finding, finding_at
+from mcptape.check.model import CLIENT, IN, SERVER, At, Finding, RequestId, Severity
 from mcptape.check.pairing import Pending
 from mcptape.check.schema import DRAFT_2020_12, compile_schema, describe
 
 EARLY_KEPT = 256  # tools/call requests kept for judgement until the first tools/list answer
+EXPECTING_KEPT = 4096  # calls of tools with an outputSchema in flight, whose results are judged
 
 
 LAX_ACCEPTED = (
@@ -33,10 +34,13 @@ class Early(NamedTuple):
 class ToolSchemas:
     """The inputSchema of each tool of the session, and the requests judged outside theirs."""
 
-    __slots__ = ("early", "judging", "listed", "outside", "schemas")
+    __slots__ = ("early", "expecting", "judging", "listed", "outputs", "outside", "schemas")
 
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}  # tool name -> the outputSchema it declared
+        # client request id -> the tool and outputSchema its result is judged against, the dialect
+        self.expecting: dict[RequestId, tuple[str, Any, str]] = {}
         # client request id -> why its arguments are outside the schema (the answer's reject reason),
         # and the finding, whose severity and party its answer decides
         # and whether they fit once their quoted numbers are read as numbers (`lax`)
@@ -61,6 +65,11 @@ class ToolSchemas:
                     self.schemas[tool["name"]] = schema
                 else:
                     self.schemas.pop(tool["name"], None)
+                output = tool.get("outputSchema")
+                if type(output) is dict:
+                    self.outputs[tool["name"]] = output
+                else:
+                    self.outputs.pop(tool["name"], None)
         self.listed = True
         self.judging = bool(self.schemas)
         found: list[Finding] = []
@@ -142,3 +151,41 @@ class ToolSchemas:
                 message=found.message + "; the server answered it as a success",
             )
         return reason, found
+
+    def expect(self, rid: RequestId, params: Any, dialect: str) -> None:
+        """A `tools/call` of a tool whose listing declared an `outputSchema`: its result is judged
+        by `returned` (a task-augmented call answers with a task, not the tool's result)."""
+        output = self.outputs.get(params.get("name"))
+        if output is not None and "task" not in params:
+            expecting = self.expecting
+            if len(expecting) >= EXPECTING_KEPT:  # the oldest, likely never answered, is let go
+                del expecting[next(iter(expecting))]
+            expecting[rid] = (params["name"], output, dialect)
+
+    def returned(self, rid: RequestId, result: dict[str, Any] | None, at: At) -> Finding | None:
+        """The answer to a call `expect` kept: a success (`result`, None for a refusal or an
+        `isError` result, which need not be structured) must carry `structuredContent` that fits the
+        tool's `outputSchema`: "If an output schema is provided: Servers **MUST** provide structured
+        results that conform to this schema." (server/tools, Output Schema, 2025-06-18 onward)."""
+        name, output, dialect = self.expecting.pop(rid)
+        if result is None or result.get("resultType", "complete") != "complete" or "task" in result:
+            return None
+        structured = result.get("structuredContent")
+        if structured is None:
+            problem = f"tools/call {name} (request {rid!r}) succeeded without structuredContent"
+        else:
+            compiled = compile_schema(output, dialect)
+            if compiled.problem is not None:
+                return None  # a schema that cannot judge judges nothing
+            errors = compiled.errors(structured)
+            if not errors:
+                return None
+            outside = "; ".join(describe(error, "structuredContent") for error in errors)
+            problem = f"tools/call {name} (request {rid!r}) succeeded with {outside}"
+        return finding_at(
+            rules.OUTPUT_SCHEMA,
+            at,
+            f"{problem}, against the outputSchema the server declared in tools/list (servers MUST"
+            " provide structured results that conform to it)",
+            rid,
+        )

@@ -77,6 +77,7 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "unknown-response-id",
             "unanswered-request",
             "schema-violation",
+            "output-schema",
             "exec-after-reject",
             "incomplete-capture",
             "hint-read-only",
@@ -350,6 +351,41 @@ SCHEMA_VIOLATION: list[tuple[str, list[Item], list[str]]] = [
         [],
     ),
 ]
+TYPED_ADD = {**LOOSE_ADD, "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}}}
+OUTPUT_SCHEMA: list[tuple[str, list[Item], list[str]]] = [
+    (
+        "structured content that fits the outputSchema",
+        [
+            *tools_list(1, [TYPED_ADD]),
+            ("in", call(2, {"a": 1, "b": 2})),
+            ("out", result(2, {"structuredContent": {"sum": 3}})),
+        ],
+        [],
+    ),
+    (
+        "structured content outside the outputSchema",
+        [
+            *tools_list(1, [TYPED_ADD]),
+            ("in", call(2, {"a": 1, "b": 2})),
+            ("out", result(2, {"structuredContent": {"sum": "3"}})),
+        ],
+        ["output-schema"],
+    ),
+    (
+        "no structured content though an outputSchema was declared",
+        [*tools_list(1, [TYPED_ADD]), ("in", call(2, {"a": 1, "b": 2})), ("out", result(2, {"content": []}))],
+        ["output-schema"],
+    ),
+    (
+        "an isError result need not be structured",
+        [
+            *tools_list(1, [TYPED_ADD]),
+            ("in", call(2, {"a": 1, "b": 2})),
+            ("out", result(2, {"isError": True})),
+        ],
+        [],
+    ),
+]
 
 TABLES = {
     "non-protocol-output": NON_PROTOCOL_OUTPUT,
@@ -361,6 +397,7 @@ TABLES = {
     "unknown-response-id": UNKNOWN_RESPONSE_ID,
     "unanswered-request": UNANSWERED_REQUEST,
     "schema-violation": SCHEMA_VIOLATION,
+    "output-schema": OUTPUT_SCHEMA,
 }
 CASES = [
     pytest.param(items, expected, id=f"{rule}: {name}")
