@@ -17,6 +17,15 @@ def _post(head: bytes = b"", body: bytes = BODY, line: bytes = b"POST /mcp HTTP/
     return line + b"\r\nHost: h\r\n" + head + b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+EVENTS = [
+    *(b'event: message\ndata: {"jsonrpc":"2.0","id":%d,"result":{}}\n\n' % i for i in range(1, 4)),
+    b": a comment\n\n",
+    b"data: " + b"y" * 300 + b"\ndata: z\n\n",
+    b'id: 7\ndata: {"id":9}\n\n',
+]
+CHUNKED_SSE = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+
+
 def _chunked(body: bytes) -> bytes:
     return b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
 
@@ -73,6 +82,20 @@ RESPONSES = [
     b"HTTP/1.1 200 OK\ncontent-length: 2\n\n{}",
     b"HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\n{}",  # cut short
     b"garbage\r\n\r\n",
+    # an SSE stream one event a chunk, as uvicorn sends it (many chunks a read: the fast reader's loop)
+    CHUNKED_SSE + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS) + b"0\r\n\r\n",
+    # ... with chunk headers the loop leaves to h11's grammar (extension, spaces, upper case) among them
+    CHUNKED_SSE
+    + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS[:2])
+    + b"%X;a=b\r\n" % len(EVENTS[2])
+    + EVENTS[2]
+    + b"\r\n%x \t\r\n" % len(EVENTS[3])
+    + EVENTS[3]
+    + b"\r\n"
+    + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS[4:])
+    + b"0\r\n\r\n",
+    # ... and a chunk not ended by a CRLF after two that are
+    CHUNKED_SSE + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS[:2]) + b"3\r\nabcXY3\r\n",
 ]
 
 

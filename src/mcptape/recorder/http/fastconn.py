@@ -34,6 +34,7 @@ from mcptape.recorder.http.heads import (
     CHUNK_HEADER,
     CHUNKED,
     REQUEST_LINE,
+    SIZE_LINE,
     STATUS_LINE,
     body_length,
     header_fields,
@@ -59,7 +60,7 @@ class FastConn:
         self.role = role
         self.max_head = max_head
         self.buffer = bytearray(data)
-        self.held: bytes | None = None  # a piece of a Content-Length body fed to an empty buffer, not copied
+        self.held: bytes | None = None  # a piece of a body fed to an empty buffer, not copied
         self.closed = False
         self.state = IDLE if role is h11.SERVER else WAIT  # a response waits for its request
         self.remaining = 0  # of a body with a Content-Length (`length`), or of the current chunk
@@ -73,8 +74,8 @@ class FastConn:
         if data:
             if self.closed:
                 raise RuntimeError("received close, then received more data?")
-            held = self.state == BODY and self.length != CHUNKED and not self.buffer and self.held is None
-            if held and type(data) is bytes:  # the common read: given on as it is (`_body`)
+            held = self.state == BODY and not self.buffer and self.held is None
+            if held and type(data) is bytes:  # the common read: given on as it is (`_body`, `_chunked`)
                 self.held = data
                 return
             self._fold()
@@ -228,10 +229,21 @@ class FastConn:
         whole, a chunk's bytes as they come (one `Data` per chunk or piece of one), its CRLF, and
         after the last chunk an empty trailer; a trailer with fields, a line h11's grammar refuses
         or a piece of one at the end of the stream is h11's (`Unsure`: `h11_pair` resumes there)."""
+        held = self.held
+        if held is not None:  # a read fed to an empty buffer: its chunks are taken from it, uncopied
+            self.held = None
+            if not self.trailer and not self.discard:
+                data, took = self._chunks(held)
+                if data:
+                    if took < len(held):
+                        self.buffer += memoryview(held)[took:]
+                    return h11.Data(data=data)
+            self.buffer += held
         buffer = self.buffer
         if not self.trailer and not self.discard and buffer:
-            data = self._chunks(buffer)
+            data, took = self._chunks(buffer)
             if data:
+                del buffer[:took]
                 return h11.Data(data=data)
         if self.trailer:
             if buffer[:2] == b"\r\n" or buffer[:1] == b"\n":
@@ -276,40 +288,58 @@ class FastConn:
             self.discard = b"\r\n"
         return h11.Data(data=data, chunk_start=start, chunk_end=self.remaining == 0)
 
-    def _chunks(self, buffer: bytearray) -> bytes:
-        """The bytes of the chunks the buffer holds, from where the reading is (in a chunk, or at a
-        chunk header), joined: one `Data` for a read of many chunks. Stops, having taken nothing of
-        it, at a chunk header not whole or not common (the last chunk's included), or a CRLF after
-        a chunk that is not there yet or not one (`_chunked` reads those, one step at a time)."""
+    def _chunks(self, buffer: bytes | bytearray) -> tuple[bytes, int]:
+        """The bytes of the chunks `buffer` holds (the buffer, or a read held), from where the reading
+        is (in a chunk, or at a chunk header), joined: one `Data` for a read of many chunks; and how
+        many of its bytes that took (the caller drops them). Stops, having taken nothing of it, at
+        a chunk header not whole or not common (the last chunk's included), or a CRLF after a chunk
+        that is not there yet or not one (`_chunked` reads those, one step at a time). A chunk whose
+        header and CRLF are in the buffer (nearly every one) is a few calls: a match of its header's
+        line (`SIZE_LINE`: h11's without an extension or spaces; else `CHUNK_HEADER`), its size, a
+        look at its CRLF."""
         spans = []
         pos, n = 0, len(buffer)
         remaining = self.remaining
-        while True:
-            if remaining:
-                take = min(remaining, n - pos)
-                if take <= 0:
-                    break
-                spans.append((pos, pos + take))
-                pos += take
-                remaining -= take
-                if remaining:
-                    break
-                if not buffer.startswith(b"\r\n", pos):
+        startswith = buffer.startswith
+        if remaining:  # the rest of the chunk in progress
+            take = min(remaining, n)
+            spans.append((0, take))
+            pos = take
+            remaining -= take
+            if not remaining:
+                if startswith(b"\r\n", pos):
+                    pos += 2
+                else:
                     self.discard = b"\r\n"  # `_chunked` takes it (or says it is not a CRLF)
+        if not remaining and not self.discard:
+            match = SIZE_LINE.match
+            while True:
+                found = match(buffer, pos)
+                if found is None:
+                    end = buffer.find(b"\r\n", pos)
+                    found = CHUNK_HEADER.fullmatch(buffer, pos, end + 2) if end >= 0 else None
+                    if found is None:
+                        break
+                    size = int(found.group(1), 16)
+                else:
+                    size = int(found.group(), 16)  # (int takes the CRLF after the digits as space)
+                if not size:
                     break
-                pos += 2
-            end = buffer.find(b"\r\n", pos)
-            if end < 0:
+                start = found.end()
+                end = start + size
+                if end + 2 <= n and startswith(b"\r\n", end):  # the whole chunk and its CRLF
+                    spans.append((start, end))
+                    pos = end + 2
+                    continue
+                if start < n:
+                    spans.append((start, min(end, n)))
+                pos = min(end, n)
+                remaining = end - pos
+                if not remaining:
+                    self.discard = b"\r\n"
                 break
-            found = CHUNK_HEADER.fullmatch(buffer, pos, end + 2)
-            if found is None:
-                break
-            size = int(found.group(1), 16)
-            if size == 0:
-                break
-            pos, remaining = end + 2, size
         if not spans:
-            return b""
+            return b"", 0
         self.remaining = remaining
         with memoryview(buffer) as view:
             data = (
@@ -317,8 +347,7 @@ class FastConn:
                 if len(spans) == 1
                 else b"".join([view[a:b] for a, b in spans])
             )
-        del buffer[:pos]
-        return data
+        return data, pos
 
     def _need(self) -> Any:
         """Nothing more can be read now: more bytes are needed, or, at the end of the stream, h11's

@@ -18,6 +18,7 @@ STATUS_LINE = re.compile(rb"HTTP/1\.1 ([0-9]{3})(?: ((?:[ \t]|%s)*))?" % _FIELD_
 BLANK_LINE = re.compile(rb"\n\r?\n")  # where h11 ends a head
 DIGITS = re.compile(rb"[0-9]{1,20}")  # h11 takes no longer Content-Length
 CHUNK_HEADER = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*\r\n")
+SIZE_LINE = re.compile(rb"[0-9A-Fa-f]{1,20}\r\n")  # the common chunk header: its size alone
 
 
 class Head(list[tuple[bytes, bytes]]):
