@@ -9,6 +9,7 @@ TYPE_CHECKING too: a lazy import is still an arrow). A "unit" is a package direc
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,7 +69,11 @@ def imported(name: str) -> Iterator[str]:
                 yield target
 
 
-GRAPH = {name: sorted(set(imported(name))) for name in MODULES}
+@functools.cache
+def graph() -> dict[str, list[str]]:
+    """Each module's mcptape imports, read when a test asks (not at collection: each xdist worker
+    collects this module, and reading every module's syntax tree costs about a second)."""
+    return {name: sorted(set(imported(name))) for name in MODULES}
 
 
 def unit(name: str) -> str:
@@ -91,7 +96,7 @@ def test_no_module_imports_from_its_own_layer_or_above() -> None:
     """Every import goes down a layer or more, or stays inside the importer's own unit."""
     wrong = [
         f"{name} -> {target}"
-        for name, targets in GRAPH.items()
+        for name, targets in graph().items()
         for target in targets
         if unit(target) != unit(name) and LAYER_OF[unit(target)] >= LAYER_OF[unit(name)]
     ]
@@ -145,17 +150,17 @@ def cycles(graph: dict[str, list[str]]) -> list[set[str]]:
 
 def test_no_import_cycles_but_the_known_ones() -> None:
     """No set of modules imports itself round in a circle (the two known ones are being removed)."""
-    new = [sorted(c) for c in cycles(GRAPH) if c not in KNOWN_CYCLES]
+    new = [sorted(c) for c in cycles(graph()) if c not in KNOWN_CYCLES]
     assert new == [], "these modules import each other round in a circle: move what both need below them"
 
 
 def test_the_checks_can_fail() -> None:
     """The cycle finder and the layer rule see a planted upward import and a planted circle."""
-    planted = {**GRAPH, "mcptape.errors": [*GRAPH["mcptape.errors"], "mcptape.cli"]}
+    planted = {**graph(), "mcptape.errors": [*graph()["mcptape.errors"], "mcptape.cli"]}
     assert {"mcptape.errors", "mcptape.cli"} <= set().union(*cycles(planted))
     assert LAYER_OF[unit("mcptape.cli")] > LAYER_OF[unit("mcptape.errors")]
-    assert "mcptape.check.analyze" in GRAPH["mcptape.commands.check"]
-    assert "mcptape.transcript.events" in GRAPH["mcptape.check.framing"]
+    assert "mcptape.check.analyze" in graph()["mcptape.commands.check"]
+    assert "mcptape.transcript.events" in graph()["mcptape.check.framing"]
 
 
 MAX_LINES = 400
