@@ -11,13 +11,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.replay.http.helpers import Tape, mcptape, notes_session, record_notes
+from tests.replay.http.helpers import Tape, mcptape, notes_session
 from tests.serve.helpers import listening
 
 
-@pytest.fixture(scope="module")
-def auto(tmp_path_factory: pytest.TempPathFactory) -> Tape:
-    return record_notes(tmp_path_factory.mktemp("auto"), "auto")
+@pytest.fixture
+def auto(auto_tape: Tape) -> Tape:
+    """The SDK client's auto session with notes_http.py (tests/replay/http/recordings.py: recorded
+    once per run, shared with the replay and serve tests; read it, never modify it)."""
+    return auto_tape
 
 
 def _outcome(url: str) -> str:

@@ -16,15 +16,17 @@ import pytest
 from mcptape.check.analyze import analyze_file
 from tests.conftest import console_script
 from tests.recorder.http.helpers import free_port, recording
-from tests.replay.http.helpers import Tape, notes_session, record_notes
+from tests.replay.http.helpers import Tape, notes_session
 from tests.serve.helpers import listening
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-@pytest.fixture(scope="module")
-def legacy(tmp_path_factory: pytest.TempPathFactory) -> Tape:
-    return record_notes(tmp_path_factory.mktemp("legacy"), "legacy")
+@pytest.fixture
+def legacy(legacy_tape: Tape) -> Tape:
+    """The SDK client's legacy session with notes_http.py (tests/replay/http/recordings.py: recorded
+    once per run, shared with the replay and serve tests; read it, never modify it)."""
+    return legacy_tape
 
 
 def _connect(url: str) -> http.client.HTTPConnection:
