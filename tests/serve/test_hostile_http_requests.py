@@ -1,0 +1,47 @@
+"""`mcptape serve --listen` answers a POST whose JSON only Python's reader takes (a lone surrogate
+escape, a number past a double): the session reads the body with the check core's reader, and the
+POST must wait for the answer under that same id (orjson refused such a body, the POST waited under
+no id, and the answer, under its real id, never ended the response: the client hung)."""
+
+from __future__ import annotations
+
+import http.client
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.serve.helpers import listening
+from tests.serve.tapes import call, time_tape
+
+BODIES = {
+    "lone-surrogate-escape": b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"\\ud800"}}',
+    "number-past-a-double": b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","n":1e400}}',
+}
+
+
+def post(url: str, body: bytes) -> tuple[int, bytes]:
+    host, _, port = url.split("/")[2].partition(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/mcp", body, {"content-type": "application/json", "accept": "application/json"})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, data
+
+
+def test_serve_listen_answers_a_request_only_pythons_json_reader_takes(tmp_path: Path) -> None:
+    """Each such request gets its serve error under its own id within the client's timeout, and a
+    recorded call is still served after them."""
+    tape = time_tape().write(tmp_path / "t.jsonl")
+    with listening(tape, tmp_path) as (url, _proc, _err):
+        for body in BODIES.values():
+            status, data = post(url, body)
+            assert status == 200
+            answer = orjson.loads(data)
+            assert answer["id"] == 7 and answer["error"]["code"] == -32001
+        status, data = post(url, orjson.dumps(call(8, "now", zone="UTC")))
+        assert status == 200 and orjson.loads(data)["result"]["content"][0]["text"] == "12:00 UTC"
+
+
+pytestmark = pytest.mark.slow
