@@ -185,6 +185,17 @@ CASES = [
         [("schema-violation", "info", "client", 8)],
         id="an-sdk-servers-media-and-structured-results-are-clean-by-handshake",
     ),
+    pytest.param(
+        # server-everything, 2025-11-25: a 10 s trigger-long-running-operation, then the client
+        # closes the server's stdin 0.5 s later ("the client SHOULD initiate shutdown by: First,
+        # closing the input stream to the child process", basic/lifecycle); the server runs on and
+        # the recorder SIGTERMs it after 1 s. The client abandoned the call: an info of the client's,
+        # not the server's unanswered-request warning as before.
+        "everything-client-leaves-mid-call.tape",
+        "2025-11-25",
+        [("unanswered-request", "info", "client", 5)],
+        id="a-call-in-flight-when-the-client-closes-stdin-was-abandoned-by-the-client",
+    ),
 ]
 
 

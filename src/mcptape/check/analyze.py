@@ -260,7 +260,9 @@ class Analyzer:
                 last = framer.close() if framer is not None else None
                 if last is not None:
                     self._dispatch(last)
+                self._ended(of, t)
             elif ch == EXIT:
+                self.session.server_ended = True
                 code, signal = payload.get("code"), payload.get("signal")
                 result = self.session.result
                 result.exited = True
@@ -275,6 +277,15 @@ class Analyzer:
             self._stderr(data, index)
         for frame in channel.feed(data, t, index):
             self._dispatch(frame)
+
+    def _ended(self, of: Any, t: float) -> None:
+        """A stream's end: the client closing the server's stdin before the server ended is the
+        stdio shutdown (see pairing.unanswered_request); the server's stdout ending ends it."""
+        session = self.session
+        if of == OUT:
+            session.server_ended = True
+        elif of == IN and not session.server_ended and session.client_left is None:
+            session.client_left = t
 
     def _dispatch(self, frame: Frame) -> None:
         ch = frame.channel

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from mcptape.check import rules
 from mcptape.check.findings import finding, finding_at
-from mcptape.check.model import CLIENT, IN, OUT, SERVER, At, Finding, Ref, RequestId
+from mcptape.check.model import CLIENT, IN, OUT, SERVER, At, Finding, Ref, RequestId, Severity
 from mcptape.check.protocol import LONG_LIVED_REQUESTS
 
 
@@ -168,23 +168,46 @@ def cancel_unknown(target: Any, pairing: Pairing, at: At) -> Finding | None:
     )
 
 
-def unanswered_request(ch: str, rid: RequestId, pending: Pending) -> Finding | None:
+def unanswered_request(
+    ch: str, rid: RequestId, pending: Pending, client_left: float | None = None
+) -> Finding | None:
     """A request sent on `ch` still in flight at the end (None when that is not a finding: a
     request line that was itself rejected, a request open by design). Its party is the receiver,
     who owed the answer: the server for a client request, the client for a server's request
-    (`roots/list`, `sampling/createMessage`, ... that the client never answered)."""
+    (`roots/list`, `sampling/createMessage`, ... that the client never answered).
+
+    `client_left`: when the client closed the server's stdin while the server still ran. A client
+    request in flight then was abandoned by the client, not left unanswered by the server: "the
+    client SHOULD initiate shutdown by: First, closing the input stream to the child process (the
+    server)" (basic/lifecycle, Shutdown, stdio; 2026-07-28: transports/stdio), and the server may
+    end without finishing it (an SDK MCPServer answers -32000 "Connection closed"; server-everything
+    runs on until the client's SIGTERM). Info, the client's: seen, not a fault. Not for a request
+    of a batch: a batch none of whose requests was answered was dropped, not being worked on
+    (mcp-server-time and server-everything on 2025-03-26, which "MUST support receiving JSON-RPC
+    batches")."""
     if not pending.valid or pending.method in LONG_LIVED_REQUESTS:
         return None
     other = OUT if ch == IN else IN
+    message = f"request {rid!r} ({pending.method}) never got a response on {other}"
+    party = SERVER if ch == IN else CLIENT
+    severity: Severity | None = None
+    raw = _body(pending.raw)
+    if ch == IN and client_left is not None and pending.t <= client_left and raw.lstrip()[:1] != b"[":
+        message = (
+            f"request {rid!r} ({pending.method}) was still in flight when the client closed the server's"
+            " stdin (the stdio shutdown): the client abandoned it, the server owed no answer after that"
+        )
+        party, severity = CLIENT, Severity.INFO
     return finding(
         rules.UNANSWERED_REQUEST,
         channel=ch,
         line=pending.line,
         offset=pending.offset,
-        raw=_body(pending.raw),
-        message=f"request {rid!r} ({pending.method}) never got a response on {other}",
+        raw=raw,
+        message=message,
         request_id=rid,
         t=pending.t,
         event=pending.event,
-        party=SERVER if ch == IN else CLIENT,
+        party=party,
+        severity=severity,
     )

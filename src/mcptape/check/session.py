@@ -100,6 +100,10 @@ class Session(Notices):
         # found there (once per session: the fault is the declaration, not each message).
         self.undeclared_logging: At | None = None
         self.explained: Callable[[Message], bool] | None = None  # a fault another rule already reported
+        # When the client closed the server's stdin while the server still ran (stdio's shutdown):
+        # the requests in flight then were abandoned by the client (see pairing.unanswered_request).
+        self.client_left: float | None = None
+        self.server_ended = False  # its stdout ended or it exited
 
     @property
     def version(self) -> str | None:
@@ -398,7 +402,7 @@ class Session(Notices):
     def close(self) -> Analysis:
         """The session ended: the requests still in flight are reported; the analysis is done."""
         for rid, pending in self.client.pending.items():
-            unanswered = unanswered_request(IN, rid, pending)
+            unanswered = unanswered_request(IN, rid, pending, self.client_left)
             if unanswered is not None:
                 self.emit(unanswered)
         for rid, pending in self.server.pending.items():

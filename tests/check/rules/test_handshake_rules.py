@@ -134,8 +134,14 @@ CASES: list[tuple[str, list[Item], list[tuple[str, str]]]] = [
     ),
     (
         "a client request the server never answered is the server's",
-        [*handshake("2025-06-18"), ("in", request(3, "ping")), ("eof", {"of": "in"})],
+        [*handshake("2025-06-18"), ("in", request(3, "ping")), ("eof", {"of": "out"}), ("eof", {"of": "in"})],
         [("unanswered-request", "server")],
+    ),
+    (
+        # stdio's shutdown: "First, closing the input stream to the child process" (basic/lifecycle)
+        "a client request in flight when the client closed stdin was abandoned by the client",
+        [*handshake("2025-06-18"), ("in", request(3, "ping")), ("eof", {"of": "in"})],
+        [("unanswered-request", "client")],
     ),
 ]
 
