@@ -28,6 +28,10 @@ SETTINGS = {
         b"[tool.mcptape]\nlearned = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n",
         "is not valid TOML: nested too deeply",
     ),
+    "integer past 4300 digits": (
+        b"[tool.mcptape]\nstep-timeout = " + b"9" * 5000 + b"\n",
+        "is not valid TOML: Exceeds the limit (4300 digits)",
+    ),
     "NUL in a path": (
         b'[tool.mcptape]\ntranscripts = ["a\\u0000b"]\n',
         "transcripts must be a list of paths",

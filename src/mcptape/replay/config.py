@@ -122,6 +122,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path} is not valid TOML: not UTF-8 (byte offset {exc.start})") from None
     except RecursionError:  # tomllib parses nested arrays and inline tables recursively
         raise UsageError(f"{path} is not valid TOML: nested too deeply") from None
+    except ValueError as exc:  # int() refuses an integer of more than 4300 digits
+        raise UsageError(f"{path} is not valid TOML: {str(exc).split(';')[0]}") from None
 
 
 def section_of(data: dict[str, Any], path: Path) -> dict[str, Any] | None:

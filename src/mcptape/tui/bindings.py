@@ -78,6 +78,10 @@ def load_keymap(path: Path | None) -> dict[str, str]:
         data = tomllib.loads(target.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"keymap file {target} cannot be read: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise UsageError(f"keymap file {target} cannot be read: nested too deeply") from None
+    except ValueError as exc:  # int() refuses an integer of more than 4300 digits
+        raise UsageError(f"keymap file {target} cannot be read: {str(exc).split(';')[0]}") from None
     table = data.get("keymap", {})
     if not isinstance(table, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in table.items()
