@@ -196,6 +196,28 @@ CASES = [
         [("unanswered-request", "info", "client", 5)],
         id="a-call-in-flight-when-the-client-closes-stdin-was-abandoned-by-the-client",
     ),
+    pytest.param(
+        # An MCPServer (tests/servers/features.py) on 2026-07-28, a raw client's mistakes: a string
+        # id, wrong and missing arguments, an unknown tool, params as an array (dropped), a method
+        # typo and notifications/cancelled sent with an id (-32601), a log level asked on one call
+        # and not the next (logs only for the first), a cursor page and a bad cursor (-32603, a
+        # SHOULD), an unknown resource (-32602), requests missing one or both required _meta
+        # fields (-32602), ping (removed), another version (-32022), a 10**30 integer, a slow call
+        # cancelled (no answer), subscriptions/listen left open: the client's findings only.
+        "features-modern-raw-mistakes.tape",
+        "2026-07-28",
+        [
+            ("schema-violation", "info", "client", 4),
+            ("schema-violation", "info", "client", 5),
+            ("unknown-tool", "info", "client", 6),
+            ("invalid-message", "error", "client", 7),
+            ("missing-meta", "error", "client", 19),
+            ("missing-meta", "error", "client", 20),
+            ("removed-method", "error", "client", 24),
+            ("schema-violation", "info", "client", 27),
+        ],
+        id="an-sdk-server-refusing-a-raw-modern-clients-mistakes-leaves-only-the-clients-findings",
+    ),
 ]
 
 
