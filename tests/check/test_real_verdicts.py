@@ -218,6 +218,43 @@ CASES = [
         ],
         id="an-sdk-server-refusing-a-raw-modern-clients-mistakes-leaves-only-the-clients-findings",
     ),
+    pytest.param(
+        # server-memory (TypeScript SDK), 2025-06-18, a raw client's mistakes: entities as an
+        # object, no arguments, a number for a string, a string for an array, an unknown tool, no
+        # arguments at all (each isError -32602 in the text: the client's info); an observation for
+        # an entity that does not exist (isError), extra arguments (served). Every success carries
+        # structuredContent within its tool's outputSchema: no output-schema finding.
+        "memory-model-mistakes.tape",
+        "2025-06-18",
+        [
+            ("schema-violation", "info", "client", 3),
+            ("schema-violation", "info", "client", 4),
+            ("schema-violation", "info", "client", 7),
+            ("schema-violation", "info", "client", 9),
+            ("unknown-tool", "info", "client", 12),
+            ("schema-violation", "info", "client", 52),
+        ],
+        id="server-memory-refusing-a-models-mistakes-leaves-only-infos",
+    ),
+    pytest.param(
+        # server-filesystem on 2024-11-05 (it lists outputSchemas anyway): paths outside the allowed
+        # folder (/etc/passwd, a ../ escape, a move out: isError "Access denied"), wrong types, a
+        # missing path, a quoted number for `head` (refused: the client's info), edits as an
+        # object, a string for an array, an unknown tool, a missing file: only the client's infos.
+        "filesystem-2024-11-05-model-mistakes.tape",
+        "2024-11-05",
+        [
+            ("schema-violation", "info", "client", 4),
+            ("schema-violation", "info", "client", 5),
+            ("schema-violation", "info", "client", 6),
+            ("schema-violation", "info", "client", 8),
+            ("schema-violation", "info", "client", 9),
+            ("unknown-tool", "info", "client", 12),
+            ("schema-violation", "info", "client", 13),
+            ("schema-violation", "info", "client", 52),
+        ],
+        id="server-filesystem-on-2024-11-05-refusing-a-models-mistakes-leaves-only-infos",
+    ),
 ]
 
 
