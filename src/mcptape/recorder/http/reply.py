@@ -69,6 +69,19 @@ def carried_records(parts: list[bytes], t: float, ch: str, x: int, messages: lis
     head = _head(t, ch, x)
     dumps = _dumps
     start = head + b',"data":'
+    if messages and type(messages[0]) is str:  # read as text (`SseMessages`): one call each, no loop
+        try:
+            escaped = list(map(dumps, messages))
+        except TypeError:  # bytes among them (`SseDecoder` took over): one at a time below
+            pass
+        else:  # start, message, "}\n" + start, message, ..., "}\n": the records of all of them
+            between = b"}\n" + start
+            records = [between] * (2 * len(escaped) - 1)
+            records[::2] = escaped
+            parts.append(start)
+            parts += records
+            parts.append(b"}\n")
+            return len(start) + sum(map(len, escaped)) + len(between) * (len(escaped) - 1) + 2
     size = (len(start) + 2) * len(messages)
     for message in messages:
         if isinstance(message, str):
@@ -225,7 +238,51 @@ class SseMessages:
 def _messages(text: str, pos: int, stop: int = -1) -> tuple[list[bytes | str], int, bool]:
     """The carried lines of the events `text` (whole lines, the last one's end maybe a CR; up to
     `stop`, or all of it) ends, from `pos`; where the event not dispatched yet starts; and whether
-    the reading stopped there at a CR ending a line by itself (`SseDecoder` reads on from there)."""
+    the reading stopped there at a CR ending a line by itself (`SseDecoder` reads on from there).
+    Text without a CR is read an event at a time, a few calls an event of the common shape (lines
+    that are not `data`, then one `data:` line, then the blank line: a line at a time by memchr);
+    any other event, and text with a CR, a line at a time (`_lines`)."""
+    if "\r" in text:
+        return _lines(text, pos, stop)
+    messages: list[bytes | str] = []
+    event = 0  # where the event not dispatched yet starts
+    n = len(text) if stop < 0 else stop
+    find = text.find
+    startswith = text.startswith
+    while pos < n:
+        line = pos
+        while not startswith("data", line):  # its lines before a data line (or the blank line)
+            if text[line] == "\n":
+                break
+            line = find("\n", line, n) + 1
+            if not line or line >= n:
+                return messages, event, False  # an event not ended yet
+        else:
+            if text[line + 4] == ":":  # its data line: the common event has one, then the blank line
+                at = line + 5
+                if text[at] == " ":
+                    at += 1
+                end = find("\n", at, n)
+                if end < 0 or end + 1 >= n:
+                    return messages, event, False
+                if text[end + 1] == "\n":
+                    if end > at:  # the value and the LF that ends it: its carried line
+                        messages.append(text[at : end + 1])
+                    pos = event = end + 2
+                    continue
+            blank = find("\n\n", line, n)  # another shape: read a line at a time
+            if blank < 0:
+                return messages, event, False
+            more, _, _ = _lines(text, pos, blank + 2)
+            messages += more
+            pos = event = blank + 2
+            continue
+        pos = event = line + 1  # a blank line: the event (if any) had no data line
+    return messages, event, False
+
+
+def _lines(text: str, pos: int, stop: int = -1) -> tuple[list[bytes | str], int, bool]:
+    """`_messages`, a line at a time."""
     messages: list[bytes | str] = []
     values: list[str] | None = None  # the data lines of the event being read, each with a newline
     event = 0  # where that event starts
