@@ -46,11 +46,13 @@ CASES = [
     pytest.param(
         # The same server on 2025-06-18, which removed batching: the batch is the client's error,
         # and the server dropping it is no fault of its own (its requests were unanswered-request
-        # warnings, the server's, before); then ping with id 4 twice (the first answered: fine)
-        # and ids "5" and 5 (different ids).
+        # warnings, the server's, before); then ping with id 4 twice, the first answered: "The
+        # request ID MUST NOT have been previously used by the requestor within the same session"
+        # (2025-06-18, basic/index), the client's duplicate-id (judged only in flight before); ids
+        # "5" and 5 are different ids.
         "time-2025-06-18-batch-refused.tape",
         "2025-06-18",
-        [("batch-not-allowed", "error", "client", None)],
+        [("batch-not-allowed", "error", "client", None), ("duplicate-id", "error", "client", 4)],
         id="the-requests-of-a-refused-batch-are-not-unanswered",
     ),
     pytest.param(

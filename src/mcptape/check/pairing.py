@@ -49,7 +49,7 @@ RECENT = 4096  # closed ids remembered, to tell "answered twice" and "cancelled"
 class Pairing:
     """The requests one side has sent and not yet seen answered."""
 
-    __slots__ = ("closed", "extra", "older", "pending")
+    __slots__ = ("closed", "earlier", "extra", "older", "pending")
 
     def __init__(self) -> None:
         self.pending: dict[RequestId, Pending] = {}
@@ -57,6 +57,8 @@ class Pairing:
         self.closed: dict[RequestId, str] = {}
         self.older: dict[RequestId, str] = {}
         self.extra: dict[RequestId, int] = {}  # duplicate requests still expecting an answer
+        # the closed ids of the sessions before the last `initialize` (a new session may use them)
+        self.earlier: dict[RequestId, str] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Pairing:
         """Its ids and requests are immutable values: copying the dicts copies the state (a
@@ -103,7 +105,7 @@ class Pairing:
                 del self.pending[rid]
                 self.remember(rid, "answered")
             return pending, None
-        state = self.closed.get(rid) or self.older.get(rid)
+        state = self.closed.get(rid) or self.older.get(rid) or self.earlier.get(rid)
         if state == "cancelled":
             return None, None
         if state == "answered":
@@ -114,6 +116,16 @@ class Pairing:
         """`notifications/cancelled`: the request may stay unanswered, a late answer is fine."""
         if (type(rid) is int or type(rid) is str) and self.pending.pop(rid, None) is not None:
             self.remember(rid, "cancelled")
+
+    def used(self, rid: RequestId) -> str | None:
+        """How a request of this session with id `rid` ended, if one did ("answered" or
+        "cancelled"; among the last 4,096 to 8,192 closed ids: the memory is bounded)."""
+        return self.closed.get(rid) or self.older.get(rid)
+
+    def new_session(self) -> None:
+        """An `initialize`: a new session begins, whose requests may use the ids of the last one."""
+        self.earlier = {**self.older, **self.closed}
+        self.closed, self.older = {}, {}
 
     def remember(self, rid: RequestId, state: str = "answered") -> None:
         closed = self.closed
@@ -145,6 +157,28 @@ def duplicate_id(ch: str, rid: RequestId, pending: Pending, previous: Pending) -
     )
 
 
+def reused_id(ch: str, rid: RequestId, pending: Pending, ended: str, version: str) -> Finding:
+    """A request reusing the id of an earlier request of its sender in the same session, closed
+    (`ended`: "answered" or "cancelled"), in a handshake revision: "The request ID **MUST NOT** have
+    been previously used by the requestor within the same session." (basic/index, Requests,
+    2025-03-26 to 2025-11-25; 2024-11-05: basic/messages). 2026-07-28 only forbids the ids in
+    flight ("**MUST NOT** match the ID of any other request the sender has issued and not yet
+    received a response for"), which `duplicate_id` judges in every revision."""
+    return finding(
+        rules.DUPLICATE_ID,
+        channel=ch,
+        line=pending.line,
+        offset=pending.offset,
+        raw=_body(pending.raw),
+        message=f"request id {rid!r} ({pending.method}) was used before in this session by the same sender"
+        f" (that request was {ended}): in {version}, a request id MUST NOT have been previously used by"
+        " the requestor within the same session",
+        request_id=rid,
+        t=pending.t,
+        event=pending.event,
+    )
+
+
 def unknown_response_id(rid: RequestId, at: At, why: str) -> Finding:
     """A response at `at` to an id that is not in flight (`why`: never sent, or answered already)."""
     return finding_at(rules.UNKNOWN_RESPONSE_ID, at, f"response to id {rid!r}: {why}", rid)
@@ -158,7 +192,12 @@ def cancel_unknown(target: Any, pairing: Pairing, at: At) -> Finding | None:
     answered is fine (the race the same page describes); None when there is nothing to find."""
     if type(target) is not int and type(target) is not str:
         return None
-    if target in pairing.pending or target in pairing.closed or target in pairing.older:
+    if (
+        target in pairing.pending
+        or target in pairing.closed
+        or target in pairing.older
+        or target in pairing.earlier
+    ):
         return None
     who = "client" if at.channel == IN else "server"
     return finding_at(

@@ -39,6 +39,7 @@ from mcptape.check.pairing import (
     Pairing,
     Pending,
     duplicate_id,
+    reused_id,
     unanswered_request,
     unknown_response_id,
 )
@@ -197,6 +198,8 @@ class Session(Notices):
             previous = self.server.open(rid, pending)
             if previous is not None:
                 self.emit(duplicate_id(ch, rid, pending, previous))
+            elif rid in self.server.closed or rid in self.server.older:
+                self._reused(ch, rid, pending, self.server)
         elif kind is _NOTIFICATION:
             assert method is not None
             self._notification(method, value, at)
@@ -209,6 +212,14 @@ class Session(Notices):
                     on_pair(answered.event, at.event, at.t - answered.t)
             elif why is not None:
                 self.emit(unknown_response_id(rid, at, why))
+
+    def _reused(self, ch: str, rid: RequestId, pending: Pending, pairing: Pairing) -> None:
+        """A request whose id an earlier, closed request of its sender had: a finding in the
+        handshake revisions, which forbid any id used before in the session (see `reused_id`)."""
+        version = self.tracker.version
+        ended = pairing.used(rid)
+        if version is not None and not self.tracker.stateless and ended is not None:
+            self.emit(reused_id(ch, rid, pending, ended, version))
 
     def client_request(self, rid: RequestId, value: dict[str, Any], pending: Pending) -> None:
         """A good client->server request (already counted; `pending`: its place and method, as it
@@ -232,6 +243,8 @@ class Session(Notices):
                 tracker.request(method, rid, params)
         elif method == "initialize":
             self.tracker.request(method, rid, params)
+            self.client.new_session()
+            self.server.new_session()
         client = self.client
         in_flight = client.pending
         if rid in in_flight:
@@ -240,6 +253,8 @@ class Session(Notices):
                 self.emit(duplicate_id(IN, rid, pending, previous))
         else:
             in_flight[rid] = pending
+            if rid in client.closed or rid in client.older:  # two lookups: ids seldom repeat
+                self._reused(IN, rid, pending, client)
         if plain:
             if "progressToken" in meta:
                 self.modern.provided(rid, meta["progressToken"])

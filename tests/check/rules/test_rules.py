@@ -274,7 +274,69 @@ DUPLICATE_ID: list[tuple[str, list[Item], list[str]]] = [
         [("out", request(5, "ping")), ("out", request(5, "ping")), ("in", result(5)), ("in", result(5))],
         ["duplicate-id"],
     ),
-    ("same id after the answer is fine", [("in", PING), ("out", PONG), ("in", PING), ("out", PONG)], []),
+    (
+        "same id after the answer, no revision known, is not judged",
+        [("in", PING), ("out", PONG), ("in", PING), ("out", PONG)],
+        [],
+    ),
+    # "The request ID MUST NOT have been previously used by the requestor within the same session"
+    # (basic/index, 2025-03-26 to 2025-11-25; basic/messages, 2024-11-05)
+    (
+        "same id after the answer in a handshake revision",
+        [*initialize("2025-06-18"), ("in", PING), ("out", PONG), ("in", PING), ("out", PONG)],
+        ["duplicate-id"],
+    ),
+    (
+        "same id after the answer in 2024-11-05",
+        [*initialize("2024-11-05"), ("in", PING), ("out", PONG), ("in", PING), ("out", PONG)],
+        ["duplicate-id"],
+    ),
+    (
+        "same id after a cancel in a handshake revision",
+        [
+            *initialize("2025-11-25"),
+            ("in", PING),
+            ("in", notification("notifications/cancelled", {"requestId": 1})),
+            ("in", PING),
+            ("out", PONG),
+        ],
+        ["duplicate-id"],
+    ),
+    (
+        "server request id reused after its answer in a handshake revision",
+        [
+            *initialize("2025-06-18"),
+            ("out", request(5, "ping")),
+            ("in", result(5)),
+            ("out", request(5, "ping")),
+            ("in", result(5)),
+        ],
+        ["duplicate-id"],
+    ),
+    (
+        "the initialize of a new session may use the ids of the last one",
+        [
+            *initialize("2025-06-18"),
+            ("in", PING),
+            ("out", PONG),
+            *initialize("2025-06-18"),
+            ("in", PING),
+            ("out", PONG),
+        ],
+        [],
+    ),
+    (
+        # "MUST NOT match the ID of any other request the sender has issued and not yet received a
+        # response for" (2026-07-28, basic/index): an answered id may come again
+        "same id after the answer in 2026-07-28",
+        [
+            ("in", request(1, "tools/list", MODERN)),
+            ("out", result(1, {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"})),
+            ("in", request(1, "tools/list", MODERN)),
+            ("out", result(1, {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"})),
+        ],
+        [],
+    ),
     (
         "the same number as a string is another id",
         [("in", PING), ("in", request("1", "ping")), ("out", PONG), ("out", result("1"))],
