@@ -42,6 +42,7 @@ from mcptape.serve.httpinject import REDIRECTED, HttpInjector, events_before
 from mcptape.serve.httprecorded import assigned_session, get_streams, recorded_forms
 from mcptape.serve.httpstream import LATER, Stream, event_bytes
 from mcptape.serve.session import Session
+from mcptape.textsafe import escape_text
 from mcptape.transcript.wire import SSE_TYPE, carried_line
 
 LOOK = 0.5  # seconds between two looks at whether a waiting SSE client is still there
@@ -284,7 +285,8 @@ class HttpFront:
         redirected = REDIRECTED.encode() in request.target
         case = None if redirected else self.injector.take(method)
         if case is not None:
-            self.log(f"mcptape serve: injected {case} into the answer to {method} (id {rid!r})")
+            said = escape_text(f"{method} (id {rid!r})")  # the client's bytes
+            self.log(f"mcptape serve: injected {case} into the answer to {said}")
         if case == "http-redirect":
             path = request.target.decode("latin-1")
             where = path + ("&" if "?" in path else "?") + REDIRECTED

@@ -68,7 +68,8 @@ def summary(served: Served, pool: Pool) -> str:
         found = next_of(applied, served)
         did = found.text if found is not None else "not played"
         lines.append(
-            f"  inject {applied.case.id}: at the answer to {applied.method} (id {applied.request_id!r}); "
+            f"  inject {applied.case.id}: at the answer to {escape_text(str(applied.method))} "
+            f"(id {escape_text(repr(applied.request_id))}); "
             f"the client {escape_text(did)} -> {verdict(applied.case, found.outcome if found else None)}"
         )
     return "\n".join(lines)
