@@ -119,8 +119,11 @@ def _preview(text: str, limit: int = 40) -> str:
 def _show(value: Any) -> str:
     try:
         text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    except TypeError:  # past orjson's 254 levels, a big integer, a lone surrogate
+        try:
+            text = repr(value)
+        except RecursionError:  # a value 1000 levels deep (orjson reads 1024)
+            text = f"a deeply nested {type_name(value)}"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -26,7 +26,7 @@ import orjson
 from mcptape.diff.compare import compare
 from mcptape.diff.ignore import Rule
 from mcptape.diff.shapes import NAMES, mask
-from mcptape.jsonsafe import walk
+from mcptape.jsonsafe import dumps, walk
 
 Group = tuple[str, str | int | None]  # (method, stream): the stream is a logger, a token or a uri
 SAME_MESSAGE_SHAPES = tuple(name for name in NAMES if name != "number")
@@ -80,8 +80,8 @@ def _by_key(
 def _canonical(value: Any) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value).encode()
+    except (TypeError, orjson.JSONEncodeError):  # past orjson's 254 levels: the iterative encoder
+        return dumps(value, sort_keys=True, default=repr).encode("utf-8", "surrogatepass")
 
 
 def _masked(value: Any) -> bytes:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.check.schema import compile_schema, default_dialect
+from mcptape.jsonsafe import equal
 from mcptape.surface.addressing import flags, gained_flags, words_diff
 from mcptape.surface.members import (
     Pair,
@@ -164,7 +165,7 @@ def _tool(pair: Pair) -> None:
     judge_execution(pair, old.get("execution"), new.get("execution"))
     interface_changed = any(c.severity is BREAKING or c.severity is COMPATIBLE for c in pair.out[before:])
     for member in TEXT_MEMBERS:
-        if old.get(member) != new.get(member):
+        if not equal(old.get(member), new.get(member)):  # any depth
             pair.text(
                 pointer(member), f"the tool's {member}", old.get(member), new.get(member), interface_changed
             )
@@ -191,7 +192,7 @@ def _server(base: Surface, new: Surface, diff: Diff) -> None:
     def add(severity: Severity, path: str, detail: str, **extra: Any) -> None:
         diff.changes.append(Change(SERVER, "", severity, path, detail, **extra))
 
-    if base.instructions != new.instructions:
+    if not equal(base.instructions, new.instructions):  # any depth
         a = base.instructions if type(base.instructions) is str else ""
         b = new.instructions if type(new.instructions) is str else ""
         found = gained_flags(a, b, frozenset(new.tools))
