@@ -22,6 +22,7 @@ EVENTS = [
     b": a comment\n\n",
     b"data: " + b"y" * 300 + b"\ndata: z\n\n",
     b'id: 7\ndata: {"id":9}\n\n',
+    b'data: {"text":"caf\xc3\xa9"}\n\n',  # not ASCII
 ]
 CHUNKED_SSE = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
@@ -93,6 +94,10 @@ RESPONSES = [
     + EVENTS[3]
     + b"\r\n"
     + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS[4:])
+    + b"0\r\n\r\n",
+    # ... a character cut between two chunks (the read is not UTF-8, the chunks' bytes are)
+    CHUNKED_SSE
+    + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in (EVENTS[0], EVENTS[-1][:-5], EVENTS[-1][-5:]))
     + b"0\r\n\r\n",
     # ... and a chunk not ended by a CRLF after two that are
     CHUNKED_SSE + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in EVENTS[:2]) + b"3\r\nabcXY3\r\n",

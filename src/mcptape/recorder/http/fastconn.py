@@ -68,6 +68,10 @@ class FastConn:
         self.discard = b""  # (chunked) what is left to take of the CRLF after a chunk's bytes
         self.trailer = False  # (chunked) the last chunk came: the trailer section is read next
         self.method = b""  # (reading responses) the method of the request being answered
+        # (chunked) the read held whose chunks the last `Data` joined, all of it taken, and their
+        # spans in it: the tap decodes that read once for its record and the chunks' text (`Reply.data`)
+        self.spanned: tuple[bytes, list[tuple[int, int]]] | None = None
+        self.spans: list[tuple[int, int]] = []  # (chunked) where the last `_chunks` took its bytes
 
     # -- the part of h11.Connection the tap uses ---------------------------------------------
     def receive_data(self, data: bytes | bytearray) -> None:
@@ -237,6 +241,8 @@ class FastConn:
                 if data:
                     if took < len(held):
                         self.buffer += memoryview(held)[took:]
+                    else:
+                        self.spanned = (held, self.spans)
                     return h11.Data(data=data)
             self.buffer += held
         buffer = self.buffer
@@ -297,7 +303,7 @@ class FastConn:
         header and CRLF are in the buffer (nearly every one) is a few calls: a match of its header's
         line (`SIZE_LINE`: h11's without an extension or spaces; else `CHUNK_HEADER`), its size, a
         look at its CRLF."""
-        spans = []
+        spans: list[tuple[int, int]] = []
         pos, n = 0, len(buffer)
         remaining = self.remaining
         startswith = buffer.startswith
@@ -341,6 +347,7 @@ class FastConn:
         if not spans:
             return b"", 0
         self.remaining = remaining
+        self.spans = spans
         with memoryview(buffer) as view:
             data = (
                 bytes(view[spans[0][0] : spans[0][1]])

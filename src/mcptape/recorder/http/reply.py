@@ -356,13 +356,28 @@ class Reply:
         else:
             self.kind = ""
 
-    def data(self, x: int, data: bytes) -> None:
+    def data(self, x: int, data: bytes, spanned: tuple[bytes, list[tuple[int, int]]] | None = None) -> None:
+        """A piece of the body; `spanned`: the read it was joined from (the chunks of a chunked body
+        a read held, all taken) and their spans in it, decoded once for the read's record and,
+        when ASCII, sliced for the piece's text."""
         if self.kind == "sse" and self.sse is not None:
+            piece = data
+            if spanned is not None:
+                piece = spanned[0]
             try:
-                text: str | None = data.decode("utf-8")
+                text: str | None = piece.decode("utf-8")
             except UnicodeDecodeError:
                 text = None
-            self.piece, self.text = data, text
+            self.piece, self.text = piece, text
+            if piece is not data:  # the chunks' text: slices of the read's, else their own decoding
+                if text is not None and text.isascii():
+                    assert spanned is not None
+                    text = "".join([text[a:b] for a, b in spanned[1]])
+                else:
+                    try:
+                        text = data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        text = None
             messages = self.sse.feed(data, text)
             if messages:  # one record a message, encoded and written together once the bytes are
                 if self.messages and self.messages[-1][0] == x:

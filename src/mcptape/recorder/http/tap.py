@@ -306,7 +306,12 @@ class Tap:
                 self._mirror(self._req, event)
                 # The SSE messages wait for the flush that records the bytes they came in (`_flush`):
                 # a read's bytes are one record, its events' messages the next, in one write.
-                self._reply.data(side.x, event.data if type(event.data) is bytes else bytes(event.data))
+                conn = side.conn
+                spanned = None
+                if type(conn) is FastConn and conn.spanned is not None:  # a read of many chunks
+                    spanned, conn.spanned = conn.spanned, None
+                data = event.data if type(event.data) is bytes else bytes(event.data)
+                self._reply.data(side.x, data, spanned)
             elif isinstance(event, h11.EndOfMessage):
                 self._mirror(self._req, event)
                 self._flush(side, t)
