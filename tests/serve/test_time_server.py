@@ -4,7 +4,9 @@ against `mcptape serve` of it gets the recorded results; a call never recorded g
 from __future__ import annotations
 
 import json
+import subprocess
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,14 +32,51 @@ def recorded_datetimes(path: Path) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Served:
+    """The SDK client (tests/serve/sdk_client.py) against `mcptape serve RECORDING -o NEW --report
+    REPORT`: what it printed and exited with, serve's new session and its report."""
+
+    proc: subprocess.CompletedProcess[bytes]
+    new: Path
+    report: Path
+
+
+def _served(recording: Recorded, folder: Path, *client_args: str) -> Served:
+    new, report = folder / "new.jsonl", folder / "report.json"
+    proc = client(*client_args, *serve(recording.path, "-o", new, "--report", report))
+    return Served(proc, new, report)
+
+
+UNRECORDED_CALL = (
+    "--call",
+    'get_current_time={"timezone": "UTC"}',
+    "--call",
+    'get_current_time={"timezone": "Asia/Tokyo"}',
+)
+
+
+# Each client run below is read by two tests (what the client printed, the report; the new session
+# diffed): run once for the module, as each test ran the same client against the same recording.
+@pytest.fixture(scope="module")
+def served_again(time_recording: Recorded, tmp_path_factory: pytest.TempPathFactory) -> Served:
+    """The same client code as the recording's (`--together`), once the clock has moved on."""
+    time.sleep(max(0.0, time_recording.at + 1.2 - time.time()))  # the clock has moved on by now
+    return _served(time_recording, tmp_path_factory.mktemp("served-again"), "--together")
+
+
+@pytest.fixture(scope="module")
+def served_unrecorded(time_recording: Recorded, tmp_path_factory: pytest.TempPathFactory) -> Served:
+    """A client that also asks for a zone the recording never saw (Asia/Tokyo)."""
+    return _served(time_recording, tmp_path_factory.mktemp("served-unrecorded"), *UNRECORDED_CALL)
+
+
 def test_the_same_client_code_gets_the_recorded_times_from_serve(
-    time_recording: Recorded, tmp_path: Path
+    time_recording: Recorded, served_again: Served
 ) -> None:
     """Served back, the SDK client prints exactly what it printed against the real server: the
     recorded times, not the clock's (no time server runs: the new session is serve's)."""
-    time.sleep(max(0.0, time_recording.at + 1.2 - time.time()))  # the clock has moved on by now
-    new, report = tmp_path / "new.jsonl", tmp_path / "report.json"
-    proc = client("--together", *serve(time_recording.path, "-o", new, "--report", report))
+    proc, new, report = served_again.proc, served_again.new, served_again.report
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout == time_recording.stdout
     printed = [json.loads(line) for line in proc.stdout.splitlines()[1:3]]
@@ -61,18 +100,11 @@ def test_the_same_client_code_gets_the_recorded_times_from_serve(
 
 
 def test_a_call_the_recording_never_saw_gets_an_error_and_is_in_the_summary(
-    time_recording: Recorded, tmp_path: Path
+    served_unrecorded: Served,
 ) -> None:
     """Asia/Tokyo was never asked: the client gets a JSON-RPC error, stderr says which call and how
     it differs from the nearest recorded one, the summary and the report count it."""
-    report = tmp_path / "report.json"
-    calls = [
-        "--call",
-        'get_current_time={"timezone": "UTC"}',
-        "--call",
-        'get_current_time={"timezone": "Asia/Tokyo"}',
-    ]
-    proc = client(*calls, *serve(time_recording.path, "--report", report))
+    proc, report = served_unrecorded.proc, served_unrecorded.report
     assert proc.returncode == 0, proc.stderr.decode()
     last = json.loads(proc.stdout.splitlines()[-1])
     assert last == {"get_current_time": {"raised": "mcptape serve: no recorded answer for tools/call"}}
@@ -91,19 +123,12 @@ def test_a_call_the_recording_never_saw_gets_an_error_and_is_in_the_summary(
 
 
 def test_serve_o_is_a_transcript_mcptape_diff_compares_with_the_recording(
-    time_recording: Recorded, tmp_path: Path
+    time_recording: Recorded, served_again: Served, served_unrecorded: Served
 ) -> None:
     """The same client: `mcptape diff ORIGINAL NEW` finds them the same; a client that asks for
     another zone: different, the changed answer named."""
-    same, changed = tmp_path / "same.jsonl", tmp_path / "changed.jsonl"
-    assert client("--together", *serve(time_recording.path, "-o", same)).returncode == 0
-    calls = [
-        "--call",
-        'get_current_time={"timezone": "UTC"}',
-        "--call",
-        'get_current_time={"timezone": "Asia/Tokyo"}',
-    ]
-    assert client(*calls, *serve(time_recording.path, "-o", changed)).returncode == 0
+    same, changed = served_again.new, served_unrecorded.new
+    assert served_again.proc.returncode == 0 and served_unrecorded.proc.returncode == 0
     proc = mcptape("diff", time_recording.path, same)
     assert proc.returncode == 0, proc.stdout.decode()
     proc = mcptape("diff", time_recording.path, changed)
