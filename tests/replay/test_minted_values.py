@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape.replay.api import replay
+from mcptape.replay.api import ReplayResult, replay
 from mcptape.transcript import open_transcript
 from tests import inprocess
 from tests.replay.conftest import minted
@@ -27,12 +27,19 @@ def _answered(path: Path) -> dict[Any, dict[str, Any]]:
     }
 
 
+@pytest.fixture(scope="module")
+def same_build(minted_tape: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[ReplayResult, Path]:
+    """One replay of the recording against the same build and its new session, read by the two
+    tests that each ran this same replay (read them, never modify them)."""
+    new = tmp_path_factory.mktemp("minted-same") / "new.jsonl"
+    return replay(minted_tape, minted(), output=new, config=False), new
+
+
 def test_an_elicitation_and_a_handle_replay_same_against_the_same_build(
-    minted_tape: Path, tmp_path: Path
+    same_build: tuple[ReplayResult, Path],
 ) -> None:
     """The new process's requestState and handle are sent back: same, each substitution listed."""
-    new = tmp_path / "new.jsonl"
-    result = replay(minted_tape, minted(), output=new, config=False)
+    result, new = same_build
     assert result.same, result.render()
     paths = sorted(s.use.path for s in result.substitutions)
     assert paths == [("params", "arguments", "handle"), ("params", "requestState")]
@@ -48,10 +55,11 @@ def test_an_elicitation_and_a_handle_replay_same_against_the_same_build(
     assert "compared by presence and place, not value" in text
 
 
-def test_every_other_byte_of_the_client_stays_the_original(minted_tape: Path, tmp_path: Path) -> None:
+def test_every_other_byte_of_the_client_stays_the_original(
+    minted_tape: Path, same_build: tuple[ReplayResult, Path]
+) -> None:
     """With the recorded values put back, the replayed client lines are the recorded ones exactly."""
-    new = tmp_path / "new.jsonl"
-    result = replay(minted_tape, minted(), output=new, config=False)
+    result, new = same_build
     back = {s.new: s.use.value for s in result.substitutions}
     replayed = [e.data for e in open_transcript(new).events() if e.ch == "in"]
     for new_value, old_value in back.items():
