@@ -6,6 +6,8 @@ whose tool answers another text."""
 from __future__ import annotations
 
 import socket
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -23,13 +25,30 @@ def _request_lines(path: Path) -> list[bytes]:
     return sorted(data.split(b"\r\n", 1)[0] for data in exchanges(path, "http-in").values())
 
 
-def test_a_replay_against_the_same_server_is_same(tape: Tape, tmp_path: Path) -> None:
+Replayed = Callable[[Tape], tuple[subprocess.CompletedProcess[str], Path]]
+
+
+@pytest.fixture(scope="module")
+def same_server(tmp_path_factory: pytest.TempPathFactory) -> Replayed:
+    """`replay FILE --http-upstream URL -o NEW -- CMD` of a recording against the same server: its
+    output and the new session, run once per recording for the tests that each ran this same replay
+    (read them, never modify them)."""
+    made: dict[Path, tuple[subprocess.CompletedProcess[str], Path]] = {}
+
+    def get(tape: Tape) -> tuple[subprocess.CompletedProcess[str], Path]:
+        if tape.path not in made:
+            new = tmp_path_factory.mktemp("same-server") / "new.jsonl"
+            argv = ["replay", str(tape.path), "--http-upstream", tape.url, "-o", str(new), "--"]
+            made[tape.path] = mcptape(*argv, *notes_server(tape.port)), new
+        return made[tape.path]
+
+    return get
+
+
+def test_a_replay_against_the_same_server_is_same(tape: Tape, same_server: Replayed) -> None:
     """Exit 0 and `same`; the new session is an HTTP transcript of the same requests (POST, GET and
     DELETE alike), recorded through the same proxy, and `check` finds nothing in it."""
-    new = tmp_path / "new.jsonl"
-    done = mcptape(
-        "replay", str(tape.path), "--http-upstream", tape.url, "-o", str(new), "--", *notes_server(tape.port)
-    )
+    done, new = same_server(tape)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("\nsame")
     assert _request_lines(new) == _request_lines(tape.path)
@@ -85,20 +104,10 @@ def test_json_output_is_the_report_alone(auto_tape: Tape) -> None:
     assert "notes_http: serving" not in done.stdout
 
 
-def test_the_server_is_started_first_and_stopped_after(legacy_tape: Tape, tmp_path: Path) -> None:
+def test_the_server_is_started_first_and_stopped_after(legacy_tape: Tape, same_server: Replayed) -> None:
     """With `-- CMD`: its stdout is recorded on `stdout` (not the protocol), it ends the way the
     recorded one ended, and its port is free again afterwards."""
-    new = tmp_path / "new.jsonl"
-    done = mcptape(
-        "replay",
-        str(legacy_tape.path),
-        "--http-upstream",
-        legacy_tape.url,
-        "-o",
-        str(new),
-        "--",
-        *notes_server(legacy_tape.port),
-    )
+    done, new = same_server(legacy_tape)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = records(new)
     stdout = "".join(r["data"] for r in lines if r["ch"] == "stdout")
