@@ -259,6 +259,11 @@ def parse_path(text: str) -> Pattern:
             if i >= n:
                 raise ValueError("path ends with '.'")
             continue
+        if c == "[" and text[i + 1 : i + 2] in ("'", '"'):  # a quoted name may hold ] " \\ . |
+            name, i = _quoted(text, i + 1)
+            steps.append(name)
+            expect_key = False
+            continue
         if c == "[":
             end = text.find("]", i)
             if end < 0:
@@ -302,7 +307,21 @@ def render_path(path: Path) -> str:
 
 
 def _quote(name: str) -> str:
-    return '"' + name.replace('"', '\\"') + '"'
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _quoted(text: str, start: int) -> tuple[str, int]:
+    """The name quoted at `text[start]` (`\\"`, `\\'` and `\\\\` unescaped, any other backslash kept, as
+    rules written before `_quote` escaped backslashes have it) and the index after its `]`."""
+    quote, out, i = text[start], [], start + 1
+    while i < len(text) and text[i] != quote:
+        if text[i] == "\\" and text[i + 1 : i + 2] in (quote, "\\"):
+            i += 1
+        out.append(text[i])
+        i += 1
+    if text[i + 1 : i + 2] != "]":
+        raise ValueError(f"unclosed quoted name at column {start}")
+    return "".join(out), i + 2
 
 
 def parse_rules(texts: Any, origin: str) -> list[Rule]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from mcptape.errors import OutputError, UsageError
 from mcptape.replay.config import OWN_FILE, find_config, is_own_file, read_toml, section_of
+from mcptape.textsafe import escape_text, has_unsafe, is_unsafe
 
 INDENT = "    "
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*mcptape[ \t]*\][ \t]*(?:#.*)?$", re.MULTILINE)
@@ -261,15 +262,22 @@ def _array_key(rules: Sequence[str]) -> str:
 
 
 def toml_string(value: str) -> str:
-    """A TOML string for `value`: a literal '...' when it can be one (rules are full of `"`)."""
-    if "'" not in value and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+    """A TOML string for `value`: a literal '...' when it can be one (rules are full of `"`). Every
+    character textsafe calls unsafe (controls, bidi and other format characters) is written as an
+    escape, so the file shows it; a lone surrogate, which TOML cannot hold, is a UsageError."""
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        raise UsageError(
+            f"cannot write {escape_text(value)} in a TOML file: it holds a lone surrogate (not text)",
+            hint="write the rule by hand with [*] in that member's place",
+        )
+    if "'" not in value and not has_unsafe(value):
         return f"'{value}'"
     out = []
     for c in value:
         if c in '"\\':
             out.append("\\" + c)
-        elif ord(c) < 0x20 or ord(c) == 0x7F:
-            out.append(f"\\u{ord(c):04X}")
+        elif is_unsafe(c):
+            out.append(f"\\u{ord(c):04X}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08X}")
         else:
             out.append(c)
     return '"' + "".join(out) + '"'
