@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 import pytest
 
-from mcptape.replay.api import replay
+from mcptape.replay.api import ReplayResult, replay
 from tests.recorder.http.helpers import data_of, exchanges, records
 from tests.replay.http.helpers import Tape, notes_server
 
@@ -23,11 +24,29 @@ def _carried(path: Path, channel: str) -> list[dict[str, object]]:
     return [orjson.loads(data_of(r)) for r in records(path) if r["ch"] == channel]
 
 
-def test_a_requeststate_and_a_handle_are_the_new_servers(auto_tape: Tape, tmp_path: Path) -> None:
+Replayed = Callable[[Tape], tuple[ReplayResult, Path]]
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> Replayed:
+    """A recording replayed against the same server: the result and the new session, once per
+    recording for the module's tests (each of which ran this same replay; read them, never modify
+    them)."""
+    made: dict[Path, tuple[ReplayResult, Path]] = {}
+
+    def get(tape: Tape) -> tuple[ReplayResult, Path]:
+        if tape.path not in made:
+            new = tmp_path_factory.mktemp("carried") / "new.jsonl"
+            made[tape.path] = replay(tape.path, notes_server(tape.port), output=new, config=False), new
+        return made[tape.path]
+
+    return get
+
+
+def test_a_requeststate_and_a_handle_are_the_new_servers(auto_tape: Tape, replayed: Replayed) -> None:
     """Both sent back as the new process minted them (it refuses its predecessor's), each listed
     with where it was minted; the sessions are the same."""
-    new = tmp_path / "new.jsonl"
-    result = replay(auto_tape.path, notes_server(auto_tape.port), output=new, config=False)
+    result, new = replayed(auto_tape)
     assert result.same, result.render()
     paths = sorted(s.use.path for s in result.substitutions)
     assert paths == [("params", "arguments", "handle"), ("params", "requestState")]
@@ -40,11 +59,12 @@ def test_a_requeststate_and_a_handle_are_the_new_servers(auto_tape: Tape, tmp_pa
     assert "substituted 2 server-minted value(s)" in result.render()
 
 
-def test_the_session_id_and_the_elicitation_id_are_the_new_servers(legacy_tape: Tape, tmp_path: Path) -> None:
+def test_the_session_id_and_the_elicitation_id_are_the_new_servers(
+    legacy_tape: Tape, replayed: Replayed
+) -> None:
     """Every request after initialize carries the session id the new server assigned, none the
     recorded one; the answer to its elicitation request goes to that request; same."""
-    new = tmp_path / "new.jsonl"
-    result = replay(legacy_tape.path, notes_server(legacy_tape.port), output=new, config=False)
+    result, new = replayed(legacy_tape)
     assert result.same, result.render()
     assert result.run.answered == 1
     old_ids = {m for head in exchanges(legacy_tape.path, "http-out").values() for m in SESSION.findall(head)}
@@ -57,11 +77,10 @@ def test_the_session_id_and_the_elicitation_id_are_the_new_servers(legacy_tape: 
     assert [m["id"] for m in answered] == [m["id"] for m in asked] and len(asked) == 1
 
 
-def test_every_other_byte_of_each_request_is_the_recorded_one(tape: Tape, tmp_path: Path) -> None:
+def test_every_other_byte_of_each_request_is_the_recorded_one(tape: Tape, replayed: Replayed) -> None:
     """With Host, the session id, the minted values and the length they change put back, each
     request sent is the recorded request byte for byte."""
-    new = tmp_path / "new.jsonl"
-    result = replay(tape.path, notes_server(tape.port), output=new, config=False)
+    result, new = replayed(tape)
     assert result.same, result.render()
     back = {s.new.encode(): s.use.value.encode() for s in result.substitutions}
     old_session = {m for head in exchanges(tape.path, "http-out").values() for m in SESSION.findall(head)}
