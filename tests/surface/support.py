@@ -55,6 +55,18 @@ def listed_twice(tmp_path_factory: pytest.TempPathFactory, variant: str) -> Path
     return once_per_run(tmp_path_factory, f"weather-{variant}-listed-twice", make) / "s.jsonl"
 
 
+def base_lock(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`tools lock -o tools.lock.json -- python weather.py base`: the base build listed live (the
+    SDK server and a `mcptape tools` process: about a second of CPU), made once per run for every
+    module and xdist worker that reads it (read it, never modify it)."""
+
+    def make(folder: Path) -> None:
+        result = tools("lock", "-o", str(folder / "tools.lock.json"), "--", *weather("base"))
+        assert result.returncode == 0, result.stderr
+
+    return once_per_run(tmp_path_factory, "weather-base-lock", make) / "tools.lock.json"
+
+
 def node_server(name: str, *args: str) -> list[str]:
     script = NODE_DIR / "node_modules" / "@modelcontextprotocol" / name / "dist" / "index.js"
     node = shutil.which("node")

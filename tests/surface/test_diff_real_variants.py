@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.surface import support
 from tests.surface.support import tools, weather
 
 pytestmark = pytest.mark.slow
@@ -18,10 +19,8 @@ Locker = Callable[[str], tuple[Path, Path]]
 
 @pytest.fixture(scope="module")
 def base_lock(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("base") / "tools.lock.json"
-    result = tools("lock", "-o", str(path), "--", *weather("base"))
-    assert result.returncode == 0, result.stderr
-    return path
+    """The base build's lock, listed live (tests/surface/support.py: once per run)."""
+    return support.base_lock(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
