@@ -1,4 +1,4 @@
-"""The recorder reads an SSE stream's messages its own way (recorder/http/reply.SseMessages): on any
+"""The recorder reads an SSE stream's messages its own way (recorder/http/ssereader.SseMessages): on any
 stream cut into any pieces, it gives the messages `SseDecoder` gives, in the same pieces."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mcptape.recorder.http import reply
-from mcptape.recorder.http.reply import SseMessages, as_line
+from mcptape.recorder.http import ssereader
+from mcptape.recorder.http.reply import as_line
+from mcptape.recorder.http.ssereader import SseMessages
 from mcptape.transcript.wire import SseDecoder, carried_line
 
 NAMES = [b"data", b"data", b"data", b"event", b"id", b"retry", b"", b"dat", b"datax", b"Data"]
@@ -32,7 +33,7 @@ ENDS = [b"\n", b"\n", b"\r\n", b"\r\n", b"\r"]
 @st.composite
 def streams(draw: st.DrawFn) -> bytes:
     """Lines of SSE fields (data often), comments, blank lines and lines starting with a BOM, ended by
-    LF, CRLF or a CR (a third of the streams by LF alone: `reply._messages` reads those an event at
+    LF, CRLF or a CR (a third of the streams by LF alone: `ssereader._messages` reads those an event at
     a time)."""
     ends = draw(st.sampled_from([[b"\n"], [b"\n", b"\r\n"], ENDS]))
     out = [b"\xef\xbb\xbf"] if draw(st.integers(0, 5)) == 0 else []
@@ -78,7 +79,7 @@ def test_the_same_messages_in_the_same_pieces(stream: bytes, points: list[int]) 
 def test_an_event_longer_than_the_limit_is_the_decoders(stream: bytes, points: list[int], limit: int) -> None:
     """Past MAX_REST bytes not dispatched (a line or an event that long), the decoder reads on
     (bytes read again and again otherwise): still the same messages in the same pieces."""
-    with mock.patch.object(reply, "MAX_REST", limit):
+    with mock.patch.object(ssereader, "MAX_REST", limit):
         got, want = _both(_pieces(stream, points))
     assert got == want
 

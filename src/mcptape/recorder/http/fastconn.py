@@ -17,7 +17,7 @@ taken), a head this module does not read (no framing, `Connection`, `Expect`, `U
 HTTP/1.0, a 1xx, 204 or 304 status, an answer to HEAD or CONNECT, a line h11's grammar refuses, a
 bare LF, a head cut by the end of the stream) and bytes nobody asked for; inside a chunked body, a
 chunk line h11's grammar refuses, a chunk's CRLF that is not one, trailer fields, a piece of a line
-at the end of the stream. The tap then reads the rest of that exchange with h11 (`h11_pair`,
+at the end of the stream. The tap then reads the rest of that exchange with h11 (`handover.h11_pair`,
 resumed exactly where the fast readers stopped: `FastConn.resume`), and goes back to the fast
 readers once both sides finished it on a connection kept alive. What h11 accepts that is not read
 here is therefore read by h11 itself; what it refuses it refuses with its own words.
@@ -68,9 +68,7 @@ class FastConn:
         self.discard = b""  # (chunked) what is left to take of the CRLF after a chunk's bytes
         self.trailer = False  # (chunked) the last chunk came: the trailer section is read next
         self.method = b""  # (reading responses) the method of the request being answered
-        # (chunked) the read held whose chunks the last `Data` joined, all of it taken, and their
-        # spans in it: the tap decodes that read once for its record and the chunks' text (`Reply.data`)
-        self.spanned: tuple[bytes, list[tuple[int, int]]] | None = None
+        self.spanned: tuple[bytes, list[tuple[int, int]]] | None = None  # (chunked) `take_spanned`
         self.spans: list[tuple[int, int]] = []  # (chunked) where the last `_chunks` took its bytes
 
     # -- the part of h11.Connection the tap uses ---------------------------------------------
@@ -233,18 +231,10 @@ class FastConn:
         whole, a chunk's bytes as they come (one `Data` per chunk or piece of one), its CRLF, and
         after the last chunk an empty trailer; a trailer with fields, a line h11's grammar refuses
         or a piece of one at the end of the stream is h11's (`Unsure`: `h11_pair` resumes there)."""
-        held = self.held
-        if held is not None:  # a read fed to an empty buffer: its chunks are taken from it, uncopied
-            self.held = None
-            if not self.trailer and not self.discard:
-                data, took = self._chunks(held)
-                if data:
-                    if took < len(held):
-                        self.buffer += memoryview(held)[took:]
-                    else:
-                        self.spanned = (held, self.spans)
-                    return h11.Data(data=data)
-            self.buffer += held
+        if self.held is not None:
+            chunks = self._held_chunks()
+            if chunks is not None:
+                return chunks
         buffer = self.buffer
         if not self.trailer and not self.discard and buffer:
             data, took = self._chunks(buffer)
@@ -294,15 +284,34 @@ class FastConn:
             self.discard = b"\r\n"
         return h11.Data(data=data, chunk_start=start, chunk_end=self.remaining == 0)
 
+    def take_spanned(self) -> tuple[bytes, list[tuple[int, int]]] | None:
+        """The read held whose chunks the last `Data` joined (all of it) and their spans in it, or None;
+        forgotten (the tap takes it with that `Data`: `Reply.data` decodes the read once)."""
+        spanned, self.spanned = self.spanned, None
+        return spanned
+
+    def _held_chunks(self) -> h11.Data | None:
+        """The chunks of the read `held`, taken from it uncopied; None: none were (it is in the buffer)."""
+        held = self.held
+        assert held is not None
+        self.held = None
+        if not self.trailer and not self.discard:
+            data, took = self._chunks(held)
+            if data:
+                if took < len(held):
+                    self.buffer += memoryview(held)[took:]
+                else:
+                    self.spanned = (held, self.spans)
+                return h11.Data(data=data)
+        self.buffer += held
+        return None
+
     def _chunks(self, buffer: bytes | bytearray) -> tuple[bytes, int]:
-        """The bytes of the chunks `buffer` holds (the buffer, or a read held), from where the reading
-        is (in a chunk, or at a chunk header), joined: one `Data` for a read of many chunks; and how
-        many of its bytes that took (the caller drops them). Stops, having taken nothing of it, at
-        a chunk header not whole or not common (the last chunk's included), or a CRLF after a chunk
-        that is not there yet or not one (`_chunked` reads those, one step at a time). A chunk whose
-        header and CRLF are in the buffer (nearly every one) is a few calls: a match of its header's
-        line (`SIZE_LINE`: h11's without an extension or spaces; else `CHUNK_HEADER`), its size, a
-        look at its CRLF."""
+        """The chunks `buffer` (the buffer, or a read held) holds from where the reading is, joined (one
+        `Data` for a read of many), and how many of its bytes they took. Stops, having taken nothing,
+        at a chunk header not whole or not common (the last chunk's too), or a CRLF after a chunk not
+        there yet or not one (`_chunked` reads those a step at a time). A chunk whose header (`SIZE_LINE`,
+        else `CHUNK_HEADER`) and CRLF are in the buffer (nearly every one) is a few calls."""
         spans: list[tuple[int, int]] = []
         pos, n = 0, len(buffer)
         remaining = self.remaining
@@ -389,43 +398,3 @@ class FastConn:
         if self.remaining:
             return head + b"%x\r\n" % self.remaining
         return head
-
-
-def h11_pair(requests: FastConn, responses: FastConn, max_head: int) -> tuple[h11.Connection, h11.Connection]:
-    """h11 readers for both directions, where the fast ones stopped: between exchanges, or inside
-    a message of the exchange in progress. Each is first told, in bytes never recorded, what takes
-    it there (`FastConn.resume`), its events passed to the other as the mirror would pass them;
-    then it gets the bytes its fast reader had not taken, and the end of the stream if it came."""
-    server = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head)
-    client = h11.Connection(h11.CLIENT, max_incomplete_event_size=max_head)
-    requests.method = responses.method
-    requests._fold()
-    responses._fold()
-    for conn, other, fast in ((server, client, requests), (client, server, responses)):
-        prefix = fast.resume()
-        if prefix:
-            conn.receive_data(prefix)
-            while True:
-                event = conn.next_event()
-                if event is h11.NEED_DATA or event is h11.PAUSED:
-                    break
-                other.send(event)  # type: ignore[arg-type]
-                if isinstance(event, h11.EndOfMessage):
-                    break
-    for conn, fast in ((server, requests), (client, responses)):
-        if fast.buffer:
-            conn.receive_data(bytes(fast.buffer))
-        if fast.closed:
-            conn.receive_data(b"")
-    return server, client
-
-
-def fast_pair(server: h11.Connection, client: h11.Connection, max_head: int) -> tuple[FastConn, FastConn]:
-    """Fast readers again, between exchanges on a connection h11 kept alive, with what it had not read."""
-    pair = []
-    for conn, role in ((server, h11.SERVER), (client, h11.CLIENT)):
-        data, closed = conn.trailing_data
-        fast = FastConn(role, max_head, data)
-        fast.closed = closed
-        pair.append(fast)
-    return pair[0], pair[1]

@@ -1,22 +1,20 @@
 """What the reverse proxy records of one client connection: its raw bytes, cut into exchanges, and
 the JSON-RPC messages they carry (see `mcptape.transcript.wire` for the records).
 
-The proxy forwards every byte first, then hands a copy here. Two h11 connections read the copy, one
-per direction: `requests` (the server's role) reads what the client sent, `responses` (the client's
-role) what the server answered. Each tells the other what its peer did (a mirror: the request the
-client sent is "sent" on `responses`, and so on), so both state machines stay in step and h11 knows
-where each message ends (a `HEAD` answer, a 1xx, a chunked or a read-until-close body), which is
-all that is asked of it: nothing is ever re-encoded, and the bytes the mirror produces are dropped.
+The proxy forwards every byte first, then hands a copy here. Two h11 connections (or `fastconn`'s
+readers) read the copy, one per direction: `requests` (the server's role) reads what the client sent,
+`responses` (the client's role) what the server answered. Each tells the other what its peer did (a
+mirror), so both stay in step and know where each message ends (a `HEAD` answer, a 1xx, a chunked
+or a read-until-close body); nothing is ever re-encoded, the bytes the mirror produces are dropped.
 
-The bytes the readers consumed since the last record are written as they come, tagged with the exchange
-they belong to: a request's bytes open an exchange (numbered for the whole session), its response's
-close it. A request body, once complete, goes on `in`; a JSON response body on `out` when complete;
-each event of an SSE stream on `out` in the read its blank line arrives in (right after that read's
-bytes: one record for them, then its events' messages, in one write). A sink that takes encoded
-records (`write_raw`: the spool of a transcript writer) gets them encoded here, as the writer
-encodes them (`reply.record`, `reply.carried_records`); any other sink, fields. Bytes h11 cannot
-read (not HTTP) stop the reading, never the forwarding: they are recorded as they are, on the
-exchange in progress, and the reason is kept for `exchange_problem`.
+The bytes the readers consumed since the last record are written as they come, tagged with their
+exchange: a request's bytes open an exchange (numbered for the whole session), its response's close
+it. A request body, once complete, goes on `in`; a JSON response body on `out` when complete; each
+event of an SSE stream on `out` in the read its blank line arrives in (after that read's bytes, in
+one write). A sink taking encoded records (`write_raw`: the spool of a transcript writer) gets them
+encoded here as the writer encodes them (`reply.record`, `reply.carried_records`); any other sink,
+fields. Bytes h11 cannot read (not HTTP) stop the reading, never the forwarding: they are recorded
+as they are, on the exchange in progress, and the reason is kept for `exchange_problem`.
 """
 
 from __future__ import annotations
@@ -28,7 +26,8 @@ from collections.abc import Callable
 
 import h11
 
-from mcptape.recorder.http.fastconn import FastConn, Unsure, fast_pair, h11_pair
+from mcptape.recorder.http.fastconn import FastConn, Unsure
+from mcptape.recorder.http.handover import fast_pair, h11_pair
 from mcptape.recorder.http.reply import BODY_KEPT, Reply, carried_records, record
 from mcptape.recorder.sinks import Target
 from mcptape.transcript.wire import (
@@ -306,12 +305,8 @@ class Tap:
                 self._mirror(self._req, event)
                 # The SSE messages wait for the flush that records the bytes they came in (`_flush`):
                 # a read's bytes are one record, its events' messages the next, in one write.
-                conn = side.conn
-                spanned = None
-                if type(conn) is FastConn and conn.spanned is not None:  # a read of many chunks
-                    spanned, conn.spanned = conn.spanned, None
-                data = event.data if type(event.data) is bytes else bytes(event.data)
-                self._reply.data(side.x, data, spanned)
+                spanned = side.conn.take_spanned() if type(side.conn) is FastConn else None
+                self._reply.data(side.x, bytes(event.data), spanned)  # (the same bytes, if bytes)
             elif isinstance(event, h11.EndOfMessage):
                 self._mirror(self._req, event)
                 self._flush(side, t)
