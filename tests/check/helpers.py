@@ -40,6 +40,10 @@ def error(rid: Any, code: int = -32600, message: str = "rejected") -> bytes:
     return line({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
 
 
+# The features a handshake's server declares (not `logging`: the log rules' tables say when).
+SERVES: dict[str, Any] = {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
+
+
 def initialize(version: str, rid: int = 0) -> list[Item]:
     """A handshake negotiating `version`."""
     return [
@@ -47,7 +51,7 @@ def initialize(version: str, rid: int = 0) -> list[Item]:
             "in",
             request(rid, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {}}),
         ),
-        ("out", result(rid, {"protocolVersion": version, "capabilities": {}, "serverInfo": {}})),
+        ("out", result(rid, {"protocolVersion": version, "capabilities": SERVES, "serverInfo": {}})),
         ("in", notification("notifications/initialized")),
     ]
 

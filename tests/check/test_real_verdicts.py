@@ -257,6 +257,16 @@ CASES = [
         ],
         id="server-filesystem-on-2024-11-05-refusing-a-models-mistakes-leaves-only-infos",
     ),
+    pytest.param(
+        # A hand-rolled stdio server (realdata/handrolled_server.py, no SDK) declares only `tools`
+        # and serves prompts/list and prompts/get: "Servers that support prompts MUST declare the
+        # `prompts` capability" (server/prompts), once, at the first; resources/list answered with
+        # an empty list is no support; completion/complete refused. Not judged before.
+        "handrolled-undeclared-prompts.tape",
+        "2025-06-18",
+        [("undeclared-capability", "error", "server", 4)],
+        id="a-feature-served-without-its-capability-is-the-servers",
+    ),
 ]
 
 

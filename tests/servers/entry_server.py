@@ -25,7 +25,7 @@ def answer(method: str) -> dict[str, Any]:
             "result": {
                 "resultType": "complete",
                 "supportedVersions": ["2026-07-28"],
-                "capabilities": {},
+                "capabilities": {"tools": {}},
                 **HINTS,
             }
         }

@@ -10,9 +10,23 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from mcptape.check import rules
+from mcptape.check.classify import classify_value, lenient
 from mcptape.check.findings import finding, finding_at
-from mcptape.check.model import CLIENT, IN, OUT, SERVER, At, Finding, Ref, RequestId, Severity
-from mcptape.check.protocol import LONG_LIVED_REQUESTS
+from mcptape.check.model import (
+    CLIENT,
+    IN,
+    OUT,
+    SERVER,
+    At,
+    Finding,
+    Frame,
+    Kind,
+    Message,
+    Ref,
+    RequestId,
+    Severity,
+)
+from mcptape.check.protocol import LONG_LIVED_REQUESTS, VersionTracker
 
 
 class Pending(NamedTuple):
@@ -157,13 +171,19 @@ def duplicate_id(ch: str, rid: RequestId, pending: Pending, previous: Pending) -
     )
 
 
-def reused_id(ch: str, rid: RequestId, pending: Pending, ended: str, version: str) -> Finding:
-    """A request reusing the id of an earlier request of its sender in the same session, closed
-    (`ended`: "answered" or "cancelled"), in a handshake revision: "The request ID **MUST NOT** have
-    been previously used by the requestor within the same session." (basic/index, Requests,
-    2025-03-26 to 2025-11-25; 2024-11-05: basic/messages). 2026-07-28 only forbids the ids in
-    flight ("**MUST NOT** match the ID of any other request the sender has issued and not yet
-    received a response for"), which `duplicate_id` judges in every revision."""
+def reused_id(
+    ch: str, rid: RequestId, pending: Pending, pairing: Pairing, tracker: VersionTracker
+) -> Finding | None:
+    """A request whose id an earlier, closed request of its sender (`pairing`) had, in a handshake
+    revision: "The request ID **MUST NOT** have been previously used by the requestor within the
+    same session." (basic/index, Requests, 2025-03-26 to 2025-11-25; 2024-11-05: basic/messages).
+    2026-07-28 only forbids the ids in flight ("**MUST NOT** match the ID of any other request the
+    sender has issued and not yet received a response for"), which `duplicate_id` judges in every
+    revision; nothing is judged before a revision is known."""
+    version = tracker.version
+    ended = pairing.used(rid)
+    if version is None or tracker.stateless or ended is None:
+        return None
     return finding(
         rules.DUPLICATE_ID,
         channel=ch,
@@ -250,3 +270,38 @@ def unanswered_request(
         party=party,
         severity=severity,
     )
+
+
+def pair_rejected(msg: Message, client: Pairing, server: Pairing) -> None:
+    """A rejected line (or an item of a rejected batch) that still names a request or an answer:
+    pair it, judge nothing more (a request of it left unanswered is no finding: a server may drop
+    a line it must not accept). `client`/`server`: the requests each side sent."""
+    frame = msg.frame
+    value = msg.value
+    if msg.id is not None and type(value) is dict:
+        pairing = client if frame.channel == IN else server
+        answers = server if frame.channel == IN else client
+        if msg.method is not None:
+            pairing.open(msg.id, Pending(*At.of(frame), msg.method, False))
+        elif "result" in value or "error" in value:
+            answers.close(msg.id)
+
+
+def pair_lenient(frame: Frame, version: str | None, client: Pairing, server: Pairing) -> None:
+    """A line refused for its bytes (not UTF-8, a BOM, a carriage return) that a lenient reader
+    still reads as a message: its requests and answers are paired as a rejected line's (a server
+    that answers a request on a line holding a stray 0xff byte answers a request the client sent:
+    no `unknown-response-id`; the client's request it answers is not unanswered)."""
+    value = lenient(frame.body)
+    if value is None:
+        return
+    read = classify_value(frame, value, version)
+    for item in read.items if read.kind is Kind.BATCH else (read,):
+        pair_rejected(item, client, server)
+
+
+def still_in_flight(client: Pairing, server: Pairing, client_left: float | None) -> list[Finding]:
+    """At the end: the requests of each side nobody answered (see `unanswered_request`)."""
+    found = [unanswered_request(IN, rid, pending, client_left) for rid, pending in client.pending.items()]
+    found += [unanswered_request(OUT, rid, pending) for rid, pending in server.pending.items()]
+    return [one for one in found if one is not None]

@@ -33,6 +33,7 @@ INVALID_MESSAGE = "invalid-message"
 BATCH_NOT_ALLOWED = "batch-not-allowed"
 DUPLICATE_ID = "duplicate-id"
 UNKNOWN_RESPONSE_ID = "unknown-response-id"
+UNDECLARED_CAPABILITY = "undeclared-capability"
 UNANSWERED_REQUEST = "unanswered-request"
 SCHEMA_VIOLATION = "schema-violation"
 OUTPUT_SCHEMA = "output-schema"
@@ -75,7 +76,7 @@ TOOLS_LOCK = "tools-lock"
 # The stages of the pipeline (`Rule.stage`), each with the modules that raise its rules.
 STAGES: dict[str, tuple[str, ...]] = {
     "classify": ("check/classify.py",),  # a line by itself
-    "pairing": ("check/pairing.py",),  # requests and their responses
+    "pairing": ("check/pairing.py", "check/capabilities.py"),  # requests and their responses
     "schema": ("check/tools.py",),  # tools/call arguments against the declared inputSchema
     "attribution": ("check/attribution.py",),  # executor calls tied to requests
     "modern": ("check/modern.py", "check/mrtr.py", "check/entry.py", "check/results.py"),  # 2026-07-28
@@ -127,6 +128,13 @@ _ALL = [
         Severity.ERROR,
         "a response whose id matches no request in flight (never sent, or already answered)",
         "pairing",
+    ),
+    Rule(
+        UNDECLARED_CAPABILITY,
+        Severity.ERROR,
+        "a server serving tools, resources, prompts or completions it did not declare in its capabilities",
+        "pairing",
+        "server",
     ),
     Rule(
         UNANSWERED_REQUEST,

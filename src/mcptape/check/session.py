@@ -18,7 +18,8 @@ import orjson
 
 from mcptape.check import rules
 from mcptape.check.attribution import RECENT_ANSWERS, Answered, Attributor, Closed
-from mcptape.check.classify import classify, classify_value, lenient
+from mcptape.check.capabilities import Capabilities
+from mcptape.check.classify import classify
 from mcptape.check.findings import Findings
 from mcptape.check.model import (
     BUCKETS,
@@ -39,8 +40,10 @@ from mcptape.check.pairing import (
     Pairing,
     Pending,
     duplicate_id,
+    pair_lenient,
+    pair_rejected,
     reused_id,
-    unanswered_request,
+    still_in_flight,
     unknown_response_id,
 )
 from mcptape.check.promises import Promises
@@ -92,6 +95,7 @@ class Session(Notices):
         self.answers: deque[Answered] = deque(maxlen=RECENT_ANSWERS)
         self.attribution = Attributor(self.emit, policy, self.answers)
         self.tools = ToolSchemas()
+        self.capabilities = Capabilities()  # the features served without their capability
         self.promises = Promises(self.emit)  # tool annotations against the actions (check/promises.py)
         self.modern = Modern(self.emit, self.client)  # the 2026-07-28 rules, while the session speaks it
         self.lines = FirstLines(self.result.first_non_protocol)
@@ -127,13 +131,13 @@ class Session(Notices):
             refused = msg.rule == rules.BATCH_NOT_ALLOWED  # its items are part of a rejected line
             for item in msg.items:
                 if refused:
-                    self._pair_rejected(item)
+                    pair_rejected(item, self.client, self.server)
                 else:
                     self._accept_message(item)
         elif msg.rule is None or msg.kind is Kind.INVALID:
             self._accept_message(msg)
         elif msg.rule != rules.INCOMPLETE_FRAME:
-            self._pair_lenient(frame)
+            pair_lenient(frame, self.tracker.version, self.client, self.server)
         if msg.rule is None:
             self.lines.good(frame)
 
@@ -143,33 +147,7 @@ class Session(Notices):
         if msg.rule is None:
             self.accept(msg.kind, msg.method, msg.id, value, At.of(frame))
         else:
-            self._pair_rejected(msg)
-
-    def _pair_rejected(self, msg: Message) -> None:
-        """A rejected line (or an item of a rejected batch) that still names a request or an
-        answer: pair it, judge nothing more (a request of it left unanswered is no finding: a
-        server may drop a line it must not accept)."""
-        frame = msg.frame
-        value = msg.value
-        if msg.id is not None and type(value) is dict:
-            pairing = self.client if frame.channel == IN else self.server
-            answers = self.server if frame.channel == IN else self.client
-            if msg.method is not None:
-                pairing.open(msg.id, Pending(*At.of(frame), msg.method, False))
-            elif "result" in value or "error" in value:
-                answers.close(msg.id)
-
-    def _pair_lenient(self, frame: Frame) -> None:
-        """A line refused for its bytes (not UTF-8, a BOM, a carriage return) that a lenient
-        reader still reads as a message: its requests and answers are paired as a rejected line's
-        (a server that answers a request on a line holding a stray 0xff byte answers a request the
-        client sent: no `unknown-response-id`; the client's request it answers is not unanswered)."""
-        value = lenient(frame.body)
-        if value is None:
-            return
-        read = classify_value(frame, value, self.tracker.version)
-        for item in read.items if read.kind is Kind.BATCH else (read,):
-            self._pair_rejected(item)
+            pair_rejected(msg, self.client, self.server)
 
     def _reject(self, msg: Message) -> None:
         frame = msg.frame
@@ -199,7 +177,9 @@ class Session(Notices):
             if previous is not None:
                 self.emit(duplicate_id(ch, rid, pending, previous))
             elif rid in self.server.closed or rid in self.server.older:
-                self._reused(ch, rid, pending, self.server)
+                reused = reused_id(ch, rid, pending, self.server, self.tracker)
+                if reused is not None:
+                    self.emit(reused)
         elif kind is _NOTIFICATION:
             assert method is not None
             self._notification(method, value, at)
@@ -212,14 +192,6 @@ class Session(Notices):
                     on_pair(answered.event, at.event, at.t - answered.t)
             elif why is not None:
                 self.emit(unknown_response_id(rid, at, why))
-
-    def _reused(self, ch: str, rid: RequestId, pending: Pending, pairing: Pairing) -> None:
-        """A request whose id an earlier, closed request of its sender had: a finding in the
-        handshake revisions, which forbid any id used before in the session (see `reused_id`)."""
-        version = self.tracker.version
-        ended = pairing.used(rid)
-        if version is not None and not self.tracker.stateless and ended is not None:
-            self.emit(reused_id(ch, rid, pending, ended, version))
 
     def client_request(self, rid: RequestId, value: dict[str, Any], pending: Pending) -> None:
         """A good client->server request (already counted; `pending`: its place and method, as it
@@ -254,7 +226,9 @@ class Session(Notices):
         else:
             in_flight[rid] = pending
             if rid in client.closed or rid in client.older:  # two lookups: ids seldom repeat
-                self._reused(IN, rid, pending, client)
+                reused = reused_id(IN, rid, pending, client, self.tracker)
+                if reused is not None:
+                    self.emit(reused)
         if plain:
             if "progressToken" in meta:
                 self.modern.provided(rid, meta["progressToken"])
@@ -323,11 +297,17 @@ class Session(Notices):
                 if result.get("isError") is True:
                     reason = "the tools/call result has isError: true"
                     soft = True
-            elif method == "tools/list" or method == "initialize":
+            elif method == "tools/list" or method == "initialize" or method == "server/discover":
                 self._learn(method, rid, result, at)
+            if reason is None and self.capabilities.watch and method in self.capabilities.watch:
+                undeclared = self.capabilities.served(method, rid, result, at)
+                if undeclared is not None:
+                    self.emit(undeclared)
         tools = self.tools
         if tools.outside or rid in tools.early:
-            reason, soft = self._schemas_answered(rid, reason, soft)
+            reason, soft, found = tools.settle(rid, reason, soft)
+            if found is not None:
+                self.emit(found)
         if tools.expecting and rid in tools.expecting:
             structured = tools.returned(
                 rid, None if kind is _ERROR or reason is not None else value["result"], at
@@ -372,25 +352,14 @@ class Session(Notices):
             self.handshake_capabilities = capabilities if type(capabilities) is dict else None
             declared = self.handshake_capabilities
             self.undeclared_logging = at if declared is not None and "logging" not in declared else None
+            self.capabilities.declared(declared, self.tracker.version, at)
+            return
+        if method == "server/discover":
+            self.capabilities.declared(result.get("capabilities"), self.tracker.version, at)
             return
         for late in self.tools.learn(result):  # calls sent before the list arrived
             self.emit(late)
         self.promises.listed(result, at.ref("tools/list"))
-
-    def _schemas_answered(self, rid: RequestId, reason: str | None, soft: bool) -> tuple[str | None, bool]:
-        """The answer to a call sent before the tools were listed, or with arguments outside the
-        declared schema: a refusal is expected (without one, the schema's finding is the reason)."""
-        tools = self.tools
-        if rid in tools.early:  # a call sent before the tools were listed
-            tools.answered_early(rid, refused=reason is not None)
-        if tools.outside:
-            why_outside, found = tools.answered(rid, refused=reason is not None)
-            if found is not None:
-                self.emit(found)
-                if reason is None:
-                    reason = why_outside
-                soft = False
-        return reason, soft
 
     def _refused(self, kind: Kind, reason: str, at: At) -> Ref:
         """An answer that rejects its request: counted, told, and pointed at."""
@@ -416,14 +385,8 @@ class Session(Notices):
     # -- the end -------------------------------------------------------------------------------
     def close(self) -> Analysis:
         """The session ended: the requests still in flight are reported; the analysis is done."""
-        for rid, pending in self.client.pending.items():
-            unanswered = unanswered_request(IN, rid, pending, self.client_left)
-            if unanswered is not None:
-                self.emit(unanswered)
-        for rid, pending in self.server.pending.items():
-            unanswered = unanswered_request(OUT, rid, pending)
-            if unanswered is not None:
-                self.emit(unanswered)
+        for unanswered in still_in_flight(self.client, self.server, self.client_left):
+            self.emit(unanswered)
         for rid in list(self.tools.outside):
             _, found = self.tools.answered(rid, refused=None)
             if found is not None:

@@ -132,6 +132,23 @@ class ToolSchemas:
             ),
         )
 
+    def settle(
+        self, rid: RequestId, reason: str | None, soft: bool
+    ) -> tuple[str | None, bool, Finding | None]:
+        """The answer to a call sent before the tools were listed, or with arguments outside the
+        declared schema: a refusal is expected (without one, the schema's finding is the reason).
+        The answer's reject reason and softness, and the schema's finding, if any."""
+        if rid in self.early:  # a call sent before the tools were listed
+            self.answered_early(rid, refused=reason is not None)
+        found = None
+        if self.outside:
+            why_outside, found = self.answered(rid, refused=reason is not None)
+            if found is not None:
+                if reason is None:
+                    reason = why_outside
+                soft = False
+        return reason, soft, found
+
     def answered(self, rid: RequestId, refused: bool | None) -> tuple[str | None, Finding | None]:
         """The reject reason and the finding of request `rid`'s arguments, now that its answer
         says whether the server refused them (`None`: never answered)."""

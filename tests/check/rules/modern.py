@@ -63,7 +63,7 @@ REMOVED: Table = [
 # "The `result` MUST include a `resultType` field" (basic/index, result responses)
 DISCOVERED = [
     ("in", req(0, "server/discover")),
-    ("out", done(0, supportedVersions=["2026-07-28"], capabilities={}, **CACHED)),
+    ("out", done(0, supportedVersions=["2026-07-28"], capabilities={"tools": {}}, **CACHED)),
 ]
 RESULT_TYPE: Table = [
     (

@@ -17,14 +17,16 @@ from typing import Any
 
 import pytest
 
-from tests.check.helpers import Item, error, findings, notification, request, result, run
+from tests.check.helpers import SERVES, Item, error, findings, notification, request, result, run
 
 
 def handshake(version: str, server: dict[str, Any] | None = None) -> list[Item]:
-    """A handshake negotiating `version`, the server declaring `server` capabilities."""
+    """A handshake negotiating `version`, the server declaring `server` capabilities beside the
+    features it serves (SERVES: tools, resources, prompts, completions)."""
+    declared = {**SERVES, **(server or {})}
     return [
         ("in", request(0, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {}})),
-        ("out", result(0, {"protocolVersion": version, "capabilities": server or {}, "serverInfo": {}})),
+        ("out", result(0, {"protocolVersion": version, "capabilities": declared, "serverInfo": {}})),
         ("in", notification("notifications/initialized")),
     ]
 

@@ -41,7 +41,7 @@ def test_a_legacy_session_is_not_judged_by_the_2026_schema() -> None:
     """Before 2026-07-28 (initialize handshake) results are not held to the 2026-07-28 schema."""
     items = [
         ("in", request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})),
-        ("out", result(0, {"protocolVersion": "2025-06-18", "capabilities": {}})),
+        ("out", result(0, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}})),
         ("in", request(1, "tools/call", {"name": "t"})),
         ("out", result(1, {"content": [{"type": "image", "data": "x"}]})),
     ]

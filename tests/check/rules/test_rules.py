@@ -8,6 +8,8 @@ params as a string; an id that is `true`; unknown arguments; `{"jsonrpc":"1.0",.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcptape.check.rules import RULES
@@ -75,6 +77,7 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "batch-not-allowed",
             "duplicate-id",
             "unknown-response-id",
+            "undeclared-capability",
             "unanswered-request",
             "schema-violation",
             "output-schema",
@@ -344,6 +347,76 @@ DUPLICATE_ID: list[tuple[str, list[Item], list[str]]] = [
     ),
 ]
 
+DISCOVERED: dict[str, Any] = {
+    "supportedVersions": ["2026-07-28"],
+    "capabilities": {"tools": {}},
+    "serverInfo": {},
+}
+DISCOVERED.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
+PROMPTS = {"prompts": [{"name": "greet"}]}
+BARE: list[Item] = [  # a handshake whose server declares nothing
+    ("in", request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}})),
+    ("out", result(0, {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {}})),
+]
+# "Servers that support tools/resources/prompts/completions MUST declare the ... capability"
+UNDECLARED_CAPABILITY: list[tuple[str, list[Item], list[str]]] = [
+    (
+        "prompts served without the prompts capability",
+        [*BARE, ("in", request(1, "prompts/list")), ("out", result(1, PROMPTS))],
+        ["undeclared-capability"],
+    ),
+    (
+        "once per feature",
+        [
+            *BARE,
+            ("in", request(1, "prompts/list")),
+            ("out", result(1, PROMPTS)),
+            ("in", request(2, "prompts/get", {"name": "greet"})),
+            ("out", result(2, {"messages": []})),
+        ],
+        ["undeclared-capability"],
+    ),
+    (
+        "an empty listing is no support",
+        [
+            *initialize("2025-06-18"),
+            ("in", request(1, "resources/list")),
+            ("out", result(1, {"resources": []})),
+        ],
+        [],
+    ),
+    (
+        "a refusal is no support",
+        [*BARE, ("in", request(1, "prompts/list")), ("out", error(1, -32601))],
+        [],
+    ),
+    (
+        "completions had no capability in 2024-11-05",
+        [
+            *BARE[:1],
+            ("out", result(0, {"protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": {}})),
+            ("in", request(1, "completion/complete", {"ref": {}, "argument": {}})),
+            ("out", result(1, {"completion": {"values": []}})),
+        ],
+        [],
+    ),
+    (
+        "2026-07-28: the capabilities of server/discover",
+        [
+            ("in", request(1, "server/discover", MODERN)),
+            ("out", result(1, DISCOVERED)),
+            ("in", request(2, "prompts/list", MODERN)),
+            ("out", result(2, {**PROMPTS, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"})),
+        ],
+        ["undeclared-capability"],
+    ),
+    (
+        "no declaration seen, nothing judged",
+        [("in", request(1, "prompts/list")), ("out", result(1, PROMPTS))],
+        [],
+    ),
+]
+
 UNKNOWN_RESPONSE_ID: list[tuple[str, list[Item], list[str]]] = [
     ("response to an id never sent", [("out", result(99))], ["unknown-response-id"]),
     ("answered twice", [("in", PING), ("out", PONG), ("out", PONG)], ["unknown-response-id"]),
@@ -457,6 +530,7 @@ TABLES = {
     "batch-not-allowed": BATCH_NOT_ALLOWED,
     "duplicate-id": DUPLICATE_ID,
     "unknown-response-id": UNKNOWN_RESPONSE_ID,
+    "undeclared-capability": UNDECLARED_CAPABILITY,
     "unanswered-request": UNANSWERED_REQUEST,
     "schema-violation": SCHEMA_VIOLATION,
     "output-schema": OUTPUT_SCHEMA,
