@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from mcptape.errors import MCPTapeError, UsageError
 from mcptape.recorder.http.reverse import ReverseProxy, Upstream
 from mcptape.recorder.lifeline import Lifeline, watch
+from mcptape.recorder.memory import keep_buffers_in_heap
 from mcptape.recorder.options import RecordOptions
 from mcptape.recorder.pumps import Pump
 from mcptape.recorder.run import FORWARDED_SIGNALS, cwd, fill_closed_stdio, is_stdout, say
@@ -225,6 +226,7 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         extra[HEADER_KEY] = describe(os.environ)  # names only (values for LANG, LC_*, TZ)
         server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
     writer.header(new_header(list(opts.command), cwd(), **extra))
+    keep_buffers_in_heap()  # the reads' buffers reused from the heap, not mapped afresh: docs/http.md
     stop, received = _stop_on_signals()
     signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
     try:
