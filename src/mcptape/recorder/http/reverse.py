@@ -27,7 +27,8 @@ from mcptape.recorder.http.tap import Exchanges, Tap
 from mcptape.recorder.listener import Listener
 from mcptape.recorder.sinks import Target
 
-READ_SIZE = 256 << 10  # the client's reads go into one buffer reused, the upstream's into fresh ones
+READ_SIZE = 256 << 10  # the client's reads go into one buffer reused (one a connection)
+UPSTREAM_READ = 1 << 20  # the upstream's into a fresh one each (an SSE stream: fewer passes; docs/http.md)
 CONNECT_TIMEOUT = 10.0
 
 
@@ -218,7 +219,7 @@ class ReverseProxy(Listener):
         got = 0
         while True:
             try:  # a fresh buffer a read, given on to the tap uncopied
-                data = upstream.recv(READ_SIZE)
+                data = upstream.recv(UPSTREAM_READ)
                 error = None
             except OSError as exc:
                 data, error = b"", exc
