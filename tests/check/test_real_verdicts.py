@@ -267,6 +267,17 @@ CASES = [
         [("undeclared-capability", "error", "server", 4)],
         id="a-feature-served-without-its-capability-is-the-servers",
     ),
+    pytest.param(
+        # server-everything 2026.8.31 on 2025-11-25, a client declaring `elicitation: {"url": {}}`
+        # (URL mode only): the server lists trigger-elicitation-request and sends a form-mode
+        # elicitation/create (no `mode`: form) to it, then the URL one (fine). "Servers MUST NOT
+        # send elicitation requests with modes that are not supported by the client." (2025-11-25
+        # client/elicitation): a true finding of a reference server, not judged before.
+        "everything-form-elicitation-to-a-url-only-client.tape",
+        "2025-11-25",
+        [("client-capability", "error", "server", 1), ("unknown-tool", "info", "client", 4)],
+        id="an-elicitation-in-a-mode-the-client-did-not-declare-is-the-servers",
+    ),
 ]
 
 

@@ -30,17 +30,62 @@ METHODS: dict[str, tuple[str, str]] = {
     "completion/complete": ("completions", ""),
 }
 SINCE = {"completions": "2025-03-26"}  # a capability younger than the first revision
+CLIENT_FEATURES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling"}
 
 
 class Capabilities:
     """The methods of the features the server's last declaration left out (`watch`: empty when it
     declared them all, so the session pays one truth test per answer)."""
 
-    __slots__ = ("declaration", "watch")
+    __slots__ = ("client", "declaration", "watch")
 
     def __init__(self) -> None:
         self.watch: dict[str, str] = {}
         self.declaration: At | None = None
+        self.client: dict[str, Any] | None = None  # the client's capabilities (its initialize)
+
+    def client_declared(self, params: Any) -> None:
+        """The client's `initialize` request: the capabilities it declares."""
+        capabilities = params.get("capabilities") if type(params) is dict else None
+        self.client = capabilities if type(capabilities) is dict else None
+
+    def server_request(
+        self, method: str, value: dict[str, Any], at: At, version: str | None
+    ) -> Finding | None:
+        """A server->client request at `at`, held to what the client declared it supports
+        (2025-11-25, the revision with these sentences): "Servers **MUST NOT** send elicitation
+        requests with modes that are not supported by the client." (client/elicitation: `{}` is
+        `form` alone, no `elicitation` at all supports no mode), and "Servers **MUST NOT** send
+        tool-enabled sampling requests to Clients that have not declared support for tool use via
+        the `sampling.tools` capability." (client/sampling)."""
+        declared = self.client
+        if declared is None or version != "2025-11-25" or method not in CLIENT_FEATURES:
+            return None
+        params = value.get("params")
+        params = params if type(params) is dict else {}
+        feature = declared.get(CLIENT_FEATURES[method])
+        feature = feature if type(feature) is dict else None
+        if method == "elicitation/create":
+            mode = params.get("mode", "form")
+            modes = ({"form"} if not feature else set(feature)) if feature is not None else set()
+            if mode in modes:
+                return None
+            what = f"an elicitation in {mode!r} mode, which the client did not declare"
+            said = (
+                "servers MUST NOT send elicitation requests with modes that are not supported by the client"
+            )
+        else:
+            if "tools" not in params or (feature is not None and "tools" in feature):
+                return None
+            what = "a tool-enabled sampling request, and the client did not declare sampling.tools"
+            said = "servers MUST NOT send tool-enabled sampling requests to clients that have not declared it"
+        shown = "absent" if feature is None else feature
+        return finding_at(
+            rules.CLIENT_CAPABILITY,
+            at,
+            f"the server sends {method}: {what} (the client's {CLIENT_FEATURES[method]}: {shown}); {said}",
+            value.get("id"),
+        )
 
     def declared(self, capabilities: Any, version: str | None, at: At) -> None:
         """An `initialize` or `server/discover` result at `at` declaring `capabilities`."""

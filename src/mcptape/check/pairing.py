@@ -199,6 +199,19 @@ def reused_id(
     )
 
 
+def open_request(
+    pairing: Pairing, ch: str, rid: RequestId, pending: Pending, tracker: VersionTracker
+) -> Finding | None:
+    """A request of the side `pairing` holds (the server's, on `out`): in flight now; the id of
+    one still in flight (`duplicate_id`) or, in a handshake revision, of one closed (`reused_id`)."""
+    previous = pairing.open(rid, pending)
+    if previous is not None:
+        return duplicate_id(ch, rid, pending, previous)
+    if rid in pairing.closed or rid in pairing.older:
+        return reused_id(ch, rid, pending, pairing, tracker)
+    return None
+
+
 def unknown_response_id(rid: RequestId, at: At, why: str) -> Finding:
     """A response at `at` to an id that is not in flight (`why`: never sent, or answered already)."""
     return finding_at(rules.UNKNOWN_RESPONSE_ID, at, f"response to id {rid!r}: {why}", rid)

@@ -34,6 +34,7 @@ BATCH_NOT_ALLOWED = "batch-not-allowed"
 DUPLICATE_ID = "duplicate-id"
 UNKNOWN_RESPONSE_ID = "unknown-response-id"
 UNDECLARED_CAPABILITY = "undeclared-capability"
+CLIENT_CAPABILITY = "client-capability"
 UNANSWERED_REQUEST = "unanswered-request"
 SCHEMA_VIOLATION = "schema-violation"
 OUTPUT_SCHEMA = "output-schema"
@@ -133,6 +134,13 @@ _ALL = [
         UNDECLARED_CAPABILITY,
         Severity.ERROR,
         "a server serving tools, resources, prompts or completions it did not declare in its capabilities",
+        "pairing",
+        "server",
+    ),
+    Rule(
+        CLIENT_CAPABILITY,
+        Severity.ERROR,
+        "a server request the client declared no support for (an elicitation mode, tool-enabled sampling)",
         "pairing",
         "server",
     ),

@@ -39,10 +39,9 @@ from mcptape.check.notices import Notices
 from mcptape.check.pairing import (
     Pairing,
     Pending,
-    duplicate_id,
+    open_request,
     pair_lenient,
     pair_rejected,
-    reused_id,
     still_in_flight,
     unknown_response_id,
 )
@@ -173,13 +172,12 @@ class Session(Notices):
             if ch == IN:
                 self.client_request(rid, value, pending)
                 return
-            previous = self.server.open(rid, pending)
-            if previous is not None:
-                self.emit(duplicate_id(ch, rid, pending, previous))
-            elif rid in self.server.closed or rid in self.server.older:
-                reused = reused_id(ch, rid, pending, self.server, self.tracker)
-                if reused is not None:
-                    self.emit(reused)
+            for found in (
+                open_request(self.server, ch, rid, pending, self.tracker),
+                self.capabilities.server_request(method, value, at, self.tracker.version),
+            ):
+                if found is not None:
+                    self.emit(found)
         elif kind is _NOTIFICATION:
             assert method is not None
             self._notification(method, value, at)
@@ -217,18 +215,15 @@ class Session(Notices):
             self.tracker.request(method, rid, params)
             self.client.new_session()
             self.server.new_session()
+            self.capabilities.client_declared(params)
         client = self.client
         in_flight = client.pending
-        if rid in in_flight:
-            previous = client.open(rid, pending)
-            if previous is not None:
-                self.emit(duplicate_id(IN, rid, pending, previous))
+        if rid in in_flight or rid in client.closed or rid in client.older:  # ids seldom repeat
+            found = open_request(client, IN, rid, pending, self.tracker)
+            if found is not None:
+                self.emit(found)
         else:
             in_flight[rid] = pending
-            if rid in client.closed or rid in client.older:  # two lookups: ids seldom repeat
-                reused = reused_id(IN, rid, pending, client, self.tracker)
-                if reused is not None:
-                    self.emit(reused)
         if plain:
             if "progressToken" in meta:
                 self.modern.provided(rid, meta["progressToken"])

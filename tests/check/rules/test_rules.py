@@ -78,6 +78,7 @@ def test_the_public_rule_ids_are_registered_with_a_severity_and_an_explanation()
             "duplicate-id",
             "unknown-response-id",
             "undeclared-capability",
+            "client-capability",
             "unanswered-request",
             "schema-violation",
             "output-schema",
@@ -417,6 +418,64 @@ UNDECLARED_CAPABILITY: list[tuple[str, list[Item], list[str]]] = [
     ),
 ]
 
+
+def _declaring(client: dict[str, Any], version: str = "2025-11-25") -> list[Item]:
+    """A handshake whose client declares `client`."""
+    asked = {"protocolVersion": version, "capabilities": client, "clientInfo": {}}
+    return [
+        ("in", request(0, "initialize", asked)),
+        ("out", result(0, {"protocolVersion": version, "capabilities": {}, "serverInfo": {}})),
+    ]
+
+
+FORM = request(7, "elicitation/create", {"message": "name?", "requestedSchema": {"type": "object"}})
+URL = request(
+    7, "elicitation/create", {"mode": "url", "message": "go", "url": "https://x", "elicitationId": "e"}
+)
+ANSWERED: Item = ("in", result(7, {"action": "cancel"}))
+TOOLED = request(7, "sampling/createMessage", {"messages": [], "maxTokens": 9, "tools": [{"name": "t"}]})
+# "Servers MUST NOT send elicitation requests with modes that are not supported by the client";
+# "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support
+# for tool use via the sampling.tools capability" (2025-11-25)
+CLIENT_CAPABILITY: list[tuple[str, list[Item], list[str]]] = [
+    (
+        "form mode to a client declaring {} (form)",
+        [*_declaring({"elicitation": {}}), ("out", FORM), ANSWERED],
+        [],
+    ),
+    (
+        "url mode to a client declaring {} (form only)",
+        [*_declaring({"elicitation": {}}), ("out", URL), ANSWERED],
+        ["client-capability"],
+    ),
+    (
+        "form mode to a url-only client",
+        [*_declaring({"elicitation": {"url": {}}}), ("out", FORM), ANSWERED],
+        ["client-capability"],
+    ),
+    (
+        "an elicitation to a client without the capability",
+        [*_declaring({}), ("out", FORM), ANSWERED],
+        ["client-capability"],
+    ),
+    (
+        "url mode to a client declaring it",
+        [*_declaring({"elicitation": {"url": {}}}), ("out", URL), ANSWERED],
+        [],
+    ),
+    (
+        "tool-enabled sampling without sampling.tools",
+        [*_declaring({"sampling": {}}), ("out", TOOLED), ANSWERED],
+        ["client-capability"],
+    ),
+    (
+        "tool-enabled sampling with sampling.tools",
+        [*_declaring({"sampling": {"tools": {}}}), ("out", TOOLED), ANSWERED],
+        [],
+    ),
+    ("2025-06-18 had no modes: not judged", [*_declaring({}, "2025-06-18"), ("out", URL), ANSWERED], []),
+]
+
 UNKNOWN_RESPONSE_ID: list[tuple[str, list[Item], list[str]]] = [
     ("response to an id never sent", [("out", result(99))], ["unknown-response-id"]),
     ("answered twice", [("in", PING), ("out", PONG), ("out", PONG)], ["unknown-response-id"]),
@@ -531,6 +590,7 @@ TABLES = {
     "duplicate-id": DUPLICATE_ID,
     "unknown-response-id": UNKNOWN_RESPONSE_ID,
     "undeclared-capability": UNDECLARED_CAPABILITY,
+    "client-capability": CLIENT_CAPABILITY,
     "unanswered-request": UNANSWERED_REQUEST,
     "schema-violation": SCHEMA_VIOLATION,
     "output-schema": OUTPUT_SCHEMA,
