@@ -226,7 +226,6 @@ def record_http(opts: RecordOptions, *, writer_opener: Callable[[], OpenWriter] 
         extra[HEADER_KEY] = describe(os.environ)  # names only (values for LANG, LC_*, TZ)
         server = Server(child, spool, watch(child.pid, opts.shutdown_timeout), opts.shutdown_timeout)
     writer.header(new_header(list(opts.command), cwd(), **extra))
-    keep_buffers_in_heap()  # the reads' buffers reused from the heap, not mapped afresh: docs/http.md
     stop, received = _stop_on_signals()
     signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
     try:
@@ -308,6 +307,7 @@ def _serve(
         if not opts.quiet:
             say(f"mcptape: recording to {path}\n")
         say(f"mcptape: listening on {proxy.url} (forwarding to {upstream.url})\n")
+        keep_buffers_in_heap()  # (once listening: ctypes costs ms) reads' buffers kept: docs/http.md
         while not stop.wait(0.5):
             pass
     elif failed != "interrupted":
