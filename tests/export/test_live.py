@@ -57,7 +57,9 @@ def names(bodies: list[bytes]) -> Iterator[tuple[str, str, str]]:
 
 def session(url: str, out: Path) -> tuple[subprocess.Popen[bytes], list[float]]:
     """Record echo_tool.py with --otlp URL, as a client that waits for each answer; the relay's
-    latency of each request (write to answer), and the recorder still running (stdin open)."""
+    latency of each request (write to answer), and the recorder still running (stdin open). The
+    echo tools on lite (tests/servers/fast/: the SDK's answers, 0.03 s of CPU to start, not 0.7):
+    the subject is the recorder's live export, not the server."""
     proc = subprocess.Popen(
         [
             console_script(),
@@ -68,7 +70,7 @@ def session(url: str, out: Path) -> tuple[subprocess.Popen[bytes], list[float]]:
             str(out),
             "--",
             PYTHON,
-            str(SERVERS / "echo_tool.py"),
+            str(SERVERS / "fast" / "echo_tool.py"),
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -33,7 +33,8 @@ def line(obj: object) -> bytes:
 def test_harness_sends_reads_frames_and_records_everything(tmp_path: Path) -> None:
     """Bytes sent reach the server, its answers come back as frames, and all of it is recorded."""
     path = tmp_path / "h.jsonl"
-    with Harness([sys.executable, str(SERVERS / "echo_tool.py")], path) as h:
+    server = [sys.executable, str(SERVERS / "fast" / "echo_tool.py")]  # the SDK's answers, on lite
+    with Harness(server, path) as h:
         h.send(line(INIT))
         first = h.next_frame(timeout=20)
         assert first is not None and orjson.loads(first.raw)["id"] == 1
