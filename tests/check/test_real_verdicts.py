@@ -278,6 +278,23 @@ CASES = [
         [("client-capability", "error", "server", 1), ("unknown-tool", "info", "client", 4)],
         id="an-elicitation-in-a-mode-the-client-did-not-declare-is-the-servers",
     ),
+    pytest.param(
+        # An MCPServer (realdata/stuck_progress_server.py) driven by the SDK client (2026-07-28):
+        # `count` reports 1, 2, 3 of 3 (fine); `index` reports progress 0 three times, only its
+        # message changing: "The progress value MUST increase with each notification, even if the
+        # total is unknown." (basic/patterns/progress): once for the token. Not judged before.
+        "stuck-progress-modern.tape",
+        "2026-07-28",
+        [("progress-not-increasing", "error", "server", None)],
+        id="progress-that-does-not-increase-is-the-servers",
+    ),
+    pytest.param(
+        # The same, mode="legacy" (2025-11-25: basic/utilities/progress has the same sentence).
+        "stuck-progress-legacy.tape",
+        "2025-11-25",
+        [("progress-not-increasing", "error", "server", None)],
+        id="progress-that-does-not-increase-is-the-servers-by-handshake",
+    ),
 ]
 
 

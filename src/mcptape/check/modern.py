@@ -60,6 +60,7 @@ SUBSCRIBED = {
     "notifications/resources/updated": "resourceSubscriptions",
 }
 RACE = 0.1  # seconds: an answer this soon after a cancel may have crossed it on the wire
+_REPORTED: Any = object()  # a token whose progress went back: found once
 _KEPT = 4096
 
 
@@ -93,6 +94,7 @@ class Modern:
         self.watched: dict[RequestId, Any] = {}
         self.logging: dict[RequestId, str] = {}  # in-flight requests that asked for log messages
         self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
+        self.reached: dict[Any, Any] = {}  # the last progress value of each token in `tokens`
         self.done_tokens: dict[Any, None] = {}  # tokens whose request completed (and older ones)
         self.done_older: dict[Any, None] = {}
         self.task_tokens: dict[str, Any] = {}  # a task's id -> the progress token it keeps (2025-11-25)
@@ -147,6 +149,7 @@ class Modern:
         if type(token) is int or type(token) is str:  # TOKEN_TYPES
             self.tokens[token] = rid
             self.watched[rid] = token
+            self.reached.pop(token, None)
 
     def client_notification(self, method: str, params: Any, at: At) -> None:
         if method in REMOVED_CLIENT:
@@ -187,7 +190,7 @@ class Modern:
                     "logging capability",
                 )
         elif method == "notifications/progress" and type(params) is dict:
-            self.progress(params.get("progressToken"), at)
+            self.progress(params.get("progressToken"), params.get("progress"), at)
         elif method == "notifications/cancelled" and type(params) is dict:
             target = params.get("requestId")
             if target not in self.listens:
@@ -199,11 +202,23 @@ class Modern:
         elif method in SUBSCRIBED:
             self._subscribed(method, params, at)
 
-    def progress(self, token: Any, at: At) -> None:
+    def advance(self, token: Any, value: Any, at: At) -> None:
+        """Progress `value` for the active `token`: "The `progress` value **MUST** increase with
+        each notification, even if the total is unknown." (patterns/progress; utilities before)."""
+        last = self.reached.get(token)
+        if (type(value) is int or type(value) is float) and last is not _REPORTED:  # once a token
+            self.reached[token] = value if last is None or value > last else _REPORTED
+            if last is not None and not value > last:
+                said = f"notifications/progress for token {token!r}: {value!r} after {last!r}, no increase"
+                self._find(rules.PROGRESS_ORDER, at, said)
+
+    def progress(self, token: Any, value: Any, at: At) -> None:
         """A server's `notifications/progress` for `token`: "Progress notifications **MUST** only
         reference tokens that: Were provided in an active request" and "**MUST** stop after
         completion" (basic/patterns/progress; basic/utilities/progress before 2026-07-28)."""
-        if token not in self.tokens or type(token) not in TOKEN_TYPES:
+        if token in self.tokens and type(token) in TOKEN_TYPES:
+            self.advance(token, value, at)
+        else:
             late = type(token) in TOKEN_TYPES and (token in self.done_tokens or token in self.done_older)
             self._find(
                 rules.PROGRESS_AFTER_COMPLETION,
@@ -352,6 +367,7 @@ class Modern:
         token = self.task_tokens.pop(task_id, None) if isinstance(task_id, str) else None
         if token is not None and self.tokens.pop(token, None) is not None:
             self.done_tokens[token] = None
+            self.reached.pop(token, None)
 
     def close(self, rid: RequestId, pending: Pending | None, at: At) -> Pending | None:
         """The answer to a request some rule keeps state for: that state goes (a cancelled
@@ -359,6 +375,7 @@ class Modern:
         came after it)."""
         token = self.watched.pop(rid)
         if token is not None and self.tokens.pop(token, None) is not None:
+            self.reached.pop(token, None)
             done = self.done_tokens  # remembered in two generations, like `Recent` (no call here)
             done[token] = None
             if len(done) > _KEPT:

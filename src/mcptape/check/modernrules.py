@@ -14,6 +14,7 @@ CACHE_HINTS = "cache-hints"
 LEGACY_SERVER = "legacy-server"
 UNREQUESTED_LOG = "unrequested-log"
 PROGRESS_AFTER_COMPLETION = "progress-after-completion"
+PROGRESS_ORDER = "progress-not-increasing"
 CANCEL_UNKNOWN = "cancel-unknown-request"
 SERVER_CANCEL = "server-cancel"
 ANSWER_AFTER_CANCEL = "answer-after-cancel"
@@ -60,6 +61,13 @@ ROWS: list[tuple[str, Severity, str, str] | tuple[str, Severity, str, str, str]]
         PROGRESS_AFTER_COMPLETION,
         Severity.ERROR,
         "notifications/progress for a request that completed, or a token no request provided",
+        "modern",
+        "server",
+    ),
+    (
+        PROGRESS_ORDER,
+        Severity.ERROR,
+        "a notifications/progress whose progress is not above the last one for its request's token",
         "modern",
         "server",
     ),

@@ -43,7 +43,7 @@ class Notices:
                 and (token := params.get("progressToken")) in modern.tokens
                 and type(token) in TOKEN_TYPES
             ):
-                pass  # progress for a request in flight (see _PROGRESS)
+                modern.advance(token, params.get("progress"), at)  # a request in flight (see _PROGRESS)
             elif ch == IN:
                 modern.client_notification(method, params, at)
             else:
@@ -69,7 +69,7 @@ class Notices:
         elif method == _PROGRESS and ch == OUT and not self.tracker.stateless:
             params = value.get("params")
             if params is not None and self.handshake_capabilities is not None:
-                self.modern.progress(params.get("progressToken"), at)
+                self.modern.progress(params.get("progressToken"), params.get("progress"), at)
         elif method == "notifications/message" and ch == OUT and not self.tracker.stateless:
             declared_at = self.undeclared_logging
             if declared_at is not None:

@@ -147,6 +147,71 @@ LOGGING: Table = [
         ["unrequested-log"],
     ),
 ]
+
+
+# "The progress value MUST increase with each notification, even if the total is unknown."
+# (basic/patterns/progress)
+def _step(value: Any, token: Any = "p") -> bytes:
+    return notification("notifications/progress", {"progressToken": token, "progress": value})
+
+
+PROGRESS_ORDER: Table = [
+    (
+        "progress that goes back",
+        [
+            ("in", req(1, "tools/call", {"name": "t"}, progressToken="p")),
+            ("out", _step(2)),
+            ("out", _step(1)),
+            ("out", done(1)),
+        ],
+        ["progress-not-increasing"],
+    ),
+    (
+        "progress repeated",
+        [
+            ("in", req(1, "tools/call", {"name": "t"}, progressToken="p")),
+            ("out", _step(0.5)),
+            ("out", _step(0.5)),
+            ("out", done(1)),
+        ],
+        ["progress-not-increasing"],
+    ),
+    (
+        "progress that increases",
+        [
+            ("in", req(1, "tools/call", {"name": "t"}, progressToken="p")),
+            ("out", _step(0)),
+            ("out", _step(0.5)),
+            ("out", done(1)),
+        ],
+        [],
+    ),
+    (
+        "a token used again by a later request starts over",
+        [
+            ("in", req(1, "tools/call", {"name": "t"}, progressToken="p")),
+            ("out", _step(3)),
+            ("out", done(1)),
+            ("in", req(2, "tools/call", {"name": "t"}, progressToken="p")),
+            ("out", _step(1)),
+            ("out", done(2)),
+        ],
+        [],
+    ),
+    (
+        "two tokens in flight each increase",
+        [
+            ("in", req(1, "tools/call", {"name": "t"}, progressToken="a")),
+            ("in", req(2, "tools/call", {"name": "t"}, progressToken="b")),
+            ("out", _step(5, "a")),
+            ("out", _step(1, "b")),
+            ("out", _step(6, "a")),
+            ("out", done(1)),
+            ("out", done(2)),
+        ],
+        [],
+    ),
+]
 # "Progress notifications MUST stop after completion" (basic/patterns/progress)
 PROGRESS: Table = [
     (
@@ -422,6 +487,7 @@ TABLES: dict[str, Table] = {
     "cache-hints": CACHE,
     "unrequested-log": LOGGING,
     "progress-after-completion": PROGRESS,
+    "progress-not-increasing": PROGRESS_ORDER,
     "cancel-unknown-request": CANCEL,
     "server-cancel": CANCEL,
     "unrequested-notification": SUBSCRIPTIONS,

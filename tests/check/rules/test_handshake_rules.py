@@ -93,6 +93,17 @@ CASES: list[tuple[str, list[Item], list[tuple[str, str]]]] = [
         [],
     ),
     (
+        "progress that goes back, in a handshake revision",
+        [
+            *handshake("2025-11-25"),
+            ("in", request(1, "tools/call", {"name": "n", "arguments": {}, "_meta": {"progressToken": 7}})),
+            ("out", progress(7, 2)),
+            ("out", progress(7, 1)),
+            ("out", result(1, {"content": []})),
+        ],
+        [("progress-not-increasing", "server")],
+    ),
+    (
         "progress for a request in flight, then after its answer",
         [
             *handshake("2025-06-18"),
