@@ -295,6 +295,17 @@ CASES = [
         [("progress-not-increasing", "error", "server", None)],
         id="progress-that-does-not-increase-is-the-servers-by-handshake",
     ),
+    pytest.param(
+        # server-everything on 2025-11-25, a Python client whose ids are floats: `"id": 1.0` is the
+        # integer 1 (RequestId is "type": ["string", "integer"] in the 2020-12 schema, where 1.0
+        # is an integer), and the server answers it with id 1: paired, no finding (it was the
+        # client's invalid-message and the server's unknown-response-id before). `"id": 2.5` is
+        # no integer: the client's error (the server drops the line).
+        "everything-float-ids.tape",
+        "2025-11-25",
+        [("invalid-message", "error", "client", None)],
+        id="an-id-written-1-0-is-the-integer-1",
+    ),
 ]
 
 

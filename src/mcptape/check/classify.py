@@ -162,11 +162,19 @@ def shape(value: Any, channel: str, version: str | None) -> Shape:
     return shape_full(value, channel, version)
 
 
+def _integral(rid: Any) -> int | None:
+    """An id written as a number with a zero fractional part (`1.0`, `1e2`), which is an integer:
+    the schema's `RequestId` is `"type": ["string", "integer"]` in JSON Schema 2020-12, where
+    "integer" matches "any number with a zero fractional part" (a Python client's `json.dumps(1.0)`;
+    server-everything answers it with id 1). Read as that integer, so it pairs with its answer."""
+    return int(rid) if type(rid) is float and rid.is_integer() else None
+
+
 def shape_full(value: dict[str, Any], channel: str, version: str | None) -> Shape:
     """`shape` without its shortcuts: every gate, in order (the reference for the fast path)."""
     method = value.get("method", _MISSING)
     rid = value.get("id", _MISSING)
-    good_id = rid if (type(rid) is int or type(rid) is str) else None
+    good_id = rid if (type(rid) is int or type(rid) is str) else _integral(rid)
     name = method if type(method) is str else None
     jsonrpc = value.get("jsonrpc", _MISSING)
     if jsonrpc != "2.0" or type(jsonrpc) is not str:

@@ -180,6 +180,22 @@ INVALID_MESSAGE: list[tuple[str, list[Item], list[str]]] = [
     ),
     ("an id that is null", [("in", b'{"jsonrpc":"2.0","id":null,"method":"ping"}\n')], ["invalid-message"]),
     (
+        "an id with a fractional part",
+        [("in", b'{"jsonrpc":"2.0","id":2.5,"method":"ping"}\n'), ("out", error(None))],
+        ["invalid-message"],
+    ),
+    # RequestId is "type": ["string", "integer"] in the 2020-12 schema, where 1.0 is an integer
+    (
+        "an id of 1.0 is the integer 1, answered as 1",
+        [("in", b'{"jsonrpc":"2.0","id":1.0,"method":"ping"}\n'), ("out", PONG)],
+        [],
+    ),
+    (
+        "an answer with id 1e0 answers request 1",
+        [("in", PING), ("out", b'{"jsonrpc":"2.0","id":1e0,"result":{}}\n')],
+        [],
+    ),
+    (
         '{"jsonrpc":"1.0"}',
         [("in", b'{"jsonrpc":"1.0","id":1,"method":"ping"}\n'), ("out", error(1))],
         ["invalid-message"],
