@@ -6,6 +6,7 @@ no id, and the answer, under its real id, never ended the response: the client h
 from __future__ import annotations
 
 import http.client
+import socket
 from pathlib import Path
 
 import orjson
@@ -45,3 +46,27 @@ def test_serve_listen_answers_a_request_only_pythons_json_reader_takes(tmp_path:
 
 
 pytestmark = pytest.mark.slow
+
+
+LAST_EVENT_IDS = {
+    "stream-number-of-5000-digits": "9" * 5000 + "-1",
+    "event-number-of-5000-digits": "1-" + "9" * 5000,
+    "superscript-digit": "\u00b9-1",
+}
+
+
+@pytest.mark.parametrize("last_id", LAST_EVENT_IDS.values(), ids=LAST_EVENT_IDS.keys())
+def test_serve_listen_refuses_a_last_event_id_that_is_no_stream_number(tmp_path: Path, last_id: str) -> None:
+    """A Last-Event-ID int() cannot convert (more than 4300 digits, a digit that is not ASCII) is an
+    unknown id (400), not a ValueError traceback in the connection's thread and a dropped connection."""
+    tape = time_tape().write(tmp_path / "t.jsonl")
+    with listening(tape, tmp_path) as (url, _proc, err):
+        host, _, port = url.split("/")[2].partition(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            head = (
+                f"GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nLast-Event-ID: {last_id}\r\n"
+            )
+            head += "\r\n"
+            sock.sendall(head.encode())
+            assert sock.recv(100).startswith(b"HTTP/1.1 400 ")
+    assert "Traceback" not in err.read_text()

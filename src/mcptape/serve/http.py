@@ -239,7 +239,8 @@ class HttpFront:
             return
         if last_id is not None:
             sid_text, _, n_text = last_id.strip().partition("-")
-            found = self.streams.get(int(sid_text)) if sid_text.isdigit() and n_text.isdigit() else None
+            numbers = all(t.isascii() and t.isdigit() and len(t) <= 18 for t in (sid_text, n_text))
+            found = self.streams.get(int(sid_text)) if numbers else None  # int() takes 4300 digits at most
             if found is None:
                 send(
                     conn,
