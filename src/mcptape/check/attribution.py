@@ -205,7 +205,7 @@ class Attributor:
             if str(closed.request_id) == key:
                 return closed
         found = self.rejected.get(rid)
-        if found is None and type(rid) is str and rid.isdigit():
+        if found is None and type(rid) is str and rid.isascii() and rid.isdigit() and len(rid) <= 4300:
             found = self.rejected.get(int(rid))
         if found is None and type(rid) is int:
             found = self.rejected.get(key)
@@ -357,7 +357,7 @@ def _find(rid: RequestId, in_flight: dict[RequestId, Pending]) -> RequestId | No
     """The in-flight id `rid` names (an executor may write the id 9 as "9")."""
     if rid in in_flight:
         return rid
-    if type(rid) is str and rid.isdigit() and int(rid) in in_flight:
+    if type(rid) is str and rid.isascii() and rid.isdigit() and len(rid) <= 4300 and int(rid) in in_flight:
         return int(rid)
     if type(rid) is int and str(rid) in in_flight:
         return str(rid)

@@ -266,7 +266,7 @@ class Promises(PromiseFindings):
 
     def _named(self, rid: RequestId) -> Call | None:
         record = self.calls.get(rid)
-        if record is None and type(rid) is str and rid.isdigit():
+        if record is None and type(rid) is str and rid.isascii() and rid.isdigit() and len(rid) <= 4300:
             record = self.calls.get(int(rid))
         if record is None and type(rid) is int:
             record = self.calls.get(str(rid))

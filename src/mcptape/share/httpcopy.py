@@ -134,7 +134,12 @@ class WireCopy:
         elif chunked:
             msg.state = CHUNKED
             yield self._event(msg, self._head(msg, msg.head), msg.head_t)
-        elif length is not None and length.strip().isdigit():
+        elif (
+            length is not None
+            and length.strip().isascii()
+            and length.strip().isdigit()
+            and len(length) <= 4300
+        ):
             msg.state, msg.left = LENGTH, int(length)
         elif msg.ch == HTTP_IN:  # a request without a length has no body
             msg.state, msg.left = LENGTH, 0
@@ -308,7 +313,11 @@ def _encoded(headers: tuple[bytes, dict[bytes, bytes]]) -> bool:
 
 def _status(start: bytes) -> int:
     parts = start.split(b" ", 2)
-    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+    return (
+        int(parts[1])
+        if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit() and len(parts[1]) < 9
+        else 0
+    )
 
 
 def _chunk_size(line: bytes) -> int | None:

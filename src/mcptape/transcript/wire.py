@@ -246,7 +246,7 @@ class SseDecoder:
             if "\x00" not in text:
                 self._id = text
         elif text.isascii() and text.isdigit():
-            self._set_retry = int(text)
+            self._set_retry = int(text) if len(text) <= 4300 else None  # int() reads 4300 digits at most
         else:
             self.problems.append(
                 SseProblem(offset, line[:MAX_SHOWN], "retry is not a number of milliseconds")
