@@ -4,6 +4,11 @@ show a password it carries, and put /v1/traces in the URL's path, not after its 
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,3 +61,61 @@ def test_the_traces_path_goes_into_the_path_of_an_endpoint_with_a_query() -> Non
     assert traces_url("http://h:4318/base/?tenant=a") == "http://h:4318/base/v1/traces?tenant=a"
     assert traces_url("http://[::1]:4318") == "http://[::1]:4318/v1/traces"
     assert traces_url("http://h:4318/v1/traces") == "http://h:4318/v1/traces"
+
+
+@contextmanager
+def collector(answer: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A collector on a loopback port that reads each request's first bytes and gives `answer`."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(1 << 16)
+                try:
+                    answer(conn)
+                except OSError:
+                    pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()
+
+
+def not_http(conn: socket.socket) -> None:
+    conn.sendall(b"\x00\x1b[2Jgarbage\r\n\r\n")
+
+
+def endless_body(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+    for _ in range(20000):  # 1.3 GB if read whole; the client closes long before
+        conn.sendall(b"10000\r\n" + b"x" * 0x10000 + b"\r\n")
+
+
+def test_a_collector_answering_what_is_not_http_is_one_error_line(tmp_path: Path) -> None:
+    """A status line http.client refuses (BadStatusLine) is a failed send (exit 1), said in one
+    line without the collector's bytes, not a traceback."""
+    tape = session(tmp_path / "s.jsonl", {"content": []})
+    with collector(not_http) as url:
+        result = run("export", str(tape), "--format", "otlp", "--endpoint", url, "--timeout", "2")
+    assert_clean_run(result, codes=[1])
+    assert result.stderr.count("\n") == 1 and "the answer is not HTTP (BadStatusLine)" in result.stderr
+
+
+def test_a_collector_answering_without_end_does_not_hold_the_export(tmp_path: Path) -> None:
+    """The answer's status is what counts: a body without end is not read (it was read whole: 8 GB
+    of memory in 20 s, and no end)."""
+    tape = session(tmp_path / "s.jsonl", {"content": []})
+    with collector(endless_body) as url:
+        started = time.monotonic()
+        result = run("export", str(tape), "--format", "otlp", "--endpoint", url, "--timeout", "2")
+    assert_clean_run(result, codes=[0])
+    assert time.monotonic() - started < 10 and "mcptape: sent 2 span(s)" in result.stderr

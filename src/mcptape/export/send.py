@@ -4,6 +4,7 @@ refused connection, a timeout, 429, 502, 503 and 504 (the OTLP/HTTP spec's retry
 
 from __future__ import annotations
 
+import http.client
 import re
 import time
 import urllib.error
@@ -73,8 +74,7 @@ def send(
         )
         try:
             with urllib.request.urlopen(request, timeout=timeout) as answer:
-                answer.read()
-                return int(answer.status)
+                return int(answer.status)  # its body is not read: a collector may send one without end
         except urllib.error.HTTPError as exc:
             reason = f"HTTP {exc.code} {exc.reason}"
             if exc.code not in RETRYABLE:
@@ -83,6 +83,8 @@ def send(
             reason = str(
                 exc.reason.strerror if isinstance(exc.reason, OSError) and exc.reason.strerror else exc.reason
             )
+        except http.client.HTTPException as exc:  # a status line that is not HTTP's, a header too long
+            reason = f"the answer is not HTTP ({type(exc).__name__})"
         except (TimeoutError, OSError) as exc:
             reason = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
     tries = f"{attempts} attempt(s)" if reason and not reason.startswith("HTTP 4") else "1 attempt"
