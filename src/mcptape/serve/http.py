@@ -46,6 +46,7 @@ from mcptape.textsafe import escape_text
 from mcptape.transcript.wire import SSE_TYPE, carried_line
 
 LOOK = 0.5  # seconds between two looks at whether a waiting SSE client is still there
+PLAIN = [("content-type", "text/plain")]
 
 
 class HttpFront:
@@ -238,17 +239,10 @@ class HttpFront:
             send(conn, sock, 405, [("allow", "POST")], b"")  # the recorded server offered none
             return
         if last_id is not None:
-            sid_text, _, n_text = last_id.strip().partition("-")
-            numbers = all(t.isascii() and t.isdigit() and len(t) <= 18 for t in (sid_text, n_text))
-            found = self.streams.get(int(sid_text)) if numbers else None  # int() takes 4300 digits at most
+            sid_text, _, n_text = last_id.strip().partition("-") if len(last_id) < 40 else ("", "", "")
+            found = self.streams.get(int(sid_text)) if sid_text.isdecimal() and n_text.isdecimal() else None
             if found is None:
-                send(
-                    conn,
-                    sock,
-                    400,
-                    [("content-type", "text/plain")],
-                    b"mcptape serve: unknown Last-Event-ID\n",
-                )
+                send(conn, sock, 400, PLAIN, b"mcptape serve: unknown Last-Event-ID\n")
                 return
             self._stream(conn, sock, found, int(n_text) + 1, [], None)
             return
