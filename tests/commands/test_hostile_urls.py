@@ -64,3 +64,11 @@ def test_replay_of_an_http_transcript_whose_recorded_upstream_cannot_be_sent_is_
     result = run("replay", str(tape), "--step-timeout", "1", "--no-config")
     assert_clean_run(result, codes=[2])
     assert "--http-upstream" in one_error_line(result.stderr)
+
+
+def test_tools_lock_url_never_shows_the_password_it_carries(tmp_path: Path) -> None:
+    """A --url with user:password@ that cannot be reached is one line naming the URL, its
+    credentials masked (they were shown as given)."""
+    result = run("tools", "lock", "--timeout", "1", "--url", "http://me:S3cretPw@127.0.0.1:1/mcp")
+    assert_clean_run(result, codes=[2])
+    assert "S3cretPw" not in result.stderr and "http://***@127.0.0.1:1/mcp" in one_error_line(result.stderr)

@@ -39,7 +39,7 @@ class HttpLines:
                 f"--url {escape_controls(url)} is not an http:// or https:// URL http.client can send",
                 hint="e.g. http://127.0.0.1:8000/mcp (percent-encode spaces and non-ASCII text)",
             )
-        self.url = url
+        self.url = re.sub(r"//[^/?#]*@", "//***@", url)  # for messages: a password is never shown
         self.https = parts.scheme == "https"
         self.host = parts.hostname
         self.port = port or (443 if self.https else 80)
