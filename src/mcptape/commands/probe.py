@@ -332,6 +332,10 @@ def _parse_args(args_json: str | None) -> dict[str, Any] | None:
         raise UsageError(f"--args is not JSON: {exc}", hint='e.g. --args \'{"timezone": "UTC"}\'') from None
     if not isinstance(value, dict):
         raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"timezone": "UTC"}\'')
+    try:
+        orjson.dumps(value)  # the probe writes its requests with orjson: at most 254 levels deep
+    except orjson.JSONEncodeError as exc:
+        raise UsageError(f"--args cannot be sent: {exc} (254 levels deep at most)") from None
     return value
 
 

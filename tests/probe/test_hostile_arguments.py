@@ -1,0 +1,44 @@
+"""The valid call's arguments are written again by the probe (orjson: 254 levels deep at most, no
+lone surrogate): `--args` nested deeper is one usage error line, and a recorded call in `--from` that
+cannot be written again is not a candidate (both raised orjson's TypeError: a traceback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.commands.tapes import assert_clean_run, line, message, record, run, write
+
+DEEP = '{"a":' * 300 + "1" + "}" * 300
+
+
+def test_probe_args_nested_past_what_can_be_sent_is_one_error_line(tmp_path: Path) -> None:
+    """--args 300 levels deep: exit 2, one line, before anything runs."""
+    result = run("probe", "--tool", "t", "--args", DEEP, "-o", str(tmp_path / "p"), "--", "true")
+    assert_clean_run(result, codes=[2])
+    assert result.stderr.count("\n") == 1 and "--args cannot be sent" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        '{"name":"t","arguments":{"x":' + DEEP + "}}",
+        '{"name":"t\\ud800","arguments":{}}',
+    ],
+    ids=["arguments-300-deep", "name-with-a-lone-surrogate"],
+)
+def test_a_recorded_call_the_probe_cannot_send_again_is_no_candidate(tmp_path: Path, params: str) -> None:
+    """The transcript's only successful call cannot be written again: --from has no call to give,
+    said in one line (exit 2)."""
+    tape = write(
+        tmp_path / "t.jsonl",
+        [
+            line(0.1, "in", '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":' + params + "}\n"),
+            line(0.2, "out", message(id=2, result={"content": [{"type": "text", "text": "ok"}]})),
+            record(t=0.3, ch="exit", code=0, signal=None),
+        ],
+    )
+    result = run("probe", "--from", str(tape), "-o", str(tmp_path / "p"), "--", "true")
+    assert_clean_run(result, codes=[2])
+    assert result.stderr.count("\n") == 1 and "no tools/call answered with a success" in result.stderr
