@@ -46,3 +46,27 @@ def test_the_listen_inject_log_escapes_a_hostile_method(tmp_path: Path) -> None:
     text = err.read_text()
     assert "injected http-wrong-content-type into the answer to \\x1b]8;;" in text, text
     assert unsafe_chars(text) == [], text
+
+
+DEEP = b'{"a":' * 300 + b"1" + b"}" * 300
+
+
+@pytest.mark.parametrize("case", ["unknown-id", "invalid-utf8"])
+def test_an_inject_case_copies_an_answer_300_levels_deep(tmp_path: Path, case: str) -> None:
+    """unknown-id and invalid-utf8 write a copy of the recorded answer: past orjson's 254 levels it
+    is written by the depth-safe encoder (orjson's TypeError was a traceback, the client got nothing)."""
+    answer = (
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"deep":' + DEEP + b"}}\n"
+    )
+    tape = (
+        Tape()
+        .client(request(1, "tools/call", {"name": "t"}))
+        .raw("out", answer)
+        .end()
+        .write(tmp_path / "t.jsonl")
+    )
+    proc = mcptape(
+        "serve", tape, "--inject", case, stdin=orjson.dumps(request(1, "tools/call", {"name": "t"})) + b"\n"
+    )
+    assert b"Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr.decode()
+    assert b"mcptape-inject-" + case.encode() in proc.stdout

@@ -39,7 +39,7 @@ from mcptape.serve.injectcases import (
     Case,
 )
 from mcptape.serve.pool import Entry, Pool
-from mcptape.serve.render import render, same_id
+from mcptape.serve.render import dumps, render, same_id
 
 
 @dataclass
@@ -180,7 +180,7 @@ class Injector:
                 if type(value) is dict
                 else {"jsonrpc": "2.0", "id": marker, "result": {}}
             )
-            return [Write(data)], [Write(orjson.dumps(copy) + b"\n")]
+            return [Write(data)], [Write(dumps(copy) + b"\n")]  # any depth
         # server-request
         applied.injected_id = marker
         ask = {"jsonrpc": "2.0", "id": marker, "method": "roots/list"}
@@ -301,7 +301,7 @@ def _with_invalid_utf8(value: Any, marker: str) -> bytes:
     copy = _put_mark(body, mark)
     out = dict(value)
     out["result" if "result" in value else "error"] = copy
-    return orjson.dumps(out).replace(orjson.dumps(mark)[1:-1], marker.encode() + b"\xff\xfe") + b"\n"
+    return dumps(out).replace(orjson.dumps(mark)[1:-1], marker.encode() + b"\xff\xfe") + b"\n"  # any depth
 
 
 def _put_mark(body: dict[str, Any], mark: str) -> dict[str, Any]:
