@@ -101,7 +101,10 @@ class Analyzer:
         self.reorder = Reorder(flush_bytes)  # records in file order in, in time order out
         self._torn: Problem | None = None  # the transcript's last line, cut short (see `torn`)
         s = self.session  # an HTTP transcript's transport rules: cancels by close, tools for Mcp-Param-*
-        self.transport = HttpTransport(s.emit, s.client.cancel, s.tools.schemas.get)
+        self.transport = HttpTransport(s.emit, self._settle, s.tools.schemas.get)
+        # the exchange of each `in`/`out` record of an HTTP transcript not yet analysed, by its
+        # index: its session's pairing pairs it (check/http/sessionkeys.py); empty for stdio
+        self.exchanges: dict[int, int] = {}
         s.explained = self.transport.explains  # a non-JSON body is http-body-not-json alone
 
     @property
@@ -127,6 +130,8 @@ class Analyzer:
     def push(self, t: float, ch: str, payload: Payload, index: int, stream: str | int | None = None) -> None:
         """Add one record: `payload` is the text or bytes of a byte channel, else its fields;
         `stream` what its order is exact within (`Event.stream`; its channel when None)."""
+        if type(stream) is int and ch in (IN, OUT):
+            self.exchanges[index] = stream
         if self.reorder.push(t, ch, payload, index, stream):
             self._run(self.reorder.take())
 
@@ -182,7 +187,8 @@ class Analyzer:
 
     # -- records in time order -------------------------------------------------------------
     def _run(self, batch: list[Record]) -> None:
-        """The hot loop: a whole good line is parsed once and judged without building objects."""
+        """The hot loop: a whole good line is parsed once and judged without building objects.
+        Over 60 lines on purpose: a helper would cost a call per record."""
         fin, fout = self.framers[IN], self.framers[OUT]
         loads, decode_error = _loads, _JSONDecodeError
         session = self.session
@@ -194,6 +200,7 @@ class Analyzer:
         watch = session.callbacks.get("watch")
         watched, waiting = (watch.methods, watch.answers) if watch is not None else ((), ())
         answers = requests = 0  # counted here, added to `counts` at the end
+        exchanges = self.exchanges
         for record in batch:
             t, ch, payload, index = record
             if ch == OUT:
@@ -203,6 +210,8 @@ class Analyzer:
             else:
                 self._other(t, ch, payload, index)
                 continue
+            if exchanges and index in exchanges:  # an HTTP exchange's: the pairing of its session
+                self._use(exchanges.pop(index))
             # ChannelFramer.whole, inlined (its twin; tests/check/test_fast_path_twins.py holds them
             # to `feed`): one line of its own with none in progress is counted without a Frame
             if type(payload) is not str or framer.parts or payload.find("\n") != len(payload) - 1:
@@ -240,6 +249,23 @@ class Analyzer:
             session.frame(Frame(ch, line, offset, text.encode(), t, True, (index,)))
         counts[OUT] += answers
         counts[IN] += requests
+
+    def _use(self, x: int) -> None:
+        """The next `in`/`out` line is exchange `x`'s: its session's pairings pair it (pairing.Sessions)."""
+        s = self.session
+        pair = s.sessions.switch(*self.transport.session_keys.of(x))
+        if pair is not None:
+            s.client, s.server = pair
+            s.modern.client = pair[0]
+
+    def _settle(self, rid: Any, x: int) -> None:
+        """HTTP settled request `rid` of exchange `x` (check/http/settling.py): its session's pairing
+        needs no answer by id."""
+        key, before = self.transport.session_keys.of(x)
+        pairs = self.session.sessions.pairs
+        pair = pairs.get(key) or pairs.get(before)
+        if pair is not None:
+            pair[0].cancel(rid)
 
     def _fragment(self, framer: ChannelFramer, t: float, payload: Payload, index: int) -> None:
         if isinstance(payload, dict):
@@ -344,6 +370,7 @@ def analyze_file(
     callbacks are `Analyzer`'s (a `watch` hears only the messages it names)."""
     transcript = open_transcript(path)
     analyzer = Analyzer(policy=policy, **callbacks)
+    transcript.exchanges = analyzer.exchanges
     for batch in transcript.batches(BATCH, analyzer.flush_bytes):
         analyzer.feed_records(batch.records, batch.size)
         if progress is not None:

@@ -318,3 +318,52 @@ def still_in_flight(client: Pairing, server: Pairing, client_left: float | None)
     found = [unanswered_request(IN, rid, pending, client_left) for rid, pending in client.pending.items()]
     found += [unanswered_request(OUT, rid, pending) for rid, pending in server.pending.items()]
     return [one for one in found if one is not None]
+
+
+MAX_SESSIONS = 1024  # HTTP sessions whose pairings are kept at once (the oldest forgotten first)
+_MOVED = object()  # the key in use was renamed: the pairings in use must be looked up again
+
+
+class Sessions:
+    """The pairings (client's, server's) of each session of an HTTP transcript, by the key
+    check/http/sessionkeys.py gives its exchanges: each session numbers its request ids on its own.
+    The key None is the transcript's one session when it has no session ids (stdio, a stateless
+    server), which every `initialize` renews, as on stdio. At most MAX_SESSIONS are kept: the
+    requests in flight of one forgotten are not reported."""
+
+    __slots__ = ("key", "pairs")
+
+    def __init__(self, client: Pairing, server: Pairing) -> None:
+        self.pairs: dict[Any, tuple[Pairing, Pairing]] = {None: (client, server)}
+        self.key: Any = None  # the session in use
+
+    def switch(self, key: Any, before: Any = None) -> tuple[Pairing, Pairing] | None:
+        """The pairings of session `key` when it is not the one in use (None when it is). `before`:
+        the key its pairings had until now (an initialize's own exchange, now given its id)."""
+        pairs = self.pairs
+        if before is not None and before in pairs:
+            moved = pairs.pop(before)
+            kept = pairs.setdefault(key, moved)
+            if kept is not moved:  # a server that assigned no id: its requests are of no session
+                kept[0].pending.update(moved[0].pending)
+                kept[1].pending.update(moved[1].pending)
+            if self.key == before:
+                self.key = _MOVED
+        if key == self.key:
+            return None
+        pair = pairs.get(key)
+        if pair is None:
+            if len(pairs) > MAX_SESSIONS:
+                del pairs[next(k for k in pairs if k is not None and k != self.key)]
+            pair = pairs[key] = (Pairing(), Pairing())
+            if type(key) is tuple:  # an initialize: a new session for the requests of none, too (stdio's)
+                for none in pairs[None]:
+                    none.new_session()
+        self.key = key
+        return pair
+
+    def unanswered(self, client_left: float | None) -> list[Finding]:
+        """At the end: the requests of every session nobody answered."""
+        return [
+            f for client, server in self.pairs.values() for f in still_in_flight(client, server, client_left)
+        ]

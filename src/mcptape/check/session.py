@@ -39,10 +39,10 @@ from mcptape.check.notices import Notices
 from mcptape.check.pairing import (
     Pairing,
     Pending,
+    Sessions,
     open_request,
     pair_lenient,
     pair_rejected,
-    still_in_flight,
     unknown_response_id,
 )
 from mcptape.check.promises import Promises
@@ -90,6 +90,7 @@ class Session(Notices):
         self.tracker = VersionTracker()
         self.client = Pairing()  # requests the client sent on `in`, answered on `out`
         self.server = Pairing()  # requests the server sent on `out`, answered on `in`
+        self.sessions = Sessions(self.client, self.server)  # an HTTP transcript's, each its own ids
         # The last answers to client requests, newest last: executor lines are attributed by them.
         self.answers: deque[Answered] = deque(maxlen=RECENT_ANSWERS)
         self.attribution = Attributor(self.emit, policy, self.answers)
@@ -380,7 +381,7 @@ class Session(Notices):
     # -- the end -------------------------------------------------------------------------------
     def close(self) -> Analysis:
         """The session ended: the requests still in flight are reported; the analysis is done."""
-        for unanswered in still_in_flight(self.client, self.server, self.client_left):
+        for unanswered in self.sessions.unanswered(self.client_left):
             self.emit(unanswered)
         for rid in list(self.tools.outside):
             _, found = self.tools.answered(rid, refused=None)

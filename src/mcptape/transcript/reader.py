@@ -169,6 +169,9 @@ class Transcript:
     header: Header
     header_size: int
     problems: list[Problem] = field(default_factory=list)
+    # when set, `batches` notes in it the exchange of each in/out line of an HTTP transcript, by its
+    # index (check's analyzer takes them out as it pairs them: check/http/sessionkeys.py)
+    exchanges: dict[int, int] | None = None
 
     @property
     def truncated(self) -> bool:
@@ -221,6 +224,7 @@ class Transcript:
         # fast path (its stream is its exchange, and a raw HTTP record keeps its `x` in its payload).
         last_t: dict[str | int, float] = {}
         forget_at = EXCHANGES_KEPT
+        exchanges = self.exchanges
         records: list[Record] = []
         append = records.append
         carried = 0
@@ -269,6 +273,8 @@ class Transcript:
                         if type(key) is int and len(last_t) > forget_at:
                             forget_at = forget_exchanges(last_t, t)
                     append((t, ch, payload, index))
+                    if type(key) is int and exchanges is not None and type(payload) is not dict:
+                        exchanges[index] = key  # an in/out line of an HTTP exchange (check's pairing)
                     if type(payload) is not dict:
                         carried += len(payload)
                     elif "data" in payload:

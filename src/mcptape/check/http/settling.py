@@ -1,6 +1,7 @@
 """What the pairing learns from HTTP (a mixin of `HttpTransport`, transport.py): a POST's response
 answers that POST, if not by id, and a 2026-07-28 request whose connection the client closed is
-cancelled. `settle(id)` tells the pairing a request needs no answer by id any more."""
+cancelled. `settle(id, x)` tells the pairing of exchange x's session that a request needs no answer
+by id any more."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 class Settling:
     """The requests HTTP settles without an answer by id (a base class: it states what it needs)."""
 
-    settle: Callable[[Any], None] | None  # the pairing's cancel
+    settle: Callable[[Any, int], None] | None  # the pairing's cancel (an id, in exchange x's session)
     open: dict[int, Exchange]  # the exchanges being read
     cancelled: list[int]  # exchanges whose 2026-07-28 request the client's close cancelled
 
@@ -34,7 +35,7 @@ class Settling:
             return
         stated = meta_version(value.get("params"))
         if stated is not None and is_stateless(stated):
-            self.settle(value["id"])
+            self.settle(value["id"], exchange.x)
             self.cancelled.append(exchange.x)
 
     def _answered_without_id(self, exchange: Exchange) -> None:
@@ -59,4 +60,4 @@ class Settling:
             return  # answered by id: the pairing has it
         refused = 400 <= head.status < 500 or isinstance(answer, Bad)
         if refused or (type(answer) is dict and "error" in answer and answer.get("id") is None):
-            self.settle(value["id"])
+            self.settle(value["id"], exchange.x)

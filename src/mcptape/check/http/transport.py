@@ -21,6 +21,7 @@ from mcptape.check.http.findings import Say
 from mcptape.check.http.paramheaders import param_mismatches
 from mcptape.check.http.responses import ResponseRules
 from mcptape.check.http.session import SessionRules
+from mcptape.check.http.sessionkeys import SessionKeys
 from mcptape.check.http.settling import Settling
 from mcptape.check.http.values import (
     Bad,
@@ -64,7 +65,7 @@ class HttpTransport(ResponseRules, Settling):
     def __init__(
         self,
         emit: Callable[[Finding], None],
-        settle: Callable[[Any], None] | None = None,
+        settle: Callable[[Any, int], None] | None = None,
         schema_of: Callable[[str], Any] | None = None,
     ) -> None:
         self.emit = emit
@@ -86,6 +87,7 @@ class HttpTransport(ResponseRules, Settling):
         self.not_json: dict[str, deque[tuple[int, int]]] = {}
         self._say = Say(emit)  # every finding on an exchange: check/http/findings.py
         self.session_rules = SessionRules(self._say)  # sessions and statuses: check/http/session.py
+        self.session_keys = SessionKeys()  # the session of each exchange's in/out lines (sessionkeys.py)
 
     # -- input -----------------------------------------------------------------------------
     def push(self, t: float, ch: str, payload: Payload, index: int) -> None:
@@ -120,6 +122,7 @@ class HttpTransport(ResponseRules, Settling):
                 exchange.judged_request = True
                 self._request(exchange)
                 self.session_rules.request(exchange)
+                self.session_keys.request(exchange)
                 message.release()
         else:
             self._broken(exchange, message, SERVER)
@@ -127,6 +130,7 @@ class HttpTransport(ResponseRules, Settling):
                 exchange.judged_head = True
                 self._response_head(exchange)
                 self.session_rules.response_head(exchange)
+                self.session_keys.response_head(exchange)
             self._sse(exchange)
             if message.complete:
                 self._response_end(exchange)
