@@ -17,6 +17,7 @@ case, which tools each frame named: the report's per-tool reach table is what wa
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable
@@ -46,6 +47,9 @@ def callable_tools(
         name = entry.get("name")
         if not isinstance(name, str):
             continue
+        if any("\ud800" <= c <= "\udfff" for c in name):
+            skipped.append((name, "its name holds a lone surrogate, which no request can carry"))
+            continue
         risk = mutation_risk(entry)
         if risk is None or allow_mutating:
             allowed.append(entry)
@@ -69,7 +73,10 @@ def refuse_named_tool(tool: str, tools: Iterable[dict[str, Any]], allow_mutating
 def _forms(name: str) -> list[bytes]:
     """How `name` appears as a whole JSON string in a frame: plain, and JSON-encoded once more
     (params sent as a string)."""
-    once = orjson.dumps(name)[1:-1]
+    try:
+        once = orjson.dumps(name)[1:-1]
+    except orjson.JSONEncodeError:  # a lone surrogate: its \\uXXXX escape, as a frame holds it
+        once = json.dumps(name, ensure_ascii=False).encode("utf-8", "backslashreplace")[1:-1]
     twice = orjson.dumps(once.decode())[1:-1]
     return list(dict.fromkeys([once, twice]))
 

@@ -93,6 +93,8 @@ def tool_frames(
             base, source = dict(mine[0].arguments), "recorded"
         else:
             base, source = minimal_arguments(schema), "derived from its schema"
+        if not _writable([name, base, schema]):  # a lone surrogate in a name (frames repeat them): none
+            continue
         marker = f"mcptape-probe-{len(frames)}-{token}"
         mine_frames = _frames_of(name, schema, base, source, marker)
         frames.extend(f for f in mine_frames if reach is None or not reach.forbidden_in(f.data))
@@ -196,6 +198,14 @@ def _undeclared_and_base(
 def _described(base: ToolFrame) -> str:
     """A base call's title without its method and tool: "its base arguments {...} (recorded)"."""
     return base.case.title[len(f"tools/call {escape_text(base.tool)[:60]} with ") :]
+
+
+def _writable(params: Any) -> bool:
+    try:
+        orjson.dumps(params)
+    except orjson.JSONEncodeError:
+        return False
+    return True
 
 
 def _short(value: Any) -> str:
