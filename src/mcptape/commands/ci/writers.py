@@ -19,8 +19,7 @@ from typing import Any
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-import orjson
-
+from mcptape import jsonsafe
 from mcptape.commands.ci.report import (
     ERROR,
     FAILURE,
@@ -193,7 +192,9 @@ def sarif(report: Report) -> bytes:
             }
         ],
     }
-    return orjson.dumps(log, option=orjson.OPT_INDENT_2) + b"\n"
+    # A finding's id or argument can be anything the transcript held: a 70-bit integer, 300
+    # levels of nesting (orjson refuses both; jsonsafe writes them).
+    return jsonsafe.dumps(log, indent=True).encode("utf-8", "surrogateescape") + b"\n"
 
 
 # -- GitHub workflow commands ---------------------------------------------------------------------
