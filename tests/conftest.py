@@ -37,6 +37,42 @@ if sys.dont_write_bytecode and not sys.pycache_prefix:
 # itself remove it (tests/replay/test_replay_changes_no_data.py).
 os.environ["MCPTAPE_ALLOW_MUTATING"] = "1"
 
+FORKSERVER = Path(__file__).resolve().parent / "forkserver"
+
+
+def _start_forkserver() -> None:
+    """Start the run's fork server (tests/forkserver: the MCP SDK imported once for every SDK
+    server and client the tests start) and put its hook on every process' PYTHONPATH. Once per run:
+    the xdist workers and everything they start inherit the environment. MCPTAPE_NO_FORKSERVER=1
+    runs every process from scratch."""
+    if os.environ.get("MCPTAPE_TEST_FORKSERVER") or os.environ.get("MCPTAPE_NO_FORKSERVER"):
+        return
+    import atexit
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="mcptape-fork-")
+    path = os.path.join(folder, "socket")
+    server = subprocess.Popen(
+        [sys.executable, str(FORKSERVER / "server.py"), path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+    def stop() -> None:
+        server.kill()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(stop)
+    os.environ["MCPTAPE_TEST_FORKSERVER"] = path
+    os.environ["MCPTAPE_TEST_FORKSERVER_PYTHON"] = sys.executable
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FORKSERVER), os.environ.get("PYTHONPATH")]))
+
+
+_start_forkserver()
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
 NODE_DIR = Path(__file__).resolve().parent / "node"
