@@ -63,7 +63,9 @@ def notification(method: str, **params: Any) -> dict[str, Any]:
 INIT = request(
     1, "initialize", protocolVersion="2025-06-18", capabilities={}, clientInfo={"name": "t", "version": "0"}
 )
-INIT_OK = result(1, protocolVersion="2025-06-18", capabilities={"tools": {}}, serverInfo={"name": "s", "version": "1"})
+INIT_OK = result(
+    1, protocolVersion="2025-06-18", capabilities={"tools": {}}, serverInfo={"name": "s", "version": "1"}
+)
 
 
 def text_result(rid: Any, text: str) -> dict[str, Any]:
