@@ -30,6 +30,7 @@ from mcptape.recorder.sinks import Target
 READ_SIZE = 256 << 10  # the client's reads go into one buffer reused (one a connection)
 UPSTREAM_READ = 1 << 20  # the upstream's into a fresh one each (an SSE stream: fewer passes; docs/http.md)
 CONNECT_TIMEOUT = 10.0
+STOP_WAIT = 10.0  # seconds for the connection threads to record their last reads once shut down
 
 
 class Upstream:
@@ -140,7 +141,9 @@ class ReverseProxy(Listener):
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        self._workers.join(1.0, each=True)
+        # Shut down, every thread ends at once; the wait is long only for a thread the machine's
+        # load kept from running, which still records what it forwarded before the file closes.
+        self._workers.join(STOP_WAIT)
 
     def _tell(self, kind: str, line: str) -> None:
         """One line on stderr for each kind of trouble (the first of its kind)."""
