@@ -72,3 +72,13 @@ def test_tools_lock_url_never_shows_the_password_it_carries(tmp_path: Path) -> N
     result = run("tools", "lock", "--timeout", "1", "--url", "http://me:S3cretPw@127.0.0.1:1/mcp")
     assert_clean_run(result, codes=[2])
     assert "S3cretPw" not in result.stderr and "http://***@127.0.0.1:1/mcp" in one_error_line(result.stderr)
+
+
+@pytest.mark.parametrize("url", ["http://me:S3cretPw@127.0.0.1:1/mcp", "http://:S3cretPw@127.0.0.1:1/m@cp"])
+def test_probe_url_with_a_password_is_refused_without_showing_it(tmp_path: Path, url: str) -> None:
+    """probe --url with user:password@ (which the probe never sends) is one line, before the progress
+    line, the credentials masked: the progress and error lines showed them as given."""
+    result = run("probe", "--timeout", "1", "--url", url, "-o", str(tmp_path / "out"))
+    assert_clean_run(result, codes=[2])
+    line = one_error_line(result.stderr)
+    assert "S3cretPw" not in result.stderr and "http://***@127.0.0.1:1/m" in line

@@ -18,6 +18,7 @@ the transcript's clock is kept, and `judge` attributes the executor and HTTP lin
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -112,6 +113,13 @@ def check_url(url: str) -> tuple[str, int, str]:
     from mcptape.recorder.http.hostrewrite import is_loopback
 
     hint = "e.g. --url http://127.0.0.1:8000/mcp"
+    scheme, _, rest = url.partition("//") if "//" in url else ("", "", url)
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    if "@" in authority:  # user:password@: never shown, never sent
+        shown = escape_text(f"{scheme}//***@{rest.split('@', 1)[1]}")
+        raise UsageError(
+            f"--url {shown!r} carries a user name or password, which the probe does not send", hint=hint
+        )
     try:  # urlsplit raises on a bracket left open, .port on a port that is no port
         parts = urlsplit(url)
         port = parts.port or 80
