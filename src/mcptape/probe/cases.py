@@ -208,3 +208,13 @@ def corpus_case(name: str, data: bytes) -> Case:
     return Case(
         f"corpus-{safe}", INPUT, f"corpus frame {name}", build=build, eof=eof, uses_call=False, corpus=True
     )
+
+
+def sendable(value: Any) -> bool:
+    """Can the probe write this value into a request (orjson: at most 254 levels deep, no lone
+    surrogate; a recorded or listed value may be neither)?"""
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return False
+    return True

@@ -10,12 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from mcptape.check.analyze import messages
 from mcptape.check.model import IN, OUT, Kind
 from mcptape.errors import UsageError
-from mcptape.probe.cases import Call
+from mcptape.probe.cases import Call, sendable
 from mcptape.transcript import open_transcript
 
 
@@ -28,7 +26,7 @@ def recorded_calls(path: Path) -> list[Call]:
             params = message.value.get("params")
             name = params.get("name") if isinstance(params, dict) else None
             arguments = params.get("arguments", {}) if isinstance(params, dict) else None
-            if isinstance(name, str) and isinstance(arguments, dict) and _sendable(params):
+            if isinstance(name, str) and isinstance(arguments, dict) and sendable(params):
                 pending[(type(message.id), message.id)] = Call(name, arguments)
         elif message.channel == OUT and message.kind is Kind.RESPONSE:
             call = pending.pop((type(message.id), message.id), None)
@@ -47,12 +45,3 @@ def recorded_calls(path: Path) -> list[Call]:
             hint="record a session that calls a tool successfully (mcptape record), or give --args",
         )
     return found
-
-
-def _sendable(params: Any) -> bool:
-    """Can the probe write these params again (orjson: 254 levels deep at most, no lone surrogate)?"""
-    try:
-        orjson.dumps(params)
-    except orjson.JSONEncodeError:
-        return False
-    return True

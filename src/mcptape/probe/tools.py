@@ -43,7 +43,7 @@ import orjson
 from mcptape.check.schema import Compiled, compile_schema
 from mcptape.harness import Harness
 from mcptape.probe.args import minimal_arguments
-from mcptape.probe.cases import TOOL, Call, Case
+from mcptape.probe.cases import TOOL, Call, Case, sendable
 from mcptape.probe.driver import Driver, Reply, Status, refusal
 from mcptape.probe.judge import CaseResult, exit_text, inconclusive
 from mcptape.probe.ledger import Later
@@ -93,7 +93,7 @@ def tool_frames(
             base, source = dict(mine[0].arguments), "recorded"
         else:
             base, source = minimal_arguments(schema), "derived from its schema"
-        if not _writable([name, base, schema]):  # a lone surrogate in a name (frames repeat them): none
+        if not sendable([name, base, schema]):  # a lone surrogate in a name (frames repeat them): none
             continue
         marker = f"mcptape-probe-{len(frames)}-{token}"
         mine_frames = _frames_of(name, schema, base, source, marker)
@@ -198,14 +198,6 @@ def _undeclared_and_base(
 def _described(base: ToolFrame) -> str:
     """A base call's title without its method and tool: "its base arguments {...} (recorded)"."""
     return base.case.title[len(f"tools/call {escape_text(base.tool)[:60]} with ") :]
-
-
-def _writable(params: Any) -> bool:
-    try:
-        orjson.dumps(params)
-    except orjson.JSONEncodeError:
-        return False
-    return True
 
 
 def _short(value: Any) -> str:
