@@ -63,10 +63,12 @@ RECENT = 4096  # closed ids remembered, to tell "answered twice" and "cancelled"
 class Pairing:
     """The requests one side has sent and not yet seen answered."""
 
-    __slots__ = ("closed", "earlier", "extra", "older", "pending")
+    __slots__ = ("closed", "earlier", "extra", "older", "pending", "shared")
 
     def __init__(self) -> None:
         self.pending: dict[RequestId, Pending] = {}
+        # the client requests of no HTTP session (a stateless server): several clients' at once
+        self.shared = False
         # recently closed id -> "answered" | "cancelled", in two generations of at most RECENT ids
         self.closed: dict[RequestId, str] = {}
         self.older: dict[RequestId, str] = {}
@@ -80,6 +82,7 @@ class Pairing:
         twin = Pairing()
         twin.pending, twin.closed = dict(self.pending), dict(self.closed)
         twin.older, twin.extra = dict(self.older), dict(self.extra)
+        twin.shared = self.shared
         return twin
 
     def open(self, rid: RequestId, pending: Pending) -> Pending | None:
@@ -203,8 +206,12 @@ def open_request(
     pairing: Pairing, ch: str, rid: RequestId, pending: Pending, tracker: VersionTracker
 ) -> Finding | None:
     """A request of the side `pairing` holds (the server's, on `out`): in flight now; the id of
-    one still in flight (`duplicate_id`) or, in a handshake revision, of one closed (`reused_id`)."""
+    one still in flight (`duplicate_id`) or, in a handshake revision, of one closed (`reused_id`).
+    The client requests of no HTTP session are judged by neither: several clients of a stateless
+    server each number their own ids, and nothing in the transcript tells whose a request is."""
     previous = pairing.open(rid, pending)
+    if pairing.shared:
+        return None
     if previous is not None:
         return duplicate_id(ch, rid, pending, previous)
     if rid in pairing.closed or rid in pairing.older:
@@ -341,6 +348,7 @@ class Sessions:
         """The pairings of session `key` when it is not the one in use (None when it is). `before`:
         the key its pairings had until now (an initialize's own exchange, now given its id)."""
         pairs = self.pairs
+        pairs[None][0].shared = True  # an HTTP transcript: the requests of no session are several clients'
         if before is not None and before in pairs:
             moved = pairs.pop(before)
             kept = pairs.setdefault(key, moved)
