@@ -28,3 +28,10 @@ def test_concurrent_clients_of_a_stateless_http_server_may_share_ids() -> None:
             ids.append(orjson.loads(event["data"])["id"])
     assert len(ids) > len(set(ids))  # the clients did send the same ids
     assert _rules("sweep-http-stateless-concurrent-clients.tape") == []
+
+
+def test_a_progress_token_two_active_requests_share_is_not_judged_against_the_server() -> None:
+    """A client giving two calls at once the same progress token (its mistake) gets each call's own
+    progress 1, 2, ... interleaved from a correct server: no progress-not-increasing, and the token
+    stays active until the last of them is answered (no progress-after-completion for the longer)."""
+    assert _rules("shared-progress-token.tape") == []

@@ -147,9 +147,16 @@ class Modern:
     def provided(self, rid: RequestId, token: Any) -> None:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
         if type(token) is int or type(token) is str:  # TOKEN_TYPES
+            # Another active request's token too: the client's mistake ("Progress tokens MUST be
+            # unique across all active requests", basic/utilities/progress), and the notifications
+            # of both cannot be told apart: its values are not judged while it is shared.
+            shared = token in self.tokens
             self.tokens[token] = rid
             self.watched[rid] = token
-            self.reached.pop(token, None)
+            if shared:
+                self.reached[token] = _REPORTED
+            else:
+                self.reached.pop(token, None)
 
     def client_notification(self, method: str, params: Any, at: At) -> None:
         if method in REMOVED_CLIENT:
@@ -374,7 +381,9 @@ class Modern:
         request's answer is judged); returns the request (known from the cancel when the answer
         came after it)."""
         token = self.watched.pop(rid)
-        if token is not None and self.tokens.pop(token, None) is not None:
+        if token is not None and self.reached.get(token) is _REPORTED and token in self.watched.values():
+            self.tokens[token] = next(r for r, t in self.watched.items() if t == token)  # still active
+        elif token is not None and self.tokens.pop(token, None) is not None:
             self.reached.pop(token, None)
             done = self.done_tokens  # remembered in two generations, like `Recent` (no call here)
             done[token] = None
