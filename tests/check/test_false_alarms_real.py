@@ -35,3 +35,10 @@ def test_a_progress_token_two_active_requests_share_is_not_judged_against_the_se
     progress 1, 2, ... interleaved from a correct server: no progress-not-increasing, and the token
     stays active until the last of them is answered (no progress-after-completion for the longer)."""
     assert _rules("shared-progress-token.tape") == []
+
+
+def test_a_call_after_tools_list_changed_is_not_held_to_the_stale_output_schema() -> None:
+    """A tool that drops its outputSchema, announced with notifications/tools/list_changed, answers the
+    next call (made without listing anew) unstructured: no output-schema finding against the listing
+    the notification made stale."""
+    assert _rules("stale-listing.tape") == []

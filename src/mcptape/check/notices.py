@@ -15,6 +15,7 @@ from mcptape.check.pairing import Pairing, cancel_unknown
 from mcptape.check.promises import Promises
 from mcptape.check.protocol import VersionTracker
 from mcptape.check.tasks import TERMINAL_TASK
+from mcptape.check.tools import ToolSchemas
 
 _PROGRESS = "notifications/progress"  # a plain notification's method
 
@@ -27,6 +28,7 @@ class Notices:
     client: Pairing
     server: Pairing
     promises: Promises
+    tools: ToolSchemas
     emit: Callable[[Finding], None]
     handshake_capabilities: dict[str, Any] | None
     undeclared_logging: At | None
@@ -62,6 +64,7 @@ class Notices:
                 pairing.cancel(target)
         elif method == "notifications/tools/list_changed" and ch == OUT:
             self.promises.changed()
+            self.tools.changed()
         elif method == "notifications/tasks/status" and ch == OUT and self.modern.task_tokens:
             params = value.get("params")
             if type(params) is dict and params.get("status") in TERMINAL_TASK:

@@ -82,6 +82,13 @@ class ToolSchemas:
                     found.append(judged)
         return found
 
+    def changed(self) -> None:
+        """`notifications/tools/list_changed`: the outputSchemas listed so far may be stale (a tool
+        may no longer declare one), so the calls made until the next listing, and those in flight,
+        are not judged against them: the server answers with the tool as it is now."""
+        self.outputs = {}
+        self.expecting = {}
+
     def answered_early(self, rid: RequestId, refused: bool) -> None:
         """The answer to a call kept in `early` (its schema still unknown): remembered for `learn`."""
         call = self.early.get(rid)

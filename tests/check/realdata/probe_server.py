@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
 COUNT = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
@@ -79,7 +79,9 @@ server = Server(
 
 async def main() -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        await server.run(
+            read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
+        )
 
 
 if __name__ == "__main__":
