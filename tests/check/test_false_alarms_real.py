@@ -42,3 +42,10 @@ def test_a_call_after_tools_list_changed_is_not_held_to_the_stale_output_schema(
     next call (made without listing anew) unstructured: no output-schema finding against the listing
     the notification made stale."""
     assert _rules("stale-listing.tape") == []
+
+
+def test_each_http_session_is_held_to_its_own_clients_capabilities() -> None:
+    """Two SDK clients of one stateful server: A declares elicitation, B (initialized after A)
+    declares none; the form elicitation the server sends A, in A's session, is no client-capability
+    finding (B's declaration is not A's)."""
+    assert _rules("sweep-http-two-clients-different-capabilities.tape") == []

@@ -17,6 +17,7 @@ from typing import Any
 from mcptape.check import rules
 from mcptape.check.findings import finding_at
 from mcptape.check.model import At, Finding, RequestId
+from mcptape.check.pairing import Pairing
 
 # method -> (the capability it needs, the key of its listing, "" for no listing)
 METHODS: dict[str, tuple[str, str]] = {
@@ -37,28 +38,28 @@ class Capabilities:
     """The methods of the features the server's last declaration left out (`watch`: empty when it
     declared them all, so the session pays one truth test per answer)."""
 
-    __slots__ = ("client", "declaration", "watch")
+    __slots__ = ("declaration", "watch")
 
     def __init__(self) -> None:
         self.watch: dict[str, str] = {}
         self.declaration: At | None = None
-        self.client: dict[str, Any] | None = None  # the client's capabilities (its initialize)
 
-    def client_declared(self, params: Any) -> None:
-        """The client's `initialize` request: the capabilities it declares."""
+    def client_declared(self, params: Any, client: Pairing) -> None:
+        """The client's `initialize` request: the capabilities it declares, kept with the pairing of
+        its session (`client`: over Streamable HTTP each session's client declares its own)."""
         capabilities = params.get("capabilities") if type(params) is dict else None
-        self.client = capabilities if type(capabilities) is dict else None
+        client.declared = capabilities if type(capabilities) is dict else None
 
     def server_request(
-        self, method: str, value: dict[str, Any], at: At, version: str | None
+        self, method: str, value: dict[str, Any], at: At, version: str | None, declared: dict[str, Any] | None
     ) -> Finding | None:
         """A server->client request at `at`, held to what the client declared it supports
         (2025-11-25, the revision with these sentences): "Servers **MUST NOT** send elicitation
         requests with modes that are not supported by the client." (client/elicitation: `{}` is
         `form` alone, no `elicitation` at all supports no mode), and "Servers **MUST NOT** send
         tool-enabled sampling requests to Clients that have not declared support for tool use via
-        the `sampling.tools` capability." (client/sampling)."""
-        declared = self.client
+        the `sampling.tools` capability." (client/sampling). `declared`: the capabilities the
+        client of the request's session declared (`client_declared`)."""
         if declared is None or version != "2025-11-25" or method not in CLIENT_FEATURES:
             return None
         params = value.get("params")

@@ -175,7 +175,9 @@ class Session(Notices):
                 return
             for found in (
                 open_request(self.server, ch, rid, pending, self.tracker),
-                self.capabilities.server_request(method, value, at, self.tracker.version),
+                self.capabilities.server_request(
+                    method, value, at, self.tracker.version, self.client.declared
+                ),
             ):
                 if found is not None:
                     self.emit(found)
@@ -216,7 +218,7 @@ class Session(Notices):
             self.tracker.request(method, rid, params)
             self.client.new_session()
             self.server.new_session()
-            self.capabilities.client_declared(params)
+            self.capabilities.client_declared(params, self.client)
         client = self.client
         in_flight = client.pending
         if rid in in_flight or rid in client.closed or rid in client.older:  # ids seldom repeat
