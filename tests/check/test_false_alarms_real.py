@@ -49,3 +49,10 @@ def test_each_http_session_is_held_to_its_own_clients_capabilities() -> None:
     declares none; the form elicitation the server sends A, in A's session, is no client-capability
     finding (B's declaration is not A's)."""
     assert _rules("sweep-http-two-clients-different-capabilities.tape") == []
+
+
+def test_progress_tokens_several_http_sessions_have_active_at_once_are_not_the_servers_fault() -> None:
+    """Three SDK clients of one stateful server report progress under the same tokens (each session's
+    request ids) at once: no progress-after-completion once one session's call is answered, and no
+    progress-not-increasing from their interleaved values (the SDK's undeclared logging stays)."""
+    assert _rules("sweep-http-concurrent-progress.tape") == ["unrequested-log"]

@@ -95,6 +95,8 @@ class Modern:
         self.logging: dict[RequestId, str] = {}  # in-flight requests that asked for log messages
         self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
         self.reached: dict[Any, Any] = {}  # the last progress value of each token in `tokens`
+        # tokens provided again while active: how many more answers they outlive (see `provided`)
+        self.sharing: dict[Any, int] = {}
         self.done_tokens: dict[Any, None] = {}  # tokens whose request completed (and older ones)
         self.done_older: dict[Any, None] = {}
         self.task_tokens: dict[str, Any] = {}  # a task's id -> the progress token it keeps (2025-11-25)
@@ -148,13 +150,16 @@ class Modern:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
         if type(token) is int or type(token) is str:  # TOKEN_TYPES
             # Another active request's token too: the client's mistake ("Progress tokens MUST be
-            # unique across all active requests", basic/utilities/progress), and the notifications
-            # of both cannot be told apart: its values are not judged while it is shared.
+            # unique across all active requests", basic/utilities/progress), or two HTTP sessions'
+            # requests (each numbering its ids, the SDK's tokens, from 1): the notifications cannot
+            # be told apart, so its values are not judged, and it stays active until every request
+            # that provided it is answered (or for ever, when two requests shared an id as well).
             shared = token in self.tokens
             self.tokens[token] = rid
             self.watched[rid] = token
             if shared:
                 self.reached[token] = _REPORTED
+                self.sharing[token] = self.sharing.get(token, 0) + 1
             else:
                 self.reached.pop(token, None)
 
@@ -381,8 +386,10 @@ class Modern:
         request's answer is judged); returns the request (known from the cancel when the answer
         came after it)."""
         token = self.watched.pop(rid)
-        if token is not None and self.reached.get(token) is _REPORTED and token in self.watched.values():
-            self.tokens[token] = next(r for r, t in self.watched.items() if t == token)  # still active
+        if self.sharing and token in self.sharing:  # another request provided it too: still active
+            left = self.sharing.pop(token) - 1
+            if left:
+                self.sharing[token] = left
         elif token is not None and self.tokens.pop(token, None) is not None:
             self.reached.pop(token, None)
             done = self.done_tokens  # remembered in two generations, like `Recent` (no call here)
