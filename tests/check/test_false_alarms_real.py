@@ -56,3 +56,10 @@ def test_progress_tokens_several_http_sessions_have_active_at_once_are_not_the_s
     request ids) at once: no progress-after-completion once one session's call is answered, and no
     progress-not-increasing from their interleaved values (the SDK's undeclared logging stays)."""
     assert _rules("sweep-http-concurrent-progress.tape") == ["unrequested-log"]
+
+
+def test_calls_of_two_http_sessions_with_one_id_are_each_judged_against_their_own_tool() -> None:
+    """Two SDK clients of one stateful server call, with the same request id, a tool answering text
+    and, while that call is in flight, one answering a number: the text answer is not held to the
+    number tool's outputSchema (nor the other way round)."""
+    assert _rules("http-overlapping-calls.tape") == []

@@ -239,7 +239,7 @@ class Session(Notices):
             if tools.judging:
                 tools.check(rid, params, pending, default_dialect(self.tracker.version))
             if tools.outputs:
-                tools.expect(rid, params, default_dialect(self.tracker.version))
+                tools.expect(pending, params, default_dialect(self.tracker.version), in_flight[rid])
             if self.promises.watching:
                 self.promises.call(rid, params, pending, in_flight)  # type: ignore[arg-type]
 
@@ -306,9 +306,9 @@ class Session(Notices):
             reason, soft, found = tools.settle(rid, reason, soft)
             if found is not None:
                 self.emit(found)
-        if tools.expecting and rid in tools.expecting:
+        if tools.expecting and pending in tools.expecting:
             structured = tools.returned(
-                rid, None if kind is _ERROR or reason is not None else value["result"], at
+                rid, pending, None if kind is _ERROR or reason is not None else value["result"], at
             )
             if structured is not None:
                 self.emit(structured)

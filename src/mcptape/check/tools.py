@@ -39,8 +39,9 @@ class ToolSchemas:
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {}
         self.outputs: dict[str, Any] = {}  # tool name -> the outputSchema it declared
-        # client request id -> the tool and outputSchema its result is judged against, the dialect
-        self.expecting: dict[RequestId, tuple[str, Any, str]] = {}
+        # client request (its Pending: over HTTP, sessions share ids) -> the tool and outputSchema
+        # its result is judged against, the dialect
+        self.expecting: dict[Pending, tuple[str, Any, str]] = {}
         # client request id -> why its arguments are outside the schema (the answer's reject reason),
         # and the finding, whose severity and party its answer decides
         # and whether they fit once their quoted numbers are read as numbers (`lax`)
@@ -176,22 +177,27 @@ class ToolSchemas:
             )
         return reason, found
 
-    def expect(self, rid: RequestId, params: Any, dialect: str) -> None:
+    def expect(self, request: Pending, params: Any, dialect: str, first: Pending) -> None:
         """A `tools/call` of a tool whose listing declared an `outputSchema`: its result is judged
         by `returned` (a task-augmented call answers with a task, not the tool's result)."""
+        if first is not request:  # its id is another's in flight too (HTTP clients of no session):
+            self.expecting.pop(first, None)  # which answer is whose is unknown, neither is judged
+            return
         output = self.outputs.get(params.get("name"))
         if output is not None and "task" not in params:
             expecting = self.expecting
             if len(expecting) >= EXPECTING_KEPT:  # the oldest, likely never answered, is let go
                 del expecting[next(iter(expecting))]
-            expecting[rid] = (params["name"], output, dialect)
+            expecting[request] = (params["name"], output, dialect)
 
-    def returned(self, rid: RequestId, result: dict[str, Any] | None, at: At) -> Finding | None:
+    def returned(
+        self, rid: RequestId, request: Pending, result: dict[str, Any] | None, at: At
+    ) -> Finding | None:
         """The answer to a call `expect` kept: a success (`result`, None for a refusal or an
         `isError` result, which need not be structured) must carry `structuredContent` that fits the
         tool's `outputSchema`: "If an output schema is provided: Servers **MUST** provide structured
         results that conform to this schema." (server/tools, Output Schema, 2025-06-18 onward)."""
-        name, output, dialect = self.expecting.pop(rid)
+        name, output, dialect = self.expecting.pop(request)
         if result is None or result.get("resultType", "complete") != "complete" or "task" in result:
             return None
         structured = result.get("structuredContent")
