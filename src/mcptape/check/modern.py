@@ -24,6 +24,8 @@ from mcptape.check.findings import finding_at
 from mcptape.check.model import IN, OUT, At, Finding, RequestId
 from mcptape.check.mrtr import Mrtr, meta_of
 from mcptape.check.pairing import Pairing, Pending
+from mcptape.check.progresstokens import REPORTED as _REPORTED
+from mcptape.check.progresstokens import provide, release
 from mcptape.check.results import ERROR_TYPES, ResultRules, plain_call
 
 META_PREFIX = "io.modelcontextprotocol/"
@@ -60,8 +62,6 @@ SUBSCRIBED = {
     "notifications/resources/updated": "resourceSubscriptions",
 }
 RACE = 0.1  # seconds: an answer this soon after a cancel may have crossed it on the wire
-_REPORTED: Any = object()  # a token whose progress went back: found once
-_KEPT = 4096
 
 
 # A progress token is a string or an integer; the token maps are keyed by the token itself (1 and "1"
@@ -95,8 +95,7 @@ class Modern:
         self.logging: dict[RequestId, str] = {}  # in-flight requests that asked for log messages
         self.tokens: dict[Any, RequestId] = {}  # progress tokens of in-flight requests
         self.reached: dict[Any, Any] = {}  # the last progress value of each token in `tokens`
-        # tokens provided again while active: how many more answers they outlive (see `provided`)
-        self.sharing: dict[Any, int] = {}
+        self.sharing: dict[Any, int] = {}  # tokens provided again while active (progresstokens.py)
         self.done_tokens: dict[Any, None] = {}  # tokens whose request completed (and older ones)
         self.done_older: dict[Any, None] = {}
         self.task_tokens: dict[str, Any] = {}  # a task's id -> the progress token it keeps (2025-11-25)
@@ -148,20 +147,7 @@ class Modern:
 
     def provided(self, rid: RequestId, token: Any) -> None:
         """Request `rid` provides a progress token: notifications may reference it until its answer."""
-        if type(token) is int or type(token) is str:  # TOKEN_TYPES
-            # Another active request's token too: the client's mistake ("Progress tokens MUST be
-            # unique across all active requests", basic/utilities/progress), or two HTTP sessions'
-            # requests (each numbering its ids, the SDK's tokens, from 1): the notifications cannot
-            # be told apart, so its values are not judged, and it stays active until every request
-            # that provided it is answered (or for ever, when two requests shared an id as well).
-            shared = token in self.tokens
-            self.tokens[token] = rid
-            self.watched[rid] = token
-            if shared:
-                self.reached[token] = _REPORTED
-                self.sharing[token] = self.sharing.get(token, 0) + 1
-            else:
-                self.reached.pop(token, None)
+        provide(self, rid, token)
 
     def client_notification(self, method: str, params: Any, at: At) -> None:
         if method in REMOVED_CLIENT:
@@ -386,16 +372,8 @@ class Modern:
         request's answer is judged); returns the request (known from the cancel when the answer
         came after it)."""
         token = self.watched.pop(rid)
-        if self.sharing and token in self.sharing:  # another request provided it too: still active
-            left = self.sharing.pop(token) - 1
-            if left:
-                self.sharing[token] = left
-        elif token is not None and self.tokens.pop(token, None) is not None:
-            self.reached.pop(token, None)
-            done = self.done_tokens  # remembered in two generations, like `Recent` (no call here)
-            done[token] = None
-            if len(done) > _KEPT:
-                self.done_older, self.done_tokens = done, {}
+        if token is not None:
+            release(self, token)
         if self.logging or self.listens or self.cancelled:
             self.logging.pop(rid, None)
             self.listens.pop(rid, None)
