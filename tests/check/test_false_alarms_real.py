@@ -63,3 +63,10 @@ def test_calls_of_two_http_sessions_with_one_id_are_each_judged_against_their_ow
     and, while that call is in flight, one answering a number: the text answer is not held to the
     number tool's outputSchema (nor the other way round)."""
     assert _rules("http-overlapping-calls.tape") == []
+
+
+def test_each_http_session_calls_the_tools_its_own_listing_named() -> None:
+    """server-everything lists trigger-sampling-request only to the client that declared sampling:
+    that client's call of it is no unknown-tool although another session's later listing leaves it
+    out (each of three concurrent sessions is held to its own complete tools/list)."""
+    assert _rules("everything-http-three-clients.tape") == []

@@ -255,6 +255,8 @@ class Analyzer:
         s = self.session
         pair = s.sessions.switch(*self.transport.session_keys.of(x))
         if pair is not None:
+            s.client.listed = s.promises.names  # each session's complete tools/list is its own:
+            s.promises.names = pair[0].listed  # a server may list other tools to another client
             s.client, s.server = pair
             s.modern.client = pair[0]
 

@@ -63,13 +63,14 @@ RECENT = 4096  # closed ids remembered, to tell "answered twice" and "cancelled"
 class Pairing:
     """The requests one side has sent and not yet seen answered."""
 
-    __slots__ = ("closed", "declared", "earlier", "extra", "older", "pending", "shared")
+    __slots__ = ("closed", "declared", "earlier", "extra", "listed", "older", "pending", "shared")
 
     def __init__(self) -> None:
         self.pending: dict[RequestId, Pending] = {}
         # the client requests of no HTTP session (a stateless server): several clients' at once
         self.shared = False
         self.declared: dict[str, Any] | None = None  # the capabilities the client's initialize declared
+        self.listed: frozenset[str] | None = None  # over HTTP, the session's tool names (promises.names)
         # recently closed id -> "answered" | "cancelled", in two generations of at most RECENT ids
         self.closed: dict[RequestId, str] = {}
         self.older: dict[RequestId, str] = {}
@@ -83,7 +84,7 @@ class Pairing:
         twin = Pairing()
         twin.pending, twin.closed = dict(self.pending), dict(self.closed)
         twin.older, twin.extra = dict(self.older), dict(self.extra)
-        twin.shared, twin.declared = self.shared, self.declared
+        twin.shared, twin.declared, twin.listed = self.shared, self.declared, self.listed
         return twin
 
     def open(self, rid: RequestId, pending: Pending) -> Pending | None:
