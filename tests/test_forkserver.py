@@ -61,6 +61,18 @@ def script(tmp_path: Path, text: str = SDK_SCRIPT) -> str:
     return str(path)
 
 
+def waiting(tmp_path: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The SDK script started, handed over, past its first line and waiting on its stdin."""
+    proc = subprocess.Popen(
+        [sys.executable, script(tmp_path), "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(b"x\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"preloaded=True got=x argv=['wait']\n"
+    return proc
+
+
 def test_an_sdk_script_runs_forked_with_its_stdio_argv_and_exit_code(
     tmp_path: Path, forkserver: dict[str, str]
 ) -> None:
@@ -116,18 +128,10 @@ def test_a_signal_to_the_waiter_ends_the_script_by_that_signal(
 ) -> None:
     """SIGTERM sent to the process the caller started reaches the script, and the caller sees the
     process killed by SIGTERM, as without the fork server."""
-    proc = subprocess.Popen(
-        [sys.executable, script(tmp_path), "wait"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=forkserver,
-    )
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(b"x\n")
-    proc.stdin.flush()
-    assert proc.stdout.readline() == b"preloaded=True got=x argv=['wait']\n"
+    proc = waiting(tmp_path, forkserver)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == -signal.SIGTERM
+    assert proc.stdout and proc.stdin
     assert proc.stdout.read() == b""  # the script is gone: its end of the pipe is closed
     proc.stdin.close()
 
@@ -135,17 +139,9 @@ def test_a_signal_to_the_waiter_ends_the_script_by_that_signal(
 def test_a_killed_waiter_takes_the_script_with_it(tmp_path: Path, forkserver: dict[str, str]) -> None:
     """SIGKILL cannot be forwarded: the fork server kills the script when its waiter dies, so the
     pipes close as they would have."""
-    proc = subprocess.Popen(
-        [sys.executable, script(tmp_path), "wait"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=forkserver,
-    )
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(b"x\n")
-    proc.stdin.flush()
-    assert proc.stdout.readline().startswith(b"preloaded=True")
+    proc = waiting(tmp_path, forkserver)
     proc.kill()
     proc.wait(timeout=30)
+    assert proc.stdout and proc.stdin
     assert proc.stdout.read() == b""  # EOF: no process holds the pipe any more
     proc.stdin.close()

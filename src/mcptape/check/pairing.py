@@ -159,20 +159,33 @@ def _body(raw: str | bytes) -> bytes:
     return (raw.encode() if isinstance(raw, str) else raw).rstrip(b"\n")
 
 
-def duplicate_id(ch: str, rid: RequestId, pending: Pending, previous: Pending) -> Finding:
-    """A request reusing the id of one still in flight (`previous`), sent on `ch`."""
+def _id_reused(
+    ch: str, rid: RequestId, pending: Pending, message: str, related: tuple[Ref, ...] = ()
+) -> Finding:
+    """A `duplicate-id` finding on request `pending`, sent on `ch` with the id `rid`."""
     return finding(
         rules.DUPLICATE_ID,
         channel=ch,
         line=pending.line,
         offset=pending.offset,
         raw=_body(pending.raw),
-        message=f"request id {rid!r} ({pending.method}) is already in flight: {ch} line {previous.line} "
-        f"({previous.method}) has not been answered",
+        message=message,
         request_id=rid,
         t=pending.t,
         event=pending.event,
-        related=(previous.ref(),) if ch == IN else (),
+        related=related,
+    )
+
+
+def duplicate_id(ch: str, rid: RequestId, pending: Pending, previous: Pending) -> Finding:
+    """A request reusing the id of one still in flight (`previous`), sent on `ch`."""
+    return _id_reused(
+        ch,
+        rid,
+        pending,
+        f"request id {rid!r} ({pending.method}) is already in flight: {ch} line {previous.line} "
+        f"({previous.method}) has not been answered",
+        (previous.ref(),) if ch == IN else (),
     )
 
 
@@ -189,18 +202,13 @@ def reused_id(
     ended = pairing.used(rid)
     if version is None or tracker.stateless or ended is None:
         return None
-    return finding(
-        rules.DUPLICATE_ID,
-        channel=ch,
-        line=pending.line,
-        offset=pending.offset,
-        raw=_body(pending.raw),
-        message=f"request id {rid!r} ({pending.method}) was used before in this session by the same sender"
+    return _id_reused(
+        ch,
+        rid,
+        pending,
+        f"request id {rid!r} ({pending.method}) was used before in this session by the same sender"
         f" (that request was {ended}): in {version}, a request id MUST NOT have been previously used by"
         " the requestor within the same session",
-        request_id=rid,
-        t=pending.t,
-        event=pending.event,
     )
 
 
