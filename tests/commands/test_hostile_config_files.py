@@ -9,15 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.commands.tapes import HEADER
 from tests.inprocess import run
 
-HEADER = {
-    "mcptape": 1,
-    "started": "2026-12-04T00:00:00Z",
-    "command": ["server"],
-    "cwd": "/",
-    "recorder": {"name": "mcptape", "version": "0"},
-}
 SETTINGS = {
     "not UTF-8": (b'[tool.mcptape]\nserver = "\xff"\n', "is not valid TOML: not UTF-8 (byte offset 25)"),
     "deep array": (

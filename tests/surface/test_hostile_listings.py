@@ -16,16 +16,9 @@ from hypothesis import strategies as st
 
 from mcptape.jsonsafe import dumps
 from mcptape.transcript.index import TranscriptIndex
-from tests.commands.tapes import unsafe_chars
+from tests.commands.tapes import HEADER, unsafe_chars
 from tests.inprocess import run
 
-HEADER = {
-    "mcptape": 1,
-    "started": "2026-12-04T00:00:00Z",
-    "command": ["server"],
-    "cwd": "/",
-    "recorder": {"name": "mcptape", "version": "0"},
-}
 INIT = {
     "protocolVersion": "2025-06-18",
     "capabilities": {"tools": {"listChanged": True}},
